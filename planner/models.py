@@ -1,0 +1,300 @@
+"""Typed records: GPU chips, parts per category, offers, builds. Units live in field names."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+
+CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
+Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
+
+
+def _blank_to_none(v: Any) -> Any:
+    if isinstance(v, str) and v.strip() == "":
+        return None
+    return v
+
+
+def _split_list(v: Any) -> Any:
+    """CSV cells hold lists as 'a;b;c'. Empty cell -> empty list."""
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [s.strip() for s in v.split(";") if s.strip()]
+    return v
+
+
+def _bool(v: Any) -> Any:
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "yes", "1", "y"):
+            return True
+        if s in ("false", "no", "0", "n"):
+            return False
+        if s == "":
+            return None
+    return v
+
+
+OptInt = Annotated[Optional[int], BeforeValidator(_blank_to_none)]
+OptFloat = Annotated[Optional[float], BeforeValidator(_blank_to_none)]
+OptStr = Annotated[Optional[str], BeforeValidator(_blank_to_none)]
+OptBool = Annotated[Optional[bool], BeforeValidator(_bool)]
+StrList = Annotated[list[str], BeforeValidator(_split_list)]
+IntList = Annotated[list[int], BeforeValidator(_split_list)]
+
+SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851")
+MEMORY_TYPES = ("DDR4", "DDR5")
+FORM_FACTORS = ("EATX", "ATX", "mATX", "ITX")
+# A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
+FORM_FACTOR_ORDER = {ff: i for i, ff in enumerate(FORM_FACTORS)}
+EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
+ARCHITECTURES = (
+    "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
+)
+
+
+class Record(BaseModel):
+    """Base for catalog rows: strict types, no unknown columns, frozen after validation."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+
+class GpuChip(Record):
+    """One GPU chip (SKU) with the performance specs the speed model reads."""
+
+    id: str
+    name: str
+    aliases: StrList = Field(default_factory=list)
+    vendor: Literal["NVIDIA", "AMD", "Intel"]
+    architecture: Literal[ARCHITECTURES]  # type: ignore[valid-type]
+    compute_capability: OptFloat = None
+    launch_year: int
+    vram_gb: float = Field(gt=0)
+    memory_type: str
+    mem_bandwidth_gbs: float = Field(gt=0)
+    fp32_tflops: float = Field(gt=0)
+    fp16_tensor_tflops_fp32acc: OptFloat = None
+    fp16_tensor_tflops_fp16acc: OptFloat = None
+    has_tensor_cores: bool
+    tdp_w: int = Field(gt=0)
+    recommended_psu_w: OptInt = None
+    segment: Literal["consumer", "workstation", "datacenter"]
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+
+class Part(Record):
+    """Common columns of every part category."""
+
+    category: ClassVar[str] = ""
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    name: str = Field(min_length=1)
+    brand: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+
+class Gpu(Part):
+    category: ClassVar[str] = "gpu"
+    chip: str
+    vram_gb: float = Field(gt=0)
+    length_mm: OptFloat = Field(default=None, gt=0)
+    slots: OptFloat = Field(default=None, gt=0)  # slot width (2, 2.5, 3.5...)
+    tgp_w: OptInt = Field(default=None, gt=0)
+    power_12v2x6: OptInt = Field(default=None, ge=0)  # 16-pin inputs on the card
+    power_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin inputs on the card
+    recommended_psu_w: OptInt = None  # board vendor's figure; falls back to the chip's
+    cooling: Literal["open-air", "blower", "passive", "hybrid", None] = None
+
+    @property
+    def slot_count(self) -> Optional[int]:
+        return None if self.slots is None else math.ceil(self.slots - 1e-9)
+
+
+class Cpu(Part):
+    category: ClassVar[str] = "cpu"
+    socket: Literal[SOCKETS]  # type: ignore[valid-type]
+    cores: int = Field(gt=0)
+    threads: int = Field(gt=0)
+    base_power_w: int = Field(gt=0)  # AMD TDP / Intel base power
+    package_power_w: OptInt = Field(default=None, gt=0)  # AMD PPT / Intel PL2
+    memory_types: StrList
+    max_memory_gb: OptInt = None
+    pcie_gen: OptInt = None
+    integrated_graphics: OptBool = None
+
+    @field_validator("memory_types")
+    @classmethod
+    def _mem(cls, v: list[str]) -> list[str]:
+        for t in v:
+            if t not in MEMORY_TYPES:
+                raise ValueError(f"unknown memory type {t!r}; expected one of {', '.join(MEMORY_TYPES)}")
+        return v
+
+    @property
+    def power_w(self) -> int:
+        """Sustained package power: PPT/PL2 when known, else AMD's 1.35 x TDP rule (hardware-facts 2.2)."""
+        return self.package_power_w or round(self.base_power_w * 1.35)
+
+
+class Motherboard(Part):
+    category: ClassVar[str] = "motherboard"
+    socket: Literal[SOCKETS]  # type: ignore[valid-type]
+    chipset: str
+    form_factor: Literal[FORM_FACTORS]  # type: ignore[valid-type]
+    memory_type: Literal[MEMORY_TYPES]  # type: ignore[valid-type]
+    dimm_slots: int = Field(gt=0)
+    max_memory_gb: OptInt = None
+    m2_slots: OptInt = None
+    pcie_x16_slots: OptInt = None
+
+
+class Memory(Part):
+    category: ClassVar[str] = "memory"
+    memory_type: Literal[MEMORY_TYPES]  # type: ignore[valid-type]
+    modules: int = Field(gt=0)
+    module_gb: int = Field(gt=0)
+    speed_mts: int = Field(gt=0)
+    cas_latency: OptInt = None
+    ecc: OptBool = None
+
+    @property
+    def capacity_gb(self) -> int:
+        return self.modules * self.module_gb
+
+
+class Storage(Part):
+    category: ClassVar[str] = "storage"
+    interface: Literal["NVMe", "SATA"]
+    form_factor: str  # M.2-2280, 2.5, 3.5
+    capacity_gb: int = Field(gt=0)
+    pcie_gen: OptInt = None
+    read_mbs: OptInt = None
+
+    @property
+    def needs_m2(self) -> bool:
+        return self.form_factor.upper().startswith("M.2")
+
+
+class Cooler(Part):
+    category: ClassVar[str] = "cooler"
+    type: Literal["air", "aio"]
+    height_mm: OptFloat = None  # air coolers
+    radiator_mm: OptInt = None  # AIO: 120/140/240/280/360/420
+    sockets: StrList
+    cooling_capacity_w: OptInt = None  # rough sustained CPU heat it handles
+    fans: OptInt = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "Cooler":
+        if self.type == "aio" and self.radiator_mm is None:
+            raise ValueError("an AIO cooler needs radiator_mm")
+        return self
+
+
+class Psu(Part):
+    category: ClassVar[str] = "psu"
+    wattage_w: int = Field(gt=0)
+    atx_version: Literal["2.x", "3.0", "3.1", None] = None
+    connectors_12v2x6: OptInt = Field(default=None, ge=0)  # native 16-pin cables
+    connectors_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin cables
+    efficiency: Literal[EFFICIENCIES] = "none"  # type: ignore[valid-type]
+    form_factor: Literal["ATX", "SFX", "SFX-L"] = "ATX"
+    length_mm: OptFloat = None
+
+    @property
+    def is_atx3(self) -> Optional[bool]:
+        return None if self.atx_version is None else self.atx_version.startswith("3")
+
+
+class Case(Part):
+    category: ClassVar[str] = "case"
+    form_factors: StrList
+    max_gpu_length_mm: OptFloat = None
+    max_cooler_height_mm: OptFloat = None
+    max_psu_length_mm: OptFloat = None
+    expansion_slots: OptInt = None
+    radiator_front: IntList = Field(default_factory=list)
+    radiator_top: IntList = Field(default_factory=list)
+    radiator_rear: IntList = Field(default_factory=list)
+    front_radiator_clearance_mm: OptFloat = None  # GPU length lost with a front radiator + fans
+    psu_form_factors: StrList = Field(default_factory=lambda: ["ATX"])
+
+    @field_validator("form_factors")
+    @classmethod
+    def _ff(cls, v: list[str]) -> list[str]:
+        for f in v:
+            if f not in FORM_FACTORS:
+                raise ValueError(f"unknown form factor {f!r}; expected one of {', '.join(FORM_FACTORS)}")
+        return v
+
+
+PART_TYPES: dict[str, type[Part]] = {
+    "gpu": Gpu, "cpu": Cpu, "motherboard": Motherboard, "memory": Memory,
+    "storage": Storage, "cooler": Cooler, "psu": Psu, "case": Case,
+}
+AnyPart = Union[Gpu, Cpu, Motherboard, Memory, Storage, Cooler, Psu, Case]
+
+PRICE_SOURCES = ("user research", "estimate", "scraped", "listed", "owned")
+
+
+class Offer(Record):
+    """A price for a part at a retailer on a date, with where the number comes from."""
+
+    part_id: str
+    price: Decimal = Field(gt=0)
+    currency: str = "EUR"
+    condition: Literal["new", "used", "refurbished"] = "new"
+    retailer: str
+    url: OptStr = None
+    observed_on: date
+    source: Literal[PRICE_SOURCES]  # type: ignore[valid-type]
+    note: OptStr = None
+    in_stock: OptBool = None
+
+    @property
+    def is_estimate(self) -> bool:
+        return self.source == "estimate"
+
+
+class PricedPart(BaseModel):
+    """A part joined with the offer the planner uses for it (None when no offer is known)."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    part: AnyPart
+    offer: Optional[Offer] = None
+
+    @property
+    def id(self) -> str:
+        return self.part.id
+
+    @property
+    def category(self) -> str:
+        return self.part.category
+
+
+class Severity(str, Enum):
+    PROBLEM = "problem"
+    WARNING = "warning"
+    UNVERIFIED = "unverified"
+
+
+class Finding(BaseModel):
+    """One verdict of a rule on a build: rule name, severity, message with numbers, parts involved."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: str
+    severity: Severity
+    message: str
+    parts: list[str] = Field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "message": self.message, "parts": list(self.parts)}
