@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from planner.cli.common import fail
+from planner.cli.common import err_console
 from planner.errors import PlannerError
 
 app = typer.Typer(
@@ -42,7 +42,8 @@ def main() -> None:
     try:
         app()
     except PlannerError as exc:
-        fail(str(exc))
+        err_console.print(f"[bold red]error:[/] {' '.join(str(exc).split())}", highlight=False)
+        raise SystemExit(2)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130)

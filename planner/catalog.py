@@ -1,0 +1,238 @@
+"""Read a catalog directory (chips, parts, offers), validate every row once, join parts with prices."""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import os
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from planner.errors import CatalogError, UnknownPartError
+from planner.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer, Part, PricedPart
+
+REPO_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+CHIPS_FILE = "gpu_chips.csv"
+OFFERS_DIR = "offers"
+# Offers observed within this many days of a part's freshest one compete on price.
+FRESH_WINDOW = timedelta(days=14)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def default_data_dir() -> Path:
+    """The shipped data/ directory, or $PLANNER_DATA_DIR."""
+    env = os.environ.get("PLANNER_DATA_DIR")
+    return Path(env) if env else REPO_DATA_DIR
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) for each data row; blank lines and '#' comment lines are skipped."""
+    try:
+        handle = path.open(newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise CatalogError(f"{_display(path)}: cannot read ({exc.strerror})") from None
+    with handle:
+        reader = csv.DictReader(line for line in handle if line.strip() and not line.startswith("#"))
+        if reader.fieldnames is None:
+            raise CatalogError(f"{_display(path)}: empty file, expected a header row")
+        if any(h is None or h.strip() == "" for h in reader.fieldnames):
+            raise CatalogError(f"{_display(path)}: the header has an empty column name")
+        try:
+            for row in reader:
+                if None in row:
+                    raise CatalogError(
+                        f"{_display(path)} row {reader.line_num}: more cells than header columns"
+                    )
+                yield reader.line_num, {k.strip(): (v if v is not None else "") for k, v in row.items()}
+        except csv.Error as exc:
+            raise CatalogError(f"{_display(path)} row {reader.line_num}: malformed CSV ({exc})") from None
+
+
+def _check_header(path: Path, header: Iterable[str], model: type[BaseModel]) -> None:
+    fields = model.model_fields
+    unknown = [h for h in header if h not in fields]
+    if unknown:
+        raise CatalogError(
+            f"{_display(path)}: unknown column {unknown[0]!r} (known: {', '.join(fields)})"
+        )
+    missing = [n for n, f in fields.items() if f.is_required() and n not in header]
+    if missing:
+        raise CatalogError(f"{_display(path)}: missing required column {missing[0]!r}")
+
+
+def load_records(path: Path, model: type[M]) -> list[M]:
+    """Validate every row of a CSV into `model`; the first bad row raises CatalogError naming file, row, field."""
+    out: list[M] = []
+    checked = False
+    for line, row in read_csv(path):
+        if not checked:
+            _check_header(path, row.keys(), model)
+            checked = True
+        try:
+            out.append(model.model_validate(row))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "row"
+            value = row.get(str(err["loc"][0]), "") if err["loc"] else ""
+            ident = f" (id {row.get('id') or row.get('part_id')})" if (row.get("id") or row.get("part_id")) else ""
+            raise CatalogError(
+                f"{_display(path)} row {line}{ident}, field {loc!r}: {err['msg']} (got {value!r})"
+            ) from None
+    return out
+
+
+def load_chips(data_dir: Optional[Path] = None) -> dict[str, GpuChip]:
+    """GPU chip table by id; a catalog directory without its own table uses the shipped one."""
+    path = Path(data_dir or default_data_dir()) / CHIPS_FILE
+    if not path.exists():
+        path = REPO_DATA_DIR / CHIPS_FILE
+    chips: dict[str, GpuChip] = {}
+    for chip in load_records(path, GpuChip):
+        if chip.id in chips:
+            raise CatalogError(f"{_display(path)}: duplicate chip id {chip.id!r}")
+        chips[chip.id] = chip
+    return chips
+
+
+@dataclass
+class Catalog:
+    """All parts of a catalog directory with their offers; the one object the core reads."""
+
+    data_dir: Path
+    chips: dict[str, GpuChip]
+    parts: dict[str, AnyPart]
+    offers: dict[str, list[Offer]] = field(default_factory=dict)
+
+    def by_category(self, category: str) -> list[AnyPart]:
+        return [p for p in self.parts.values() if p.category == category]
+
+    def chip_of(self, gpu: Part) -> GpuChip:
+        return self.chips[gpu.chip]  # type: ignore[attr-defined]
+
+    def offer_for(self, part_id: str, *, allow_used: bool = True) -> Optional[Offer]:
+        """Freshest trusted price: the cheapest offer seen within FRESH_WINDOW of the newest one."""
+        offers = [o for o in self.offers.get(part_id, []) if allow_used or o.condition == "new"]
+        if not offers:
+            return None
+        newest = max(o.observed_on for o in offers)
+        fresh = [o for o in offers if o.observed_on >= newest - FRESH_WINDOW]
+        return min(fresh, key=lambda o: (o.price, -o.observed_on.toordinal()))
+
+    def priced(self, category: Optional[str] = None, *, allow_used: bool = True) -> list[PricedPart]:
+        parts = self.parts.values() if category is None else self.by_category(category)
+        return [PricedPart(part=p, offer=self.offer_for(p.id, allow_used=allow_used)) for p in parts]
+
+    def get(self, part_id: str) -> AnyPart:
+        try:
+            return self.parts[part_id]
+        except KeyError:
+            close = difflib.get_close_matches(part_id, list(self.parts), n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}" if close else ""
+            raise UnknownPartError(f"unknown part id {part_id!r}{hint}") from None
+
+    def find(self, query: str, category: Optional[str] = None) -> AnyPart:
+        """A part by exact id, or by a name fragment that matches exactly one part."""
+        q = query.strip()
+        if q in self.parts and (category is None or self.parts[q].category == category):
+            return self.parts[q]
+        tokens = q.lower().split()
+        pool = self.parts.values() if category is None else self.by_category(category)
+        hits = [p for p in pool if all(t in f"{p.id} {p.brand} {p.name}".lower() for t in tokens)]
+        if len(hits) == 1:
+            return hits[0]
+        exact = [p for p in hits if p.name.lower() == q.lower()]
+        if len(exact) == 1:
+            return exact[0]
+        if not hits:
+            raise UnknownPartError(f"no part matches {query!r}; try `planner catalog list`")
+        listed = "; ".join(f"{p.id} ({p.name})" for p in hits[:8])
+        more = f" and {len(hits) - 8} more" if len(hits) > 8 else ""
+        raise UnknownPartError(f"{query!r} is ambiguous: {listed}{more}")
+
+
+def _load_offers(data_dir: Path, parts: dict[str, AnyPart]) -> dict[str, list[Offer]]:
+    offers: dict[str, list[Offer]] = {}
+    folder = data_dir / OFFERS_DIR
+    for path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+        for offer in load_records(path, Offer):
+            if offer.part_id not in parts:
+                raise CatalogError(f"{_display(path)}: offer for unknown part id {offer.part_id!r}")
+            offers.setdefault(offer.part_id, []).append(offer)
+    return offers
+
+
+def _merge_store_offers(offers: dict[str, list[Offer]], parts: dict[str, AnyPart], price_db: object) -> None:
+    """Add the latest trusted scraped price per part from the SQLite price history, when one exists."""
+    try:
+        from planner.prices.store import PriceStore  # local import: the store is optional
+    except ImportError:
+        return
+    path = None if price_db is True else price_db
+    try:
+        store = PriceStore(path) if path is not None else PriceStore()
+        latest = store.latest_trusted()
+    except Exception:  # an unreadable or missing history never blocks planning
+        return
+    for part_id, offer in latest.items():
+        if part_id in parts:
+            offers.setdefault(part_id, []).append(offer)
+
+
+def load_catalog(data_dir: Optional[Path | str] = None, *, price_db: object = None) -> Catalog:
+    """Load and validate a catalog directory. `price_db`: None = shipped offers only, True = default
+    price history, or a path to a SQLite price history whose trusted prices join the offers."""
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    if not root.is_dir():
+        raise CatalogError(f"catalog directory {_display(root)} does not exist")
+    chips = load_chips(root)
+    parts: dict[str, AnyPart] = {}
+    found = False
+    for category in CATEGORIES:
+        path = root / f"{category}.csv"
+        if not path.exists():
+            continue
+        found = True
+        for part in load_records(path, PART_TYPES[category]):
+            if part.id in parts:
+                raise CatalogError(f"{_display(path)}: duplicate part id {part.id!r}")
+            if category == "gpu" and part.chip not in chips:  # type: ignore[attr-defined]
+                raise CatalogError(
+                    f"{_display(path)}: card {part.id!r} points to unknown chip {part.chip!r}"  # type: ignore[attr-defined]
+                )
+            parts[part.id] = part
+    if not found:
+        raise CatalogError(f"{_display(root)} holds no category file (expected e.g. gpu.csv, cpu.csv)")
+    offers = _load_offers(root, parts)
+    if price_db is not None and price_db is not False:
+        _merge_store_offers(offers, parts, price_db)
+    return Catalog(data_dir=root, chips=chips, parts=parts, offers=offers)
+
+
+_CACHE: dict[tuple, Catalog] = {}
+
+
+def cached_catalog(data_dir: Optional[Path | str] = None, price_db: object = None) -> Catalog:
+    """load_catalog memoised on the directory's file modification times (UI and repeated CLI calls)."""
+    root = Path(data_dir) if data_dir is not None else default_data_dir()
+    stamp = tuple(sorted((str(p), p.stat().st_mtime_ns) for p in root.rglob("*.csv")))
+    key = (str(root), stamp, str(price_db))
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = load_catalog(root, price_db=price_db)
+    return _CACHE[key]
+
+
+def price_age_days(offer: Offer, today: Optional[date] = None) -> int:
+    return ((today or date.today()) - offer.observed_on).days

@@ -1,0 +1,143 @@
+"""Check a build PCPartPicker-style: run every rule, size the PSU, total the prices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Iterable, Optional
+
+from planner import power
+from planner.catalog import Catalog
+from planner.errors import InputError
+from planner.models import AnyPart, Finding, Offer, Severity
+from planner.money import Money
+from planner.rules import ALL_RULES, Build
+from planner.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
+
+
+@dataclass
+class CheckReport:
+    """Verdicts on a build: problems block it, warnings advise, unverified rules lacked data."""
+
+    build: Build
+    findings: list[Finding]
+    sizing: Optional[power.PsuSizing]
+    total: Money
+    offers: dict[str, Optional[Offer]] = field(default_factory=dict)
+    owned: frozenset[str] = frozenset()
+
+    def by(self, severity: Severity) -> list[Finding]:
+        return [f for f in self.findings if f.severity == severity]
+
+    @property
+    def problems(self) -> list[Finding]:
+        return self.by(Severity.PROBLEM)
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return self.by(Severity.WARNING)
+
+    @property
+    def unverified(self) -> list[Finding]:
+        return self.by(Severity.UNVERIFIED)
+
+    @property
+    def compatible(self) -> bool:
+        return not self.problems
+
+    def power_json(self) -> dict[str, Any]:
+        s = self.sizing
+        if s is None:
+            return {"sustained_w": None, "transient_w": None, "recommended_psu_w": None}
+        return {"sustained_w": s.sustained_w, "transient_w": s.transient_w, "recommended_psu_w": s.recommended_w,
+                "breakdown": s.to_json()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "compatible": self.compatible,
+            "problems": [f.to_json() for f in self.problems],
+            "warnings": [f.to_json() for f in self.warnings],
+            "unverified": [f.to_json() for f in self.unverified],
+            "power": self.power_json(),
+            "total": self.total.to_json(),
+            "parts": [
+                {"category": p.category, "id": p.id, "name": p.name,
+                 "price": _offer_json(self.offers.get(p.id), p.id in self.owned),
+                 "quantity": self.build.gpu_count if p.category == "gpu" else 1}
+                for p in self.build.parts.values()
+            ],
+        }
+
+
+def _offer_json(offer: Optional[Offer], owned: bool) -> Optional[dict[str, Any]]:
+    if owned:
+        return {"amount": "0.00", "currency": "EUR", "source": "owned"}
+    if offer is None:
+        return None
+    return {"amount": str(offer.price), "currency": offer.currency, "retailer": offer.retailer,
+            "observed_on": offer.observed_on.isoformat(), "source": offer.source, "url": offer.url}
+
+
+def sizing_for(build: Build) -> Optional[power.PsuSizing]:
+    gpu, cpu = build.get("gpu"), build.get("cpu")
+    if gpu is None and cpu is None:
+        return None
+    mem, cooler = build.get("memory"), build.get("cooler")
+    terms = power_terms(build)
+    sizing = power.size_psu(
+        [gpu_power_w(gpu, build.chips, build.power_fraction)] * build.gpu_count if gpu else [],
+        terms.cpu_w,
+        dimms=mem.modules if mem else 2,
+        drives=1,
+        fans=3 + (cooler_fans(cooler) if cooler else 1),
+        pumps=cooler_pumps(cooler) if cooler else 0,
+        vendor_floor_w=(gpu_vendor_floor_w(gpu, build.chips) or None) if gpu else None,
+    )
+    assert sizing.sustained_w == terms.sustained_w, "power model and rules disagree"
+    return sizing
+
+
+def check_build(build: Build, rules: Iterable = ALL_RULES) -> list[Finding]:
+    """Every applicable rule's findings, problems first."""
+    out: list[Finding] = []
+    for rule in rules:
+        if rule.applies(build):
+            out.extend(rule.check(build))
+    order = {Severity.PROBLEM: 0, Severity.WARNING: 1, Severity.UNVERIFIED: 2}
+    return sorted(out, key=lambda f: order[f.severity])
+
+
+def check_parts(
+    catalog: Catalog,
+    parts: list[AnyPart],
+    *,
+    gpu_count: int = 1,
+    power_fraction: float = 1.0,
+    owned: Iterable[str] = (),
+    allow_used: bool = True,
+    currency: str = "EUR",
+) -> CheckReport:
+    """Check a list of catalog parts (at most one per category)."""
+    by_cat: dict[str, AnyPart] = {}
+    for p in parts:
+        if p.category in by_cat and by_cat[p.category].id != p.id:
+            raise InputError(f"two {p.category} parts given ({by_cat[p.category].id}, {p.id}); "
+                             "a build takes one of each (use --gpu-count for several identical GPUs)")
+        by_cat[p.category] = p
+    if not 1 <= gpu_count <= 8:
+        raise InputError(f"gpu count {gpu_count} out of range 1..8")
+    if not 0.3 <= power_fraction <= 1.0:
+        raise InputError(f"power limit {power_fraction} out of range 0.3..1.0")
+    build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction)
+    owned_set = frozenset(owned)
+    offers = {p.id: catalog.offer_for(p.id, allow_used=allow_used) for p in by_cat.values()}
+    total = Decimal(0)
+    for p in by_cat.values():
+        if p.id in owned_set:
+            continue
+        offer = offers[p.id]
+        if offer is not None:
+            qty = gpu_count if p.category == "gpu" else 1
+            total += offer.price * qty
+    return CheckReport(build=build, findings=check_build(build), sizing=sizing_for(build),
+                       total=Money(amount=total, currency=currency), offers=offers, owned=owned_set)

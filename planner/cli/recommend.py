@@ -1,0 +1,97 @@
+"""`planner recommend`: the best build for a budget (or the cheapest meeting targets), alternatives, why-not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from planner.catalog import load_catalog
+from planner.cli.common import console, emit_json, handle_errors
+from planner.money import format_money
+from planner.requirements import Requirements
+from planner.solver import Recommendation, recommend
+
+
+def print_recommendation(rec: Recommendation) -> None:
+    if not rec.plans:
+        console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
+        if rec.why_not:
+            console.print("Requirements that collide:")
+            for c in rec.why_not.conflicts:
+                console.print(f"  • {c}")
+            for s in rec.why_not.suggestions:
+                console.print(f"  → {s}")
+        return
+    for i, plan in enumerate(rec.plans):
+        title = "Recommended" if i == 0 else f"Alternative {i}"
+        table = Table(title=f"{title}: {plan.headline()}")
+        for col in ("type", "item", "price", "date / source / retailer"):
+            table.add_column(col)
+        for part in plan.to_json()["parts"]:
+            qty = f"{part['quantity']} x " if part["quantity"] > 1 else ""
+            price = "owned" if part["owned"] else qty + format_money(
+                __import__("decimal").Decimal(part["price"]["amount"]), part["price"]["currency"])
+            when = "" if part["owned"] else f"{part['price_observed_on']}, {part['price_source']}, {part['retailer']}"
+            table.add_row(part["category"], part["name"], price, when)
+        console.print(table)
+        s = plan.report.sizing
+        console.print(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti (range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, "
+                      f"{plan.speed.basis}); power: {s.sustained_w} W sustained, PSU needed "
+                      f"{max(s.required_atx3_w, s.vendor_floor_w or 0)} W (ATX 3.x)")
+        for f in plan.report.warnings:
+            console.print(f"  [yellow]! {f.rule}[/]: {f.message}")
+        for t in plan.trade_offs:
+            console.print(f"  vs recommended: {t}")
+    console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
+                  f"of {rec.stats.get('candidates')} parts after dominance pruning[/]")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("recommend")
+    @handle_errors
+    def recommend_cmd(
+        budget: Optional[str] = typer.Option(None, "--budget", help="Budget in --currency (required for best mode)"),
+        currency: str = typer.Option("EUR", "--currency", help="ISO currency of the budget and prices shown"),
+        mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
+        min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
+        min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
+        min_storage: int = typer.Option(1000, "--min-storage", help="Minimum storage, GB"),
+        min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
+        deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
+        runs: int = typer.Option(8, "--runs", help="Runs in the sweep (for --deadline-hours)"),
+        hours: float = typer.Option(7.0, "--hours", help="Hours per run on the GTX 1080 Ti"),
+        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        gpus: int = typer.Option(1, "--gpus", help="Number of identical GPUs (1-4)"),
+        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
+        owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
+        pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
+        exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
+        exclude_brand: list[str] = typer.Option([], "--exclude-brand", help="Brand to leave out (repeat)"),
+        cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
+        max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
+        new_only: bool = typer.Option(False, "--new-only", help="Ignore used offers"),
+        alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
+        catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
+        time_limit: float = typer.Option(10.0, "--time-limit", help="Solver time limit, s"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    ) -> None:
+        """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
+        cat = load_catalog(catalog_dir, price_db=True if catalog_dir is None else None)
+        resolve = lambda qs: tuple(cat.find(q).id for q in qs)  # noqa: E731
+        req = Requirements.parse(
+            budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
+            min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
+            baseline_hours=hours, workload=workload, precision=precision, gpu_count=gpus,
+            power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
+            excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
+            allow_used=not new_only,
+        )
+        rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
+        if as_json:
+            emit_json(rec.to_json())
+        else:
+            print_recommendation(rec)

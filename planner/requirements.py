@@ -1,0 +1,102 @@
+"""What the user asks of a build: budget, targets, owned/pinned/excluded parts, preferences, workload."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from planner.errors import InputError
+from planner.money import check_currency, parse_decimal
+
+MIN_RAM_FLOOR_GB = 32
+RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
+DEFAULT_MIN_STORAGE_GB = 1000
+
+
+class Requirements(BaseModel):
+    """A validated request; every field a user can set. Build with `Requirements.parse(**raw)` at the edge."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget: Optional[Decimal] = None
+    currency: str = "EUR"
+    mode: Literal["best", "cheapest"] = "best"
+    min_vram_gb: Optional[float] = Field(default=None, ge=0)
+    min_ram_gb: Optional[int] = Field(default=None, ge=0)  # None = tied to VRAM
+    min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0)
+    require_nvme: bool = True
+    owned: tuple[str, ...] = ()
+    pinned: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    excluded_brands: tuple[str, ...] = ()
+    cooler_type: Optional[Literal["air", "aio"]] = None
+    max_wall_w: Optional[int] = Field(default=None, gt=0)
+    min_speedup: Optional[float] = Field(default=None, ge=0)
+    deadline_hours: Optional[float] = Field(default=None, gt=0)
+    runs: int = Field(default=8, ge=1, le=10_000)
+    baseline_hours: float = Field(default=7.0, gt=0)
+    gpu_count: int = Field(default=1, ge=1, le=4)
+    power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
+    workload: Literal["transformer", "cnn", "generic"] = "transformer"
+    precision: Literal["fp32", "tf32", "amp"] = "amp"
+    allow_used: bool = True
+    avoid_warnings: bool = True
+
+    @field_validator("currency")
+    @classmethod
+    def _ccy(cls, v: str) -> str:
+        return check_currency(v)
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget(cls, v: object) -> object:
+        if v is None:
+            return None
+        d = parse_decimal(v, "budget")
+        if d <= 0:
+            raise InputError(f"budget must be positive, got {v}")
+        if d > Decimal("10000000"):
+            raise InputError(f"budget {v} is not plausible for one workstation")
+        return d
+
+    @model_validator(mode="after")
+    def _mode(self) -> "Requirements":
+        if self.mode == "best" and self.budget is None:
+            raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
+        for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                raise InputError(f"{name.replace('_', ' ')} must be a finite number")
+        return self
+
+    @classmethod
+    def parse(cls, **raw: object) -> "Requirements":
+        """Validate raw user values; any error becomes one InputError line."""
+        from pydantic import ValidationError
+
+        try:
+            return cls(**raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            cause = err.get("ctx", {}).get("error")
+            if isinstance(cause, InputError):
+                raise cause from None
+            field = ".".join(str(p) for p in err["loc"]) or "request"
+            raise InputError(f"{field.replace('_', ' ')}: {err['msg']} (got {err.get('input')!r})") from None
+
+    def effective_min_ram_gb(self, total_vram_gb: float) -> int:
+        if self.min_ram_gb is not None:
+            return self.min_ram_gb
+        return max(MIN_RAM_FLOOR_GB, int(math.ceil(RAM_PER_VRAM * total_vram_gb)))
+
+    def required_speedup(self) -> Optional[float]:
+        """Minimum speedup vs the baseline implied by min_speedup and/or the sweep deadline."""
+        need = self.min_speedup
+        if self.deadline_hours is not None:
+            rounds = math.ceil(self.runs / self.gpu_count)
+            by_deadline = rounds * self.baseline_hours / self.deadline_hours
+            need = max(need or 0.0, by_deadline)
+        return need

@@ -1,0 +1,11 @@
+"""Compatibility rules, each defined once and used by both the checker and the CP-SAT solver."""
+
+from __future__ import annotations
+
+from planner.rules import fit, platform, power_rules
+from planner.rules.base import Build, Encoder, Rule, power_terms
+
+ALL_RULES: list[Rule] = [*platform.RULES, *fit.RULES, *power_rules.RULES]
+RULES_BY_NAME: dict[str, Rule] = {r.name: r for r in ALL_RULES}
+
+__all__ = ["ALL_RULES", "RULES_BY_NAME", "Build", "Encoder", "Rule", "power_terms"]

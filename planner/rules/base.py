@@ -1,0 +1,189 @@
+"""What a rule is: a named check on a Build and the matching CP-SAT encoding, sharing one attribute set."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional, Protocol
+
+from planner import power
+from planner.models import AnyPart, Finding, GpuChip, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ortools.sat.python import cp_model
+
+CASE_FANS = 3  # fans assumed in a case besides the CPU cooler's (hardware-facts §1.5 ROP estimate)
+DEFAULT_FRONT_RAD_LOSS_MM = 55  # estimate: 27 mm radiator + 25 mm fans + 3 mm margin
+PERMISSIVE = 10**6  # stands for an unknown limit: the rule cannot refute it (reported as unverified)
+
+
+@dataclass
+class Build:
+    """A (possibly partial) selection: one part per category, `gpu_count` identical GPUs."""
+
+    parts: dict[str, AnyPart]
+    chips: dict[str, GpuChip]
+    gpu_count: int = 1
+    power_fraction: float = 1.0  # GPU power limit as a fraction of stock board power
+
+    def get(self, category: str) -> Optional[AnyPart]:
+        return self.parts.get(category)
+
+    def has(self, *categories: str) -> bool:
+        return all(c in self.parts for c in categories)
+
+    def ids(self, *categories: str) -> list[str]:
+        return [self.parts[c].id for c in categories if c in self.parts]
+
+
+# ---- per-part attributes shared by check() and encode() ---------------------------------------
+
+def gpu_chip(gpu: Any, chips: dict[str, GpuChip]) -> GpuChip:
+    return chips[gpu.chip]
+
+
+def gpu_power_w(gpu: Any, chips: dict[str, GpuChip], power_fraction: float = 1.0) -> int:
+    """Configured board power of one card: partner TGP (or the chip's) times the power limit."""
+    stock = gpu.tgp_w or chips[gpu.chip].tdp_w
+    return int(round(stock * power_fraction))
+
+
+def gpu_vendor_floor_w(gpu: Any, chips: dict[str, GpuChip]) -> int:
+    return gpu.recommended_psu_w or chips[gpu.chip].recommended_psu_w or 0
+
+
+def cooler_fans(cooler: Any) -> int:
+    if cooler.fans is not None:
+        return cooler.fans
+    if cooler.type == "aio":
+        return max(1, (cooler.radiator_mm or 120) // 120)
+    return 1
+
+
+def cooler_pumps(cooler: Any) -> int:
+    return 1 if cooler.type == "aio" else 0
+
+
+def rop_linear_w(b_modules: int, b_drives: int, b_cooler_fans: int, b_pumps: int) -> int:
+    """The linear part of the rest-of-platform draw (power.rest_of_platform_w before its 100 W floor)."""
+    return 50 + 5 * b_modules + 10 * b_drives + 3 * (CASE_FANS + b_cooler_fans) + 15 * b_pumps
+
+
+@dataclass(frozen=True)
+class PowerTerms:
+    gpu_w: int
+    cpu_w: int
+    rest_w: int
+
+    @property
+    def sustained_w(self) -> int:
+        return self.gpu_w + self.cpu_w + self.rest_w
+
+    @property
+    def other_w(self) -> int:
+        return self.cpu_w + self.rest_w
+
+
+def power_terms(b: Build) -> PowerTerms:
+    """Sustained draw terms of a build; missing parts count as typical (2 DIMMs, 1 drive, air cooler)."""
+    gpu = b.get("gpu")
+    gpu_w = b.gpu_count * gpu_power_w(gpu, b.chips, b.power_fraction) if gpu else 0
+    cpu = b.get("cpu")
+    cpu_w = cpu.power_w if cpu else 0
+    mem, cooler = b.get("memory"), b.get("cooler")
+    rest = max(100, rop_linear_w(mem.modules if mem else 2, 1, cooler_fans(cooler) if cooler else 1,
+                                 cooler_pumps(cooler) if cooler else 0))
+    return PowerTerms(gpu_w=gpu_w, cpu_w=cpu_w, rest_w=rest)
+
+
+def psu_atx3_native(psu: Any) -> bool:
+    """Does the unit carry the ATX 3.x 200 % excursion guarantee (>450 W with a native 16-pin)?"""
+    return bool(psu.is_atx3) and psu.wattage_w > power.ATX3_MIN_W and (psu.connectors_12v2x6 or 0) >= 1
+
+
+def psu_efficiency_permille(psu: Any) -> int:
+    """Full-load 80 PLUS efficiency in per-mille: the conservative figure for the wall-circuit rule."""
+    return int(round(power.EFFICIENCY_CURVES[psu.efficiency][2] * 1000))
+
+
+def slots_needed(gpu: Any, count: int) -> int:
+    """Expansion slots taken by `count` cards; open-air coolers need one free slot between cards."""
+    width = gpu.slot_count or 0
+    gap = 0 if gpu.cooling in ("blower", "passive") else 1
+    return count * width + (count - 1) * gap
+
+
+def radiator_front_only(cooler: Any, case: Any) -> Optional[bool]:
+    """None: no radiator or it fits nowhere; False: fits top/rear; True: only the front takes it."""
+    if cooler.type != "aio":
+        return None
+    size = cooler.radiator_mm
+    if size in case.radiator_top or size in case.radiator_rear:
+        return False
+    if size in case.radiator_front:
+        return True
+    return None
+
+
+def front_loss_mm(case: Any) -> int:
+    return int(case.front_radiator_clearance_mm or DEFAULT_FRONT_RAD_LOSS_MM)
+
+
+def mm(value: Optional[float]) -> int:
+    """Millimetres as integers for the solver (tenths kept: 357.6 mm -> 3576)."""
+    return int(round(value * 10)) if value is not None else PERMISSIVE
+
+
+def fmt_mm(tenths: int) -> str:
+    return f"{tenths / 10:g} mm"
+
+
+class Encoder(Protocol):
+    """What the solver offers a rule: selection literals summed over attributes."""
+
+    model: "cp_model.CpModel"
+    gpu_count: int
+    power_fraction: float
+    chips: dict[str, GpuChip]
+
+    def attr(self, category: str, fn: Callable[[Any], Optional[float]], unknown: int = PERMISSIVE) -> Any: ...
+    def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any: ...
+    def bool_var(self, name: str) -> Any: ...
+    def present(self, *categories: str) -> bool: ...
+    def power(self) -> dict[str, Any]: ...
+
+
+class Rule:
+    """One compatibility rule: check() a build, encode() the same condition into CP-SAT."""
+
+    name: ClassVar[str] = ""
+    severity: ClassVar[Severity] = Severity.PROBLEM
+    categories: ClassVar[tuple[str, ...]] = ()
+    summary: ClassVar[str] = ""
+
+    def applies(self, b: Build) -> bool:
+        return b.has(*self.categories)
+
+    def check(self, b: Build) -> list[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def encode(self, m: Encoder) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def finding(self, message: str, parts: list[str], severity: Optional[Severity] = None) -> Finding:
+        return Finding(rule=self.name, severity=severity or self.severity, message=message, parts=parts)
+
+    def unverified(self, what: str, parts: list[str]) -> Finding:
+        return Finding(rule=self.name, severity=Severity.UNVERIFIED,
+                       message=f"{what} unknown: rule '{self.name}' could not be verified", parts=parts)
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+__all__ = [
+    "Build", "Rule", "Encoder", "PowerTerms", "power_terms", "gpu_power_w", "gpu_chip", "gpu_vendor_floor_w",
+    "psu_atx3_native", "psu_efficiency_permille", "slots_needed", "radiator_front_only", "front_loss_mm",
+    "cooler_fans", "cooler_pumps", "rop_linear_w", "mm", "fmt_mm", "PERMISSIVE", "CASE_FANS", "ceil_div", "math",
+]

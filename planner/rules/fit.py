@@ -1,0 +1,164 @@
+"""Physical-fit rules: board form factor, GPU length and slots, cooler height, radiators, PSU size."""
+
+from __future__ import annotations
+
+from planner.models import FORM_FACTORS
+from planner.rules.base import (
+    PERMISSIVE, Build, Encoder, Rule, fmt_mm, front_loss_mm, mm, radiator_front_only, slots_needed,
+)
+
+
+class BoardFitsCase(Rule):
+    name = "board_form_factor"
+    categories = ("motherboard", "case")
+    summary = "the case takes the board's form factor"
+
+    def check(self, b: Build):
+        mb, case = b.parts["motherboard"], b.parts["case"]
+        if mb.form_factor in case.form_factors:
+            return []
+        return [self.finding(f"{mb.form_factor} board does not fit the case, which takes "
+                             f"{', '.join(case.form_factors) or 'no listed form factor'}", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for ff in FORM_FACTORS:
+            m.model.Add(m.has("motherboard", lambda p, ff=ff: p.form_factor == ff)
+                        <= m.has("case", lambda c, ff=ff: ff in c.form_factors))
+
+
+class GpuLengthFitsCase(Rule):
+    name = "gpu_length"
+    categories = ("gpu", "case")
+    summary = "card length within the case clearance, less a front radiator where one is mounted"
+
+    def _front(self, b: Build) -> bool:
+        cooler = b.get("cooler")
+        return bool(cooler is not None and radiator_front_only(cooler, b.parts["case"]))
+
+    def check(self, b: Build):
+        gpu, case = b.parts["gpu"], b.parts["case"]
+        if gpu.length_mm is None or case.max_gpu_length_mm is None:
+            return [self.unverified("GPU length or case GPU clearance", b.ids(*self.categories))]
+        limit = mm(case.max_gpu_length_mm)
+        why = ""
+        if self._front(b):
+            limit -= front_loss_mm(case) * 10
+            why = f" (case maximum {fmt_mm(mm(case.max_gpu_length_mm))} less {front_loss_mm(case)} mm for the front radiator)"
+        if mm(gpu.length_mm) <= limit:
+            return []
+        return [self.finding(f"card length {fmt_mm(mm(gpu.length_mm))} exceeds the case maximum of "
+                             f"{fmt_mm(limit)}{why}", b.ids("gpu", "case", "cooler"))]
+
+    def encode(self, m: Encoder):
+        length = m.attr("gpu", lambda g: mm(g.length_mm) if g.length_mm is not None else None, unknown=0)
+        limit = m.attr("case", lambda c: mm(c.max_gpu_length_mm) if c.max_gpu_length_mm is not None else None)
+        loss = m.attr("case", lambda c: front_loss_mm(c) * 10)
+        m.model.Add(length <= limit)
+        m.model.Add(length <= limit - loss).OnlyEnforceIf(m.front_radiator())
+
+
+class GpuSlotsFitCase(Rule):
+    name = "gpu_slots"
+    categories = ("gpu", "case")
+    summary = "the cards' slot width fits the case's expansion slots"
+
+    def check(self, b: Build):
+        gpu, case = b.parts["gpu"], b.parts["case"]
+        if gpu.slots is None or case.expansion_slots is None:
+            return [self.unverified("GPU slot width or case expansion slots", b.ids(*self.categories))]
+        need = slots_needed(gpu, b.gpu_count)
+        if need <= case.expansion_slots:
+            return []
+        what = f"{b.gpu_count} x {gpu.slots:g}-slot cards need {need} slots" if b.gpu_count > 1 else \
+            f"a {gpu.slots:g}-slot card needs {need} slots"
+        return [self.finding(f"{what} but the case has {case.expansion_slots}", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        need = m.attr("gpu", lambda g: slots_needed(g, m.gpu_count) if g.slots is not None else None, unknown=0)
+        have = m.attr("case", lambda c: c.expansion_slots)
+        m.model.Add(need <= have)
+
+
+class AirCoolerHeight(Rule):
+    name = "cooler_height"
+    categories = ("cooler", "case")
+    summary = "an air cooler's height within the case's cooler clearance"
+
+    def check(self, b: Build):
+        cooler, case = b.parts["cooler"], b.parts["case"]
+        if cooler.type != "air":
+            return []
+        if cooler.height_mm is None or case.max_cooler_height_mm is None:
+            return [self.unverified("cooler height or case cooler clearance", b.ids(*self.categories))]
+        if mm(cooler.height_mm) <= mm(case.max_cooler_height_mm):
+            return []
+        return [self.finding(f"air cooler height {fmt_mm(mm(cooler.height_mm))} exceeds the case maximum of "
+                             f"{fmt_mm(mm(case.max_cooler_height_mm))}", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        h = m.attr("cooler", lambda c: (mm(c.height_mm) if c.height_mm is not None else None) if c.type == "air" else 0,
+                   unknown=0)
+        m.model.Add(h <= m.attr("case", lambda c: mm(c.max_cooler_height_mm) if c.max_cooler_height_mm else None))
+
+
+class RadiatorMount(Rule):
+    name = "radiator_mount"
+    categories = ("cooler", "case")
+    summary = "an AIO radiator size the case mounts (top/rear first, else front)"
+
+    def check(self, b: Build):
+        cooler, case = b.parts["cooler"], b.parts["case"]
+        if cooler.type != "aio":
+            return []
+        if not (case.radiator_top or case.radiator_front or case.radiator_rear):
+            return [self.unverified("case radiator support", b.ids(*self.categories))]
+        if radiator_front_only(cooler, case) is not None:
+            return []
+        spots = "; ".join(f"{k} {'/'.join(map(str, v))}" for k, v in
+                          (("top", case.radiator_top), ("front", case.radiator_front), ("rear", case.radiator_rear)) if v)
+        return [self.finding(f"{cooler.radiator_mm} mm radiator has no mount in the case (supports {spots} mm)",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        front = m.front_radiator()
+        unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear), unknown=False)
+        aio = m.has("cooler", lambda c: c.type == "aio")
+        m.model.Add(front <= aio)
+        m.model.Add(front == 0).OnlyEnforceIf(m.model_bool(unknown_case))
+        for size in sorted({c.radiator_mm for c in m.candidates("cooler") if c.type == "aio"}):
+            rad = m.has("cooler", lambda c, s=size: c.type == "aio" and c.radiator_mm == s)
+            top = m.has("case", lambda c, s=size: s in c.radiator_top or s in c.radiator_rear)
+            fr = m.has("case", lambda c, s=size: s in c.radiator_front)
+            # rad fitted not at the front needs a top/rear mount; at the front, a front mount.
+            m.model.Add(rad - front <= top + unknown_case)
+            m.model.Add(rad + front - 1 <= fr)
+
+
+class PsuFitsCase(Rule):
+    name = "psu_fit"
+    categories = ("psu", "case")
+    summary = "PSU form factor and length fit the case"
+
+    def check(self, b: Build):
+        psu, case = b.parts["psu"], b.parts["case"]
+        out = []
+        if psu.form_factor == "ATX" and "ATX" not in case.psu_form_factors:
+            out.append(self.finding(f"ATX PSU does not fit the case, which takes {', '.join(case.psu_form_factors)}",
+                                    b.ids(*self.categories)))
+        if psu.length_mm is None or case.max_psu_length_mm is None:
+            if psu.form_factor == "ATX" or psu.length_mm is not None:
+                out.append(self.unverified("PSU length or case PSU clearance", b.ids(*self.categories)))
+        elif mm(psu.length_mm) > mm(case.max_psu_length_mm):
+            out.append(self.finding(f"PSU length {fmt_mm(mm(psu.length_mm))} exceeds the case maximum of "
+                                    f"{fmt_mm(mm(case.max_psu_length_mm))}", b.ids(*self.categories)))
+        return out
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("psu", lambda p: p.form_factor == "ATX")
+                    <= m.has("case", lambda c: "ATX" in c.psu_form_factors))
+        m.model.Add(m.attr("psu", lambda p: mm(p.length_mm) if p.length_mm is not None else None, unknown=0)
+                    <= m.attr("case", lambda c: mm(c.max_psu_length_mm) if c.max_psu_length_mm is not None else None))
+
+
+RULES = [BoardFitsCase(), GpuLengthFitsCase(), GpuSlotsFitCase(), AirCoolerHeight(), RadiatorMount(), PsuFitsCase()]
+_ = PERMISSIVE

@@ -1,0 +1,255 @@
+"""Platform rules: socket, memory type and capacity, cooler support and capacity, M.2, balance, software."""
+
+from __future__ import annotations
+
+from planner.models import MEMORY_TYPES, SOCKETS, Severity
+from planner.rules.base import Build, Encoder, Rule, gpu_chip
+
+MIN_COMPUTE_CAPABILITY = 7.5  # CUDA 12.8+ PyTorch wheels target sm_75 and newer (hardware-facts §5.4)
+CORES_PER_GPU = 4  # documented minimum so data loading does not starve the GPU (docs/rules.md)
+MIN_CORES = 6
+DDR5_4DIMM_OFFICIAL_MTS = 3600  # AM5 with 2 DIMMs per channel (hardware-facts §2.3)
+
+
+class CpuSocket(Rule):
+    name = "cpu_socket"
+    categories = ("cpu", "motherboard")
+    summary = "CPU and board share a socket"
+
+    def check(self, b: Build):
+        cpu, mb = b.parts["cpu"], b.parts["motherboard"]
+        if cpu.socket == mb.socket:
+            return []
+        return [self.finding(f"{cpu.name} needs socket {cpu.socket} but the board has {mb.socket}",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for s in SOCKETS:
+            m.model.Add(m.has("cpu", lambda p, s=s: p.socket == s) == m.has("motherboard", lambda p, s=s: p.socket == s))
+
+
+class CpuMemoryType(Rule):
+    name = "cpu_memory_type"
+    categories = ("cpu", "motherboard")
+    summary = "the CPU's memory controller supports the board's memory type"
+
+    def check(self, b: Build):
+        cpu, mb = b.parts["cpu"], b.parts["motherboard"]
+        if mb.memory_type in cpu.memory_types:
+            return []
+        return [self.finding(f"{cpu.name} supports {'/'.join(cpu.memory_types)} but the board is {mb.memory_type}",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for t in MEMORY_TYPES:
+            m.model.Add(m.has("motherboard", lambda p, t=t: p.memory_type == t)
+                        <= m.has("cpu", lambda p, t=t: t in p.memory_types))
+
+
+class MemoryType(Rule):
+    name = "memory_type"
+    categories = ("memory", "motherboard")
+    summary = "memory kit type matches the board"
+
+    def check(self, b: Build):
+        mem, mb = b.parts["memory"], b.parts["motherboard"]
+        if mem.memory_type == mb.memory_type:
+            return []
+        return [self.finding(f"{mem.memory_type} kit does not fit a {mb.memory_type} board", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for t in MEMORY_TYPES:
+            m.model.Add(m.has("memory", lambda p, t=t: p.memory_type == t)
+                        == m.has("motherboard", lambda p, t=t: p.memory_type == t))
+
+
+class MemoryCapacity(Rule):
+    name = "memory_capacity"
+    categories = ("memory", "motherboard")
+    summary = "DIMM count within the board's slots, capacity within board and CPU maxima"
+
+    def check(self, b: Build):
+        mem, mb, cpu = b.parts["memory"], b.parts["motherboard"], b.get("cpu")
+        ids = b.ids("memory", "motherboard")
+        out = []
+        if mem.modules > mb.dimm_slots:
+            out.append(self.finding(f"{mem.modules} DIMMs but the board has {mb.dimm_slots} slots", ids))
+        if mb.max_memory_gb is None:
+            out.append(self.unverified("board maximum memory", ids))
+        elif mem.capacity_gb > mb.max_memory_gb:
+            out.append(self.finding(f"{mem.capacity_gb} GB exceeds the board maximum of {mb.max_memory_gb} GB", ids))
+        if cpu is not None and cpu.max_memory_gb is not None and mem.capacity_gb > cpu.max_memory_gb:
+            out.append(self.finding(f"{mem.capacity_gb} GB exceeds the CPU maximum of {cpu.max_memory_gb} GB",
+                                    b.ids("memory", "cpu")))
+        return out
+
+    def encode(self, m: Encoder):
+        cap = m.attr("memory", lambda p: p.capacity_gb)
+        m.model.Add(m.attr("memory", lambda p: p.modules) <= m.attr("motherboard", lambda p: p.dimm_slots))
+        m.model.Add(cap <= m.attr("motherboard", lambda p: p.max_memory_gb))
+        m.model.Add(cap <= m.attr("cpu", lambda p: p.max_memory_gb))
+
+
+class CoolerSocket(Rule):
+    name = "cooler_socket"
+    categories = ("cooler", "cpu")
+    summary = "the cooler ships a mount for the CPU socket"
+
+    def check(self, b: Build):
+        cooler, cpu = b.parts["cooler"], b.parts["cpu"]
+        if not cooler.sockets:
+            return [self.unverified("cooler socket support", b.ids(*self.categories))]
+        if cpu.socket in cooler.sockets:
+            return []
+        return [self.finding(f"cooler supports {', '.join(cooler.sockets)}, not {cpu.socket}", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for s in SOCKETS:
+            m.model.Add(m.has("cpu", lambda p, s=s: p.socket == s)
+                        <= m.has("cooler", lambda c, s=s: (s in c.sockets) if c.sockets else None))
+
+
+class M2Slots(Rule):
+    name = "m2_slots"
+    categories = ("storage", "motherboard")
+    summary = "an M.2 drive has an M.2 slot"
+
+    def check(self, b: Build):
+        drive, mb = b.parts["storage"], b.parts["motherboard"]
+        if not drive.needs_m2:
+            return []
+        if mb.m2_slots is None:
+            return [self.unverified("board M.2 slot count", b.ids(*self.categories))]
+        if mb.m2_slots >= 1:
+            return []
+        return [self.finding("M.2 drive but the board has 0 M.2 slots", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("storage", lambda d: 1 if d.needs_m2 else 0) <= m.attr("motherboard", lambda p: p.m2_slots))
+
+
+class MultiGpuSlots(Rule):
+    name = "pcie_x16_slots"
+    categories = ("gpu", "motherboard")
+    summary = "the board has an x16-length slot per GPU"
+
+    def applies(self, b: Build) -> bool:
+        return super().applies(b) and b.gpu_count > 1
+
+    def check(self, b: Build):
+        mb = b.parts["motherboard"]
+        if mb.pcie_x16_slots is None:
+            return [self.unverified("board x16 slot count", b.ids(*self.categories))]
+        if mb.pcie_x16_slots >= b.gpu_count:
+            return []
+        return [self.finding(f"{b.gpu_count} GPUs but the board has {mb.pcie_x16_slots} x16-length slots",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        if m.gpu_count > 1:
+            m.model.Add(m.attr("motherboard", lambda p: p.pcie_x16_slots) >= m.gpu_count)
+
+
+class CoolerCapacity(Rule):
+    name = "cooler_capacity"
+    severity = Severity.WARNING
+    categories = ("cooler", "cpu")
+    summary = "the cooler handles the CPU's sustained package power"
+
+    def check(self, b: Build):
+        cooler, cpu = b.parts["cooler"], b.parts["cpu"]
+        if cooler.cooling_capacity_w is None:
+            return [self.unverified("cooler capacity", b.ids(*self.categories))]
+        if cooler.cooling_capacity_w >= cpu.power_w:
+            return []
+        return [self.finding(f"cooler rated about {cooler.cooling_capacity_w} W for a CPU drawing {cpu.power_w} W "
+                             "sustained: expect throttling in 24/7 training", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("cooler", lambda c: c.cooling_capacity_w) >= m.attr("cpu", lambda p: p.power_w))
+
+
+class RamVsVram(Rule):
+    name = "ram_vs_vram"
+    severity = Severity.WARNING
+    categories = ("memory", "gpu")
+    summary = "system RAM at least the total VRAM (data loading, checkpoints, pinned memory)"
+
+    def check(self, b: Build):
+        mem, gpu = b.parts["memory"], b.parts["gpu"]
+        vram = b.gpu_count * gpu.vram_gb
+        if mem.capacity_gb >= vram:
+            return []
+        return [self.finding(f"{mem.capacity_gb} GB of RAM is less than the {vram:g} GB of total VRAM",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("memory", lambda p: p.capacity_gb) >= m.attr("gpu", lambda g: int(-(-g.vram_gb * m.gpu_count // 1))))
+
+
+class GpuSoftwareSupport(Rule):
+    name = "gpu_software_support"
+    severity = Severity.WARNING
+    categories = ("gpu",)
+    summary = "current CUDA/PyTorch builds still target the GPU"
+
+    @staticmethod
+    def issue(chip) -> str | None:
+        if chip.vendor != "NVIDIA":
+            return f"{chip.name} needs ROCm; PyTorch support on {chip.vendor} consumer cards is partial"
+        cc = chip.compute_capability
+        if cc is not None and cc < MIN_COMPUTE_CAPABILITY:
+            return (f"{chip.name} ({chip.architecture.title()}, sm_{int(round(cc * 10))}) is no longer targeted by "
+                    "PyTorch's CUDA 12.8+ wheels and driver support ends after R580")
+        return None
+
+    def check(self, b: Build):
+        msg = self.issue(gpu_chip(b.parts["gpu"], b.chips))
+        return [self.finding(msg, b.ids("gpu"))] if msg else []
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("gpu", lambda g: self.issue(m.chips[g.chip]) is not None, unknown=False) == 0)
+
+
+class DimmSpeed(Rule):
+    name = "dimm_speed"
+    severity = Severity.WARNING
+    categories = ("memory",)
+    summary = "four DDR5 DIMMs above 3600 MT/s is an overclock that risks 24/7 stability"
+
+    @staticmethod
+    def risky(mem) -> bool:
+        return mem.memory_type == "DDR5" and mem.modules >= 4 and mem.speed_mts > DDR5_4DIMM_OFFICIAL_MTS
+
+    def check(self, b: Build):
+        mem = b.parts["memory"]
+        if not self.risky(mem):
+            return []
+        return [self.finding(f"{mem.modules} DDR5 DIMMs at {mem.speed_mts} MT/s: the official limit with 2 DIMMs per "
+                             f"channel is {DDR5_4DIMM_OFFICIAL_MTS} MT/s; run them slower for 24/7 stability",
+                             b.ids("memory"))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("memory", self.risky, unknown=False) == 0)
+
+
+class CpuCoresPerGpu(Rule):
+    name = "cpu_cores_per_gpu"
+    severity = Severity.WARNING
+    categories = ("cpu", "gpu")
+    summary = f"at least {CORES_PER_GPU} cores per GPU and {MIN_CORES} in all, so data loading keeps up"
+
+    def check(self, b: Build):
+        cpu = b.parts["cpu"]
+        need = max(MIN_CORES, CORES_PER_GPU * b.gpu_count)
+        if cpu.cores >= need:
+            return []
+        return [self.finding(f"{cpu.cores} cores for {b.gpu_count} GPU(s); {need} or more keep the input pipeline fed",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("cpu", lambda p: p.cores) >= max(MIN_CORES, CORES_PER_GPU * m.gpu_count))
+
+
+RULES = [CpuSocket(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), MultiGpuSlots(),
+         CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu()]

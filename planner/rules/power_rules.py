@@ -1,0 +1,151 @@
+"""Power rules: PSU sustained and transient headroom, vendor floor, GPU power connectors, wall circuit."""
+
+from __future__ import annotations
+
+from planner import power
+from planner.rules.base import (
+    PERMISSIVE, Build, Encoder, Rule, ceil_div, gpu_power_w, gpu_vendor_floor_w, power_terms,
+    psu_atx3_native, psu_efficiency_permille,
+)
+
+
+class PsuSustained(Rule):
+    name = "psu_sustained"
+    categories = ("psu", "gpu", "cpu")
+    summary = "sustained DC load at most 80 % of the PSU rating (24/7 training is a continuous load)"
+
+    def check(self, b: Build):
+        psu, t = b.parts["psu"], power_terms(b)
+        need = power.required_sustained_w(t.sustained_w)
+        if psu.wattage_w >= need:
+            return []
+        return [self.finding(f"sustained load {t.sustained_w} W (GPU {t.gpu_w} + CPU {t.cpu_w} + rest {t.rest_w}) is "
+                             f"{t.sustained_w / psu.wattage_w:.0%} of the {psu.wattage_w} W PSU; 80 % needs at least "
+                             f"{need} W", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        p = m.power()
+        m.model.Add(5 * p["sustained_w"] <= 4 * m.attr("psu", lambda s: s.wattage_w))
+
+
+class PsuTransient(Rule):
+    name = "psu_transient"
+    categories = ("psu", "gpu", "cpu")
+    summary = "PSU rides through 100 us GPU excursions (ATX 3.x + native 12V-2x6: 200 %; else 1.47 x sustained)"
+
+    def check(self, b: Build):
+        psu, t = b.parts["psu"], power_terms(b)
+        native = psu_atx3_native(psu)
+        need = power.required_transient_w(t.gpu_w, t.other_w, atx3_native=native)
+        if psu.wattage_w >= need:
+            return []
+        if native:
+            why = (f"GPU excursions of 3 x {t.gpu_w} W plus {t.other_w} W reach {3 * t.gpu_w + t.other_w} W; an ATX 3.x "
+                   f"unit carries 200 % of its rating for 100 us, so it needs at least {need} W")
+        else:
+            kind = "ATX 2.x" if psu.atx_version == "2.x" else (
+                "ATX 3.x unit without a native 12V-2x6 cable" if psu.atx_version else "PSU of unknown ATX version")
+            why = (f"an {kind} has no excursion guarantee: {power.ATX2_RATIO} x {t.sustained_w} W sustained needs "
+                   f"at least {need} W")
+        return [self.finding(f"{psu.wattage_w} W PSU too small for transients: {why}", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        p = m.power()
+        watts = m.attr("psu", lambda s: s.wattage_w)
+        native = m.model_bool(m.has("psu", psu_atx3_native, unknown=False))
+        m.model.Add(2 * watts >= 3 * p["gpu_w"] + p["cpu_w"] + p["rest_w"]).OnlyEnforceIf(native)
+        m.model.Add(100 * watts >= 147 * p["sustained_w"]).OnlyEnforceIf(native.Not())
+
+
+class PsuVendorFloor(Rule):
+    name = "psu_vendor_floor"
+    categories = ("psu", "gpu")
+    summary = "PSU at least the GPU vendor's recommended system PSU (single-GPU builds)"
+
+    def applies(self, b: Build) -> bool:
+        return super().applies(b) and b.gpu_count == 1
+
+    def check(self, b: Build):
+        psu, gpu = b.parts["psu"], b.parts["gpu"]
+        floor = gpu_vendor_floor_w(gpu, b.chips)
+        if psu.wattage_w >= floor:
+            return []
+        return [self.finding(f"{psu.wattage_w} W PSU is below the {floor} W the GPU vendor recommends for this card",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        if m.gpu_count == 1:
+            m.model.Add(m.attr("psu", lambda s: s.wattage_w) >= m.attr("gpu", lambda g: gpu_vendor_floor_w(g, m.chips)))
+
+
+def adapter_8pins(gpu) -> int | None:
+    """8-pin cables a 16-pin card needs through an adapter; None where an adapter is not acceptable."""
+    stock = gpu.tgp_w
+    if not gpu.power_12v2x6 or stock is None or stock > power.NATIVE_16PIN_ABOVE_W:
+        return None
+    return ceil_div(stock, power.PCIE_8PIN_W)
+
+
+class GpuConnectors(Rule):
+    name = "gpu_connectors"
+    categories = ("psu", "gpu")
+    summary = "one PSU cable per GPU input: native 12V-2x6 for 16-pin cards above 450 W, separate 8-pin cables"
+
+    def check(self, b: Build):
+        psu, gpu, n = b.parts["psu"], b.parts["gpu"], b.gpu_count
+        if gpu.power_12v2x6 is None and gpu.power_8pin is None:
+            return [self.unverified("GPU power connectors", b.ids(*self.categories))]
+        if psu.connectors_12v2x6 is None or psu.connectors_8pin is None:
+            return [self.unverified("PSU connector counts", b.ids(*self.categories))]
+        need16, need8 = n * (gpu.power_12v2x6 or 0), n * (gpu.power_8pin or 0)
+        if psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8:
+            return []
+        adapt = adapter_8pins(gpu)
+        if adapt is not None and psu.connectors_8pin >= need8 + n * adapt:
+            return []
+        if need16 > psu.connectors_12v2x6:
+            extra = (f"; a {gpu.tgp_w} W card needs a native cable, no adapter" if adapt is None
+                     else f"; an adapter would need {need8 + n * adapt} separate 8-pin cables, the PSU has "
+                          f"{psu.connectors_8pin}")
+            msg = f"{need16} native 12V-2x6 input(s) needed, the PSU has {psu.connectors_12v2x6}{extra}"
+        else:
+            msg = f"{need8} separate PCIe 8-pin cables needed, the PSU has {psu.connectors_8pin}"
+        return [self.finding(msg, b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        n = m.gpu_count
+        have16 = m.attr("psu", lambda s: s.connectors_12v2x6 if s.connectors_8pin is not None else None)
+        have8 = m.attr("psu", lambda s: s.connectors_8pin if s.connectors_12v2x6 is not None else None)
+        known = lambda g: g.power_12v2x6 is not None or g.power_8pin is not None  # noqa: E731
+        need16 = m.attr("gpu", lambda g: n * (g.power_12v2x6 or 0) if known(g) else None, unknown=0)
+        need8 = m.attr("gpu", lambda g: n * (g.power_8pin or 0) if known(g) else None, unknown=0)
+        via_adapter = m.attr("gpu", lambda g: (n * ((g.power_8pin or 0) + adapter_8pins(g))
+                                              if adapter_8pins(g) is not None else PERMISSIVE) if known(g) else None,
+                             unknown=0)
+        use_adapter = m.bool_var("gpu_16pin_adapter")
+        m.model.Add(have16 >= need16).OnlyEnforceIf(use_adapter.Not())
+        m.model.Add(have8 >= need8).OnlyEnforceIf(use_adapter.Not())
+        m.model.Add(have8 >= via_adapter).OnlyEnforceIf(use_adapter)
+
+
+class WallCircuit(Rule):
+    name = "wall_circuit"
+    categories = ("psu", "gpu", "cpu")
+    summary = f"wall draw within a household circuit ({power.CIRCUIT_VOLTS} V x {power.CIRCUIT_AMPS} A x 80 %)"
+
+    def check(self, b: Build):
+        psu, t = b.parts["psu"], power_terms(b)
+        limit = power.circuit_limit_w()
+        eff = psu_efficiency_permille(psu)
+        if t.sustained_w * 1000 <= limit * eff:
+            return []
+        return [self.finding(f"about {t.sustained_w * 1000 / eff:.0f} W at the wall exceeds the {limit} W a "
+                             f"{power.CIRCUIT_VOLTS} V / {power.CIRCUIT_AMPS} A circuit carries continuously",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(1000 * m.power()["sustained_w"] <= power.circuit_limit_w() * m.attr("psu", psu_efficiency_permille))
+
+
+RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), WallCircuit()]
+_ = gpu_power_w

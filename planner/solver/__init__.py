@@ -1,0 +1,180 @@
+"""CP-SAT build solver: the best build for a budget, the cheapest for a target, alternatives, why-not."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from ortools.sat.python import cp_model
+
+from planner.catalog import Catalog
+from planner.checker import check_parts
+from planner.errors import PlannerError
+from planner.money import format_money, from_cents
+from planner.requirements import Requirements
+from planner.solver.currency import from_eur, to_eur
+from planner.solver.model import Candidates, build_candidates, build_model, record
+from planner.solver.plan import Plan, Recommendation, WhyNot, trade_offs
+from planner.solver.prune import prune
+
+DEFAULT_TIME_LIMIT_S = 10.0
+
+
+def _solver(time_limit: float, workers: int, seed: int = 0) -> cp_model.CpSolver:
+    s = cp_model.CpSolver()
+    s.parameters.max_time_in_seconds = time_limit
+    s.parameters.num_workers = workers
+    s.parameters.random_seed = seed
+    return s
+
+
+class _Session:
+    """One request: candidates, pruned parts, and repeated solves over them."""
+
+    def __init__(self, catalog: Catalog, req: Requirements, time_limit: float, workers: int):
+        self.catalog, self.req = catalog, req
+        self.time_limit, self.workers = time_limit, workers
+        self.cands: Candidates = build_candidates(catalog, req, to_eur)
+        self.parts = self.cands.parts
+        self.stats: dict[str, Any] = {"candidates": sum(len(v) for v in self.parts.values())}
+        if not self.cands.missing:
+            rec = record(self.cands, req, catalog)
+            keep = set(self.cands.owned) | {catalog.get(i).id for i in req.pinned}
+            self.parts = prune(rec, {"gpu": lambda g: g.chip}, keep)
+        self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
+
+    def solve(self, req: Requirements, forbid_chips: set[str] = frozenset(), objective: str = "auto"
+              ) -> tuple[str, Optional[dict[str, Any]]]:
+        """Solve with every requirement enforced; returns (status, chosen parts or None)."""
+        parts = dict(self.parts)
+        if forbid_chips:
+            parts["gpu"] = [g for g in parts["gpu"] if g.chip not in forbid_chips]
+            if not parts["gpu"]:
+                return "infeasible", None
+        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False)
+        mode = req.mode if objective == "auto" else objective
+        if mode == "best":
+            big = sum(max((self.cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values())
+            big = big * req.gpu_count + 1
+            m.model.Maximize(terms["score"] * big - terms["price"])
+        else:
+            m.model.Minimize(terms["price"])
+        solver = _solver(self.time_limit, self.workers)
+        status = solver.Solve(m.model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return ("optimal" if status == cp_model.OPTIMAL else "feasible"), m.chosen(solver)
+        if status == cp_model.INFEASIBLE:
+            return "infeasible", None
+        return "unknown", None
+
+    def plan(self, chosen: dict[str, Any]) -> Plan:
+        req = self.req
+        report = check_parts(self.catalog, list(chosen.values()), gpu_count=req.gpu_count,
+                             power_fraction=req.power_fraction, owned=self.cands.owned,
+                             allow_used=req.allow_used, currency="EUR")
+        if report.problems:  # the solver and the checker share rules: this would be a bug
+            raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
+        total = sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
+        return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].chip],
+                    gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
+                    catalog=self.catalog, owned=self.cands.owned)
+
+    def explain(self) -> WhyNot:
+        if self.cands.missing:
+            return WhyNot([f"no {c} in the catalog has a price (after exclusions)" for c in self.cands.missing],
+                          ["add offers to data/offers/ or remove exclusions"])
+        m, _, names = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
+        solver = _solver(self.time_limit, 1)
+        status = solver.Solve(m.model)
+        if status != cp_model.INFEASIBLE:
+            return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
+        core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+        if not core:
+            return WhyNot(["the catalog holds no compatible combination of parts"],
+                          ["check `planner catalog validate` and the owned/pinned parts"])
+        return WhyNot(core, self.suggest(core))
+
+    def suggest(self, core: list[str]) -> list[str]:
+        """The smallest change per conflicting requirement, found by re-solving without it."""
+        req, out = self.req, []
+        sentences = {s.split(" ")[0] for s in core}
+        if any(s.startswith("total at most") for s in core):
+            relaxed = req.model_copy(update={"budget": None, "mode": "cheapest"})
+            status, chosen = self.solve(relaxed, objective="cheapest")
+            if chosen:
+                cost = from_eur(from_cents(self.plan_cost(chosen, relaxed)), req.currency)
+                extra = cost - req.budget  # type: ignore[operator]
+                what = self.describe_targets(relaxed)
+                out.append(f"the cheapest build{what} costs {format_money(cost, req.currency)}; raise the budget by "
+                           f"{format_money(extra, req.currency)}")
+        if any("VRAM" in s for s in core) and req.budget is not None:
+            relaxed = req.model_copy(update={"min_vram_gb": None})
+            best = self.max_vram(relaxed)
+            if best is not None:
+                out.append(f"or accept {best:g} GB of VRAM, the most the budget buys with the other requirements")
+        for s in core:
+            if s.startswith("total at most") or "VRAM" in s:
+                continue
+            out.append(f"or drop the requirement '{s}'")
+        _ = sentences
+        return out
+
+    def plan_cost(self, chosen: dict[str, Any], req: Requirements) -> int:
+        return sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
+
+    def describe_targets(self, req: Requirements) -> str:
+        bits = []
+        if req.min_vram_gb:
+            bits.append(f">= {req.min_vram_gb:g} GB VRAM")
+        need = req.required_speedup()
+        if need:
+            bits.append(f">= {need:.2g}x the GTX 1080 Ti")
+        return f" with {' and '.join(bits)}" if bits else " meeting the other requirements"
+
+    def max_vram(self, req: Requirements) -> Optional[float]:
+        best = None
+        for v in sorted({g.vram_gb for g in self.parts["gpu"]}, reverse=True):
+            status, chosen = self.solve(req.model_copy(update={"min_vram_gb": v, "mode": "cheapest"}),
+                                        objective="cheapest")
+            if chosen:
+                best = v
+                break
+        return best
+
+
+def recommend(
+    catalog: Catalog,
+    req: Requirements,
+    *,
+    alternatives: int = 0,
+    time_limit: float = DEFAULT_TIME_LIMIT_S,
+    workers: int = 2,
+) -> Recommendation:
+    """Solve a request on a catalog. Plans come ranked; alternatives use a different GPU chip each."""
+    start = time.perf_counter()
+    if alternatives < 0 or alternatives > 20:
+        from planner.errors import InputError
+        raise InputError(f"alternatives must be between 0 and 20, got {alternatives}")
+    s = _Session(catalog, req, time_limit, workers)
+    if s.cands.missing:
+        return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
+    status, chosen = s.solve(req)
+    if chosen is None:
+        why = s.explain() if status == "infeasible" else WhyNot(["no answer within the time limit"],
+                                                                 ["raise --time-limit"])
+        return Recommendation("infeasible" if status == "infeasible" else "feasible", [], why,
+                              time.perf_counter() - start, s.stats)
+    plans = [s.plan(chosen)]
+    forbid = {chosen["gpu"].chip}
+    for _ in range(alternatives):
+        st, alt = s.solve(req, forbid_chips=forbid)
+        if alt is None:
+            break
+        plan = s.plan(alt)
+        plan.trade_offs = trade_offs(plans[0], plan)
+        plans.append(plan)
+        forbid.add(alt["gpu"].chip)
+    return Recommendation(status, plans, None, time.perf_counter() - start, s.stats)
+
+
+__all__ = ["recommend", "Recommendation", "Plan", "Requirements"]

@@ -1,0 +1,223 @@
+"""Encoders the rules talk to: one builds the CP-SAT model, one records which attributes matter and how.
+
+Both expose the same calls (`attr`, `has`, `power`, ...), so each rule's single `encode()` drives the
+real model and the dominance pruning alike. The recording encoder works out from the constraints
+themselves whether an attribute is better low, high, or must be equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Optional
+
+from ortools.sat.python import cp_model
+
+from planner.models import GpuChip
+from planner.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
+
+AttrFn = Callable[[Any], Optional[float]]
+
+
+def _value(fn: AttrFn, part: Any, unknown: float) -> int:
+    v = fn(part)
+    if v is None:
+        return int(unknown)
+    return int(v) if not isinstance(v, bool) else int(v)
+
+
+def _indicator(pred: Callable[[Any], Optional[bool]], part: Any, unknown: bool) -> int:
+    v = pred(part)
+    return int(unknown if v is None else bool(v))
+
+
+# ---- recording ------------------------------------------------------------------------------
+
+Spec = tuple[str, Hashable]  # (category, key)
+
+
+class Term:
+    """A symbolic linear expression: spec -> sign of its coefficient."""
+
+    def __init__(self, signs: Optional[dict[Spec, set[int]]] = None):
+        self.signs = signs or {}
+
+    @staticmethod
+    def of(x: Any) -> "Term":
+        return x if isinstance(x, Term) else Term()
+
+    def _merge(self, other: Any, flip: bool) -> "Term":
+        out = {k: set(v) for k, v in self.signs.items()}
+        for k, v in Term.of(other).signs.items():
+            out.setdefault(k, set()).update({-s for s in v} if flip else v)
+        return Term(out)
+
+    def scaled(self, k: float) -> "Term":
+        if k == 0:
+            return Term()
+        return Term({s: ({-x for x in v} if k < 0 else set(v)) for s, v in self.signs.items()})
+
+    __add__ = __radd__ = lambda self, o: self._merge(o, False)  # noqa: E731
+    __sub__ = lambda self, o: self._merge(o, True)  # noqa: E731
+    __rsub__ = lambda self, o: self.scaled(-1)._merge(o, False)  # noqa: E731
+    __mul__ = __rmul__ = lambda self, k: self.scaled(k)  # noqa: E731
+    __neg__ = lambda self: self.scaled(-1)  # noqa: E731
+
+    def __le__(self, o: Any) -> "Rel":
+        return Rel(self - o, eq=False)
+
+    def __ge__(self, o: Any) -> "Rel":
+        return Rel(Term.of(o) - self, eq=False)
+
+    def __eq__(self, o: Any) -> "Rel":  # type: ignore[override]
+        return Rel(self - o, eq=True)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def Not(self) -> "Term":  # noqa: N802 - mirrors cp_model
+        return self
+
+
+@dataclass
+class Rel:
+    """A recorded constraint `expr <= 0` (or == 0)."""
+
+    expr: Term
+    eq: bool
+
+    def OnlyEnforceIf(self, *lits: Any) -> "Rel":  # noqa: N802 - mirrors cp_model
+        return self
+
+
+@dataclass
+class Recorder:
+    """Collects, per (category, attribute), the directions in which constraints use it."""
+
+    directions: dict[Spec, set[int]] = field(default_factory=dict)  # -1 low better, +1 high better, 0 equal
+    fns: dict[Spec, tuple[Callable[[Any], int]]] = field(default_factory=dict)
+
+    def note(self, rel: Rel) -> Rel:
+        for spec, signs in rel.expr.signs.items():
+            dirs = self.directions.setdefault(spec, set())
+            if rel.eq:
+                dirs.add(0)
+            else:  # expr <= 0: a positive coefficient wants the value low
+                dirs.update(-1 if s > 0 else 1 for s in signs)
+        return rel
+
+    def Add(self, rel: Any) -> Any:  # noqa: N802 - mirrors cp_model
+        return self.note(rel) if isinstance(rel, Rel) else rel
+
+    def direction(self, spec: Spec) -> int:
+        d = self.directions.get(spec, {0})
+        return next(iter(d)) if len(d) == 1 else 0
+
+
+class BaseEncoder:
+    """Shared state: gpu count, power limit, chips and candidate parts per category."""
+
+    def __init__(self, candidates: dict[str, list[Any]], chips: dict[str, GpuChip], gpu_count: int,
+                 power_fraction: float):
+        self.cands = candidates
+        self.chips = chips
+        self.gpu_count = gpu_count
+        self.power_fraction = power_fraction
+        self._power: Optional[dict[str, Any]] = None
+        self._front: Any = None
+
+    def candidates(self, category: str) -> list[Any]:
+        return self.cands[category]
+
+    def present(self, *categories: str) -> bool:
+        return all(self.cands.get(c) for c in categories)
+
+    def power(self) -> dict[str, Any]:
+        """Sustained draw terms (hardware-facts §1.7), built from the same per-part figures as the checker."""
+        if self._power is None:
+            gpu_w = self.gpu_count * self.attr("gpu", lambda g: gpu_power_w(g, self.chips, self.power_fraction))
+            cpu_w = self.attr("cpu", lambda c: c.power_w)
+            lin = (50 + 10 + 3 * CASE_FANS + 5 * self.attr("memory", lambda m: m.modules)
+                   + 3 * self.attr("cooler", cooler_fans) + 15 * self.attr("cooler", cooler_pumps))
+            rest = self._floor(lin, 100)
+            self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest}
+        return self._power
+
+
+class RecordingEncoder(BaseEncoder):
+    """Runs rules without a model, to learn each attribute's direction for dominance pruning."""
+
+    def __init__(self, *args: Any, **kw: Any):
+        super().__init__(*args, **kw)
+        self.model = Recorder()
+        self.values: dict[Spec, Callable[[Any], int]] = {}
+        self._n = 0
+
+    def _spec(self, category: str, fn: Callable[[Any], int]) -> Term:
+        self._n += 1
+        spec = (category, self._n)
+        self.values[spec] = fn
+        return Term({spec: {1}})
+
+    def attr(self, category: str, fn: AttrFn, unknown: float = PERMISSIVE) -> Term:
+        return self._spec(category, lambda p: _value(fn, p, unknown))
+
+    def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Term:
+        return self._spec(category, lambda p: _indicator(pred, p, unknown))
+
+    def bool_var(self, name: str) -> Term:
+        return Term()
+
+    def model_bool(self, expr: Any) -> Term:
+        # A literal derived from attributes gates constraints in unknown ways: its inputs must match.
+        self.model.note(Rel(Term.of(expr), eq=True))
+        return Term()
+
+    def front_radiator(self) -> Term:
+        return Term()
+
+    def _floor(self, expr: Any, floor: int) -> Any:
+        return expr
+
+
+class ModelEncoder(BaseEncoder):
+    """Builds the CP-SAT model: one literal per candidate part, exactly one per category."""
+
+    def __init__(self, *args: Any, **kw: Any):
+        super().__init__(*args, **kw)
+        self.model = cp_model.CpModel()
+        self.x: dict[str, list[cp_model.IntVar]] = {
+            cat: [self.model.NewBoolVar(f"{cat}[{p.id}]") for p in parts] for cat, parts in self.cands.items()
+        }
+        for cat, lits in self.x.items():
+            self.model.AddExactlyOne(lits)
+
+    def attr(self, category: str, fn: AttrFn, unknown: float = PERMISSIVE) -> Any:
+        parts, lits = self.cands[category], self.x[category]
+        coeffs = [_value(fn, p, unknown) for p in parts]
+        return cp_model.LinearExpr.WeightedSum(lits, coeffs)
+
+    def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any:
+        parts, lits = self.cands[category], self.x[category]
+        chosen = [lit for p, lit in zip(parts, lits) if _indicator(pred, p, unknown)]
+        return cp_model.LinearExpr.Sum(chosen) if chosen else 0
+
+    def bool_var(self, name: str) -> cp_model.IntVar:
+        return self.model.NewBoolVar(name)
+
+    def model_bool(self, expr: Any) -> Any:
+        b = self.model.NewBoolVar("derived")
+        self.model.Add(b == expr)
+        return b
+
+    def front_radiator(self) -> cp_model.IntVar:
+        if self._front is None:
+            self._front = self.model.NewBoolVar("radiator_at_front")
+        return self._front
+
+    def _floor(self, expr: Any, floor: int) -> Any:
+        v = self.model.NewIntVar(floor, 10**6, "rest_of_platform_w")
+        self.model.AddMaxEquality(v, [expr, floor])
+        return v
+
+    def chosen(self, solver: cp_model.CpSolver) -> dict[str, Any]:
+        return {cat: next(p for p, lit in zip(self.cands[cat], lits) if solver.BooleanValue(lit))
+                for cat, lits in self.x.items()}

@@ -1,0 +1,174 @@
+"""Turn a catalog and Requirements into a CP-SAT model: candidates, rules, requirement literals, objective."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Callable, Optional
+
+from ortools.sat.python import cp_model
+
+from planner.catalog import Catalog
+from planner.models import CATEGORIES, Severity
+from planner.money import to_cents
+from planner.requirements import Requirements
+from planner.rules import ALL_RULES
+from planner.rules.base import psu_efficiency_permille
+from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
+from planner.solver.score import Speed, gpu_speed, score_units
+
+
+@dataclass
+class Candidates:
+    """Buyable (or owned) parts per category with their price in cents and, for GPUs, their speed."""
+
+    parts: dict[str, list[Any]]
+    price_cents: dict[str, int]
+    speed: dict[str, Speed]  # by chip id
+    score: dict[str, int]  # by gpu part id
+    owned: frozenset[str] = frozenset()
+    missing: list[str] = field(default_factory=list)  # categories with nothing to choose from
+
+
+def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Decimal, str], Decimal]) -> Candidates:
+    owned = frozenset(catalog.get(i).id for i in req.owned)
+    excluded = {catalog.get(i).id for i in req.excluded}
+    brands = {b.lower() for b in req.excluded_brands}
+    parts: dict[str, list[Any]] = {}
+    prices: dict[str, int] = {}
+    for cat in CATEGORIES:
+        chosen = []
+        for p in catalog.by_category(cat):
+            if p.id in excluded or (p.brand.lower() in brands and p.id not in req.pinned):
+                continue
+            if p.id in owned:
+                prices[p.id] = 0
+            else:
+                offer = catalog.offer_for(p.id, allow_used=req.allow_used)
+                if offer is None:
+                    continue
+                prices[p.id] = to_cents(to_eur(offer.price, offer.currency))
+            chosen.append(p)
+        parts[cat] = chosen
+    speed: dict[str, Speed] = {}
+    score: dict[str, int] = {}
+    for g in parts["gpu"]:
+        if g.chip not in speed:
+            speed[g.chip] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
+                                      req.power_fraction)
+        score[g.id] = score_units(speed[g.chip], req.gpu_count)
+    return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned,
+                      missing=[c for c in CATEGORIES if not parts[c]])
+
+
+class Gate:
+    """A CpModel proxy that adds an enforcement literal to every constraint (a switchable requirement)."""
+
+    def __init__(self, model: Any, lit: Any):
+        self._model, self._lit = model, lit
+
+    def Add(self, ct: Any) -> Any:  # noqa: N802 - mirrors cp_model
+        c = self._model.Add(ct)
+        if self._lit is not None and not isinstance(c, Rel):
+            c.OnlyEnforceIf(self._lit)
+        return c
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+
+Switch = Callable[[str], Any]  # sentence -> enforcement literal (None: always on)
+
+
+def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Switch, catalog: Catalog) -> dict[str, Any]:
+    """Rules (problems always; warnings as a switchable requirement each) and the user's requirements.
+    Returns the objective terms {'price', 'score'}."""
+    base_model = m.model
+    for rule in ALL_RULES:
+        if rule.severity == Severity.PROBLEM:
+            rule.encode(m)
+        elif req.avoid_warnings:
+            m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
+            rule.encode(m)
+            m.model = base_model
+    n = req.gpu_count
+    price = m.attr("gpu", lambda g: n * cands.price_cents[g.id])
+    for cat in CATEGORIES[1:]:
+        price = price + m.attr(cat, lambda p: cands.price_cents[p.id])
+    score = m.attr("gpu", lambda g: cands.score[g.id])
+    model = m.model
+
+    def gated(sentence: str, *constraints: Callable[[], Any]) -> None:
+        lit = switch(sentence)
+        for make in constraints:
+            c = model.Add(make())
+            if lit is not None and not isinstance(c, Rel):
+                c.OnlyEnforceIf(lit)
+
+    if req.budget is not None:
+        budget_eur = cands_budget_cents(req, catalog)
+        gated(f"total at most {req.currency} {req.budget:,.0f}".replace(",", " "), lambda: price <= budget_eur)
+    if req.min_vram_gb:
+        v = int(round(req.min_vram_gb * 10))
+        gated(f"at least {req.min_vram_gb:g} GB of VRAM per GPU",
+              lambda: m.attr("gpu", lambda g: int(round(g.vram_gb * 10))) >= v)
+    ram_cap = m.attr("memory", lambda p: p.capacity_gb)
+    if req.min_ram_gb is not None:
+        gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)
+    else:
+        from planner.requirements import MIN_RAM_FLOOR_GB, RAM_PER_VRAM
+        gated(f"system RAM at least {RAM_PER_VRAM}x the total VRAM and {MIN_RAM_FLOOR_GB} GB",
+              lambda: ram_cap >= MIN_RAM_FLOOR_GB,
+              lambda: ram_cap >= m.attr("gpu", lambda g: -int(-RAM_PER_VRAM * n * g.vram_gb // 1)))
+    if req.min_storage_gb:
+        gated(f"at least {req.min_storage_gb:,} GB of storage".replace(",", " "),
+              lambda: m.attr("storage", lambda d: d.capacity_gb) >= req.min_storage_gb)
+    if req.require_nvme:
+        gated("an NVMe drive (fast data loading)", lambda: m.has("storage", lambda d: d.interface == "NVMe") == 1)
+    if req.cooler_type:
+        kind = "an air cooler" if req.cooler_type == "air" else "an AIO liquid cooler"
+        gated(f"{kind} (your preference)", lambda: m.has("cooler", lambda c: c.type == req.cooler_type) == 1)
+    if req.max_wall_w:
+        gated(f"at most {req.max_wall_w} W sustained at the wall",
+              lambda: 1000 * m.power()["sustained_w"] <= req.max_wall_w * m.attr("psu", psu_efficiency_permille))
+    need = req.required_speedup()
+    if need:
+        units = int(round(need * 1000)) * n
+        why = f"sweep done within {req.deadline_hours:g} h" if req.deadline_hours else f"at least {need:g}x the GTX 1080 Ti"
+        gated(why, lambda: score >= units)
+    for pid in req.pinned:
+        part = catalog.get(pid)
+        gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
+    return {"price": price, "score": score}
+
+
+def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
+    from planner.solver.currency import to_eur
+    return to_cents(to_eur(req.budget, req.currency))  # type: ignore[arg-type]
+
+
+def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingEncoder:
+    rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction)
+    terms = encode_all(rec, req, cands, lambda s: None, catalog)
+    rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
+    rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
+    return rec
+
+
+def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirements, catalog: Catalog,
+                with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
+    """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
+    m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction)
+    names: dict[int, str] = {}
+
+    def switch(sentence: str) -> Optional[cp_model.IntVar]:
+        if not with_assumptions:
+            return None
+        lit = m.model.NewBoolVar(sentence)
+        names[lit.Index()] = sentence
+        return lit
+
+    terms = encode_all(m, req, cands, switch, catalog)
+    if with_assumptions:
+        m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i in names])
+    return m, terms, names

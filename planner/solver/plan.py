@@ -1,0 +1,124 @@
+"""What the solver answers: plans (parts, totals, speed, power, notes) and the recommendation around them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Optional
+
+from planner.catalog import Catalog
+from planner.checker import CheckReport
+from planner.models import CATEGORIES
+from planner.money import format_money, from_cents, quantize
+from planner.solver.currency import convert, from_eur
+from planner.solver.score import Speed
+
+
+@dataclass
+class Plan:
+    """One build: the chosen part per category, its check report, speed and price in the user's currency."""
+
+    parts: dict[str, Any]
+    report: CheckReport
+    speed: Speed
+    gpu_count: int
+    total_cents_eur: int
+    currency: str
+    catalog: Catalog
+    owned: frozenset[str] = frozenset()
+    trade_offs: list[str] = field(default_factory=list)
+
+    @property
+    def gpu(self) -> Any:
+        return self.parts["gpu"]
+
+    @property
+    def chip(self) -> Any:
+        return self.catalog.chips[self.gpu.chip]
+
+    @property
+    def total(self) -> Decimal:
+        return quantize(from_eur(from_cents(self.total_cents_eur), self.currency))
+
+    def part_json(self, part: Any) -> dict[str, Any]:
+        qty = self.gpu_count if part.category == "gpu" else 1
+        owned = part.id in self.owned
+        offer = None if owned else self.catalog.offer_for(part.id)
+        amount = Decimal(0) if owned or offer is None else convert(offer.price, offer.currency, self.currency)
+        return {
+            "category": part.category, "id": part.id, "name": part.name, "quantity": qty,
+            "price": {"amount": str(quantize(amount)), "currency": self.currency},
+            "retailer": None if offer is None else offer.retailer,
+            "url": None if offer is None else offer.url,
+            "price_source": "owned" if owned else (None if offer is None else offer.source),
+            "price_observed_on": None if offer is None else offer.observed_on.isoformat(),
+            "condition": None if offer is None else offer.condition,
+            "owned": owned,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "parts": [self.part_json(self.parts[c]) for c in CATEGORIES if c in self.parts],
+            "total": {"amount": str(self.total), "currency": self.currency},
+            "gpu": {"chip": self.chip.id, "name": self.chip.name, "count": self.gpu_count,
+                    "vram_gb": self.gpu.vram_gb},
+            "speedup_vs_1080ti": round(self.speed.value, 3),
+            "speedup_range": [round(self.speed.low, 3), round(self.speed.high, 3)],
+            "speedup_basis": self.speed.basis,
+            "power": self.report.power_json(),
+            "warnings": [f.to_json() for f in self.report.warnings],
+            "unverified": [f.to_json() for f in self.report.unverified],
+            "trade_offs": list(self.trade_offs),
+        }
+
+    def headline(self) -> str:
+        n = f"{self.gpu_count} x " if self.gpu_count > 1 else ""
+        return f"{n}{self.chip.name} build, {format_money(self.total, self.currency)}, {self.speed.value:.1f}x a GTX 1080 Ti"
+
+
+def trade_offs(first: Plan, other: Plan) -> list[str]:
+    """What `other` gives up or gains against the first plan, in plain words with numbers."""
+    out = []
+    diff = other.total - first.total
+    out.append((f"saves {format_money(-diff, other.currency)}" if diff < 0 else
+                f"costs {format_money(diff, other.currency)} more") if diff else "same price")
+    ratio = other.speed.value / first.speed.value if first.speed.value else 0
+    out.append(f"{ratio:.0%} of the first plan's training speed ({other.speed.value:.1f}x vs "
+               f"{first.speed.value:.1f}x a GTX 1080 Ti)")
+    dv = other.gpu.vram_gb * other.gpu_count - first.gpu.vram_gb * first.gpu_count
+    if dv:
+        out.append(f"{abs(dv):g} GB {'more' if dv > 0 else 'less'} VRAM")
+    if other.parts["cpu"].socket != first.parts["cpu"].socket:
+        out.append(f"{other.parts['cpu'].socket} platform instead of {first.parts['cpu'].socket}")
+    dw = (other.report.sizing.sustained_w if other.report.sizing else 0) - \
+        (first.report.sizing.sustained_w if first.report.sizing else 0)
+    if abs(dw) >= 20:
+        out.append(f"{abs(dw)} W {'more' if dw > 0 else 'less'} sustained draw")
+    return out
+
+
+@dataclass
+class WhyNot:
+    conflicts: list[str]
+    suggestions: list[str]
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"conflicts": list(self.conflicts), "suggestions": list(self.suggestions)}
+
+
+@dataclass
+class Recommendation:
+    status: str  # optimal | feasible | infeasible
+    plans: list[Plan]
+    why_not: Optional[WhyNot]
+    solve_seconds: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "plans": [p.to_json() for p in self.plans],
+            "why_not": None if self.why_not is None else self.why_not.to_json(),
+            "solve_seconds": round(self.solve_seconds, 4),
+            "stats": self.stats,
+        }

@@ -1,0 +1,77 @@
+"""Throughput score of a GPU for a workload: the speed model's speedup vs the GTX 1080 Ti.
+
+Until (or where) the calibrated model in planner.perf is unavailable, a documented spec-based score is
+used: the geometric mean of the compute ratio (tensor fp16/fp32-accumulate TFLOPS for amp on tensor-core
+GPUs, fp32 TFLOPS otherwise) and the memory-bandwidth ratio against the GTX 1080 Ti at fp32.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+
+from planner.models import GpuChip
+
+BASELINE = "gtx-1080-ti"
+SCALE = 1000  # integer score units per 1.0x speedup
+
+
+@dataclass(frozen=True)
+class Speed:
+    value: float
+    low: float
+    high: float
+    basis: str  # "model" or "spec estimate"
+
+
+def _spec_compute(chip: GpuChip, precision: str) -> float:
+    if precision in ("amp", "tf32") and chip.has_tensor_cores and chip.fp16_tensor_tflops_fp32acc:
+        tensor = chip.fp16_tensor_tflops_fp32acc if precision == "amp" else chip.fp16_tensor_tflops_fp32acc / 2
+        return max(tensor, chip.fp32_tflops)
+    return chip.fp32_tflops
+
+
+def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction: float = 1.0) -> Speed:
+    compute = _spec_compute(chip, precision) / _spec_compute(baseline, "fp32")
+    bandwidth = chip.mem_bandwidth_gbs / baseline.mem_bandwidth_gbs
+    value = math.sqrt(compute * bandwidth) * power_scale(power_fraction)
+    return Speed(value, value * 0.6, value * 1.4, "spec estimate")
+
+
+def power_scale(fraction: float) -> float:
+    """Throughput kept at a power limit (hardware-facts §4.2): 1.0 at 100 %, 0.95 at 80 %, 0.90 at 70 %."""
+    points = [(0.5, 0.72), (0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0)]
+    f = min(max(fraction, 0.5), 1.0)
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if f <= x1:
+            return y0 + (y1 - y0) * (f - x0) / (x1 - x0)
+    return 1.0
+
+
+@lru_cache(maxsize=1)
+def _perf_model() -> Optional[object]:
+    try:
+        from planner.perf import load_perf_model
+        return load_perf_model()
+    except Exception:  # the calibrated model is optional; fall back to specs
+        return None
+
+
+def gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
+              power_fraction: float = 1.0) -> Speed:
+    model = _perf_model()
+    if model is not None and chip.id in getattr(model, "chips", {}):
+        try:
+            est = model.speedup(chip.id, baseline=BASELINE, workload=workload, precision=precision,
+                                power_fraction=power_fraction)
+            return Speed(est.value, est.low, est.high, "model")
+        except Exception:
+            pass
+    return spec_speed(chip, chips[BASELINE], precision, power_fraction)
+
+
+def score_units(speed: Speed, gpu_count: int) -> int:
+    """Integer objective: aggregate sweep throughput (independent runs spread over the GPUs)."""
+    return int(round(speed.value * SCALE)) * gpu_count
