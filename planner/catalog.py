@@ -234,5 +234,13 @@ def cached_catalog(data_dir: Optional[Path | str] = None, price_db: object = Non
     return _CACHE[key]
 
 
+USED_POLICIES = ("none", "gpu", "all")
+
+
+def used_allowed(policy: str, category: str) -> bool:
+    """Used offers: never, for GPUs only (the default: an established used market), or for every part."""
+    return policy == "all" or (policy == "gpu" and category == "gpu")
+
+
 def price_age_days(offer: Offer, today: Optional[date] = None) -> int:
     return ((today or date.today()) - offer.observed_on).days

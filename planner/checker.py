@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Optional
 
 from planner import power
-from planner.catalog import Catalog
+from planner.catalog import Catalog, used_allowed
 from planner.errors import InputError
 from planner.models import AnyPart, Finding, Offer, Severity
 from planner.money import Money
@@ -113,8 +113,10 @@ def check_parts(
     *,
     gpu_count: int = 1,
     power_fraction: float = 1.0,
+    workload: str = "transformer",
+    precision: str = "amp",
     owned: Iterable[str] = (),
-    allow_used: bool = True,
+    used: str = "gpu",
     currency: str = "EUR",
 ) -> CheckReport:
     """Check a list of catalog parts (at most one per category)."""
@@ -128,9 +130,10 @@ def check_parts(
         raise InputError(f"gpu count {gpu_count} out of range 1..8")
     if not 0.3 <= power_fraction <= 1.0:
         raise InputError(f"power limit {power_fraction} out of range 0.3..1.0")
-    build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction)
+    build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction,
+                  workload=workload, precision=precision)
     owned_set = frozenset(owned)
-    offers = {p.id: catalog.offer_for(p.id, allow_used=allow_used) for p in by_cat.values()}
+    offers = {p.id: catalog.offer_for(p.id, allow_used=used_allowed(used, p.category)) for p in by_cat.values()}
     total = Decimal(0)
     for p in by_cat.values():
         if p.id in owned_set:

@@ -127,6 +127,7 @@ class Cpu(Part):
     memory_types: StrList
     max_memory_gb: OptInt = None
     pcie_gen: OptInt = None
+    gpu_pcie_lanes: OptInt = None  # lanes the CPU gives the first x16 slot (8500G: 4)
     integrated_graphics: OptBool = None
 
     @field_validator("memory_types")

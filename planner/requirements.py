@@ -42,7 +42,7 @@ class Requirements(BaseModel):
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
     precision: Literal["fp32", "tf32", "amp"] = "amp"
-    allow_used: bool = True
+    used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
 
     @field_validator("currency")

@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         exclude_brand: list[str] = typer.Option([], "--exclude-brand", help="Brand to leave out (repeat)"),
         cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
-        new_only: bool = typer.Option(False, "--new-only", help="Ignore used offers"),
+        used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
         alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
         time_limit: float = typer.Option(10.0, "--time-limit", help="Solver time limit, s"),
@@ -88,7 +88,7 @@ def register(app: typer.Typer) -> None:
             baseline_hours=hours, workload=workload, precision=precision, gpu_count=gpus,
             power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
-            allow_used=not new_only,
+            used=used,
         )
         rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
         if as_json:

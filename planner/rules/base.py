@@ -25,6 +25,8 @@ class Build:
     chips: dict[str, GpuChip]
     gpu_count: int = 1
     power_fraction: float = 1.0  # GPU power limit as a fraction of stock board power
+    workload: str = "transformer"
+    precision: str = "amp"
 
     def get(self, category: str) -> Optional[AnyPart]:
         return self.parts.get(category)
@@ -145,6 +147,8 @@ class Encoder(Protocol):
     gpu_count: int
     power_fraction: float
     chips: dict[str, GpuChip]
+    workload: str
+    precision: str
 
     def attr(self, category: str, fn: Callable[[Any], Optional[float]], unknown: int = PERMISSIVE) -> Any: ...
     def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any: ...

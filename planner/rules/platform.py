@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 from planner.models import MEMORY_TYPES, SOCKETS, Severity
 from planner.rules.base import Build, Encoder, Rule, gpu_chip
+from planner.speed import gpu_speed
 
 MIN_COMPUTE_CAPABILITY = 7.5  # CUDA 12.8+ PyTorch wheels target sm_75 and newer (hardware-facts §5.4)
 CORES_PER_GPU = 4  # documented minimum so data loading does not starve the GPU (docs/rules.md)
 MIN_CORES = 6
+CORES_PER_SPEEDUP = 0.6  # estimate: cores per unit of speedup vs a GTX 1080 Ti (data-loader workers)
+MIN_GPU_LANES = 8
 DDR5_4DIMM_OFFICIAL_MTS = 3600  # AM5 with 2 DIMMs per channel (hardware-facts §2.3)
 
 
@@ -233,23 +239,72 @@ class DimmSpeed(Rule):
         m.model.Add(m.has("memory", self.risky, unknown=False) == 0)
 
 
+def cores_needed(gpu, chips, gpu_count: int, workload: str, precision: str, power_fraction: float = 1.0) -> int:
+    """Cores that keep the input pipeline of `gpu_count` such GPUs fed: at least CORES_PER_GPU per GPU and
+    MIN_CORES, and more for faster GPUs (2 + 0.6 per unit of total speedup vs the GTX 1080 Ti)."""
+    speed = gpu_speed(chips[gpu.chip], chips, workload, precision, power_fraction).value
+    return max(MIN_CORES, CORES_PER_GPU * gpu_count, math.ceil(2 + CORES_PER_SPEEDUP * speed * gpu_count - 1e-9))
+
+
 class CpuCoresPerGpu(Rule):
     name = "cpu_cores_per_gpu"
     severity = Severity.WARNING
     categories = ("cpu", "gpu")
-    summary = f"at least {CORES_PER_GPU} cores per GPU and {MIN_CORES} in all, so data loading keeps up"
+    summary = "enough CPU cores to feed the GPUs (4 per GPU, 6 in all, more for faster GPUs)"
+
+    def check(self, b: Build):
+        cpu, gpu = b.parts["cpu"], b.parts["gpu"]
+        need = cores_needed(gpu, b.chips, b.gpu_count, b.workload, b.precision, b.power_fraction)
+        if cpu.cores >= need:
+            return []
+        return [self.finding(f"{cpu.cores} cores for {b.gpu_count} x {b.chips[gpu.chip].name}; {need} or more keep "
+                             "the input pipeline fed", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("cpu", lambda p: p.cores) >= m.attr(
+            "gpu", lambda g: cores_needed(g, m.chips, m.gpu_count, m.workload, m.precision, m.power_fraction)))
+
+
+class GpuPcieLink(Rule):
+    name = "gpu_pcie_link"
+    severity = Severity.WARNING
+    categories = ("cpu", "gpu")
+    summary = "the CPU gives the GPU at least 8 PCIe lanes"
 
     def check(self, b: Build):
         cpu = b.parts["cpu"]
-        need = max(MIN_CORES, CORES_PER_GPU * b.gpu_count)
-        if cpu.cores >= need:
+        if cpu.gpu_pcie_lanes is None or cpu.gpu_pcie_lanes >= MIN_GPU_LANES:
             return []
-        return [self.finding(f"{cpu.cores} cores for {b.gpu_count} GPU(s); {need} or more keep the input pipeline fed",
-                             b.ids(*self.categories))]
+        return [self.finding(f"{cpu.name} runs the GPU at x{cpu.gpu_pcie_lanes}: host-to-GPU transfers get "
+                             f"{cpu.gpu_pcie_lanes}/16 of the bandwidth", b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
-        m.model.Add(m.attr("cpu", lambda p: p.cores) >= max(MIN_CORES, CORES_PER_GPU * m.gpu_count))
+        m.model.Add(m.attr("cpu", lambda p: p.gpu_pcie_lanes, unknown=16) >= MIN_GPU_LANES)
+
+
+class CpuStability(Rule):
+    name = "cpu_stability"
+    severity = Severity.WARNING
+    categories = ("cpu",)
+    summary = "no CPU with a known 24/7 degradation issue (Intel 13th/14th gen Vmin shift)"
+    _RAPTOR = re.compile(r"\b(?:i[3579]-?)?1[34]\d{3}[A-Z]*\b")
+
+    @classmethod
+    def affected(cls, cpu) -> bool:
+        """Intel 13th/14th-gen desktop parts of 65 W or more (Intel's statement, hardware-facts §2.4)."""
+        return cpu.socket == "LGA1700" and cpu.base_power_w >= 65 and bool(cls._RAPTOR.search(cpu.name))
+
+    def check(self, b: Build):
+        cpu = b.parts["cpu"]
+        if not self.affected(cpu):
+            return []
+        return [self.finding(f"{cpu.name} is a 13th/14th-gen Intel part: install microcode 0x12B and Intel Default "
+                             "Settings before 24/7 training; a chip already degraded is not repaired by the update",
+                             b.ids("cpu"))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("cpu", self.affected, unknown=False) == 0)
 
 
 RULES = [CpuSocket(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), MultiGpuSlots(),
-         CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu()]
+         CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]

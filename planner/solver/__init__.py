@@ -70,14 +70,15 @@ class _Session:
     def plan(self, chosen: dict[str, Any]) -> Plan:
         req = self.req
         report = check_parts(self.catalog, list(chosen.values()), gpu_count=req.gpu_count,
-                             power_fraction=req.power_fraction, owned=self.cands.owned,
-                             allow_used=req.allow_used, currency="EUR")
+                             power_fraction=req.power_fraction, workload=req.workload,
+                             precision=req.precision, owned=self.cands.owned,
+                             used=req.used, currency="EUR")
         if report.problems:  # the solver and the checker share rules: this would be a bug
             raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
         total = sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
         return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].chip],
                     gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
-                    catalog=self.catalog, owned=self.cands.owned)
+                    catalog=self.catalog, owned=self.cands.owned, offers=self.cands.offers)
 
     def explain(self) -> WhyNot:
         if self.cands.missing:

@@ -116,8 +116,9 @@ class BaseEncoder:
     """Shared state: gpu count, power limit, chips and candidate parts per category."""
 
     def __init__(self, candidates: dict[str, list[Any]], chips: dict[str, GpuChip], gpu_count: int,
-                 power_fraction: float):
+                 power_fraction: float, workload: str = "transformer", precision: str = "amp"):
         self.cands = candidates
+        self.workload, self.precision = workload, precision
         self.chips = chips
         self.gpu_count = gpu_count
         self.power_fraction = power_fraction

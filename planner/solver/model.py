@@ -8,14 +8,14 @@ from typing import Any, Callable, Optional
 
 from ortools.sat.python import cp_model
 
-from planner.catalog import Catalog
+from planner.catalog import Catalog, used_allowed
 from planner.models import CATEGORIES, Severity
 from planner.money import to_cents
 from planner.requirements import Requirements
 from planner.rules import ALL_RULES
 from planner.rules.base import psu_efficiency_permille
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
-from planner.solver.score import Speed, gpu_speed, score_units
+from planner.speed import Speed, gpu_speed, score_units
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Candidates:
     speed: dict[str, Speed]  # by chip id
     score: dict[str, int]  # by gpu part id
     owned: frozenset[str] = frozenset()
+    offers: dict[str, Any] = field(default_factory=dict)  # the offer each price came from
     missing: list[str] = field(default_factory=list)  # categories with nothing to choose from
 
 
@@ -36,6 +37,7 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
     brands = {b.lower() for b in req.excluded_brands}
     parts: dict[str, list[Any]] = {}
     prices: dict[str, int] = {}
+    offers: dict[str, Any] = {}
     for cat in CATEGORIES:
         chosen = []
         for p in catalog.by_category(cat):
@@ -44,10 +46,11 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
             if p.id in owned:
                 prices[p.id] = 0
             else:
-                offer = catalog.offer_for(p.id, allow_used=req.allow_used)
+                offer = catalog.offer_for(p.id, allow_used=used_allowed(req.used, cat))
                 if offer is None:
                     continue
                 prices[p.id] = to_cents(to_eur(offer.price, offer.currency))
+                offers[p.id] = offer
             chosen.append(p)
         parts[cat] = chosen
     speed: dict[str, Speed] = {}
@@ -57,7 +60,7 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
             speed[g.chip] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
                                       req.power_fraction)
         score[g.id] = score_units(speed[g.chip], req.gpu_count)
-    return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned,
+    return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned, offers=offers,
                       missing=[c for c in CATEGORIES if not parts[c]])
 
 
@@ -148,7 +151,7 @@ def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
 
 
 def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingEncoder:
-    rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction)
+    rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision)
     terms = encode_all(rec, req, cands, lambda s: None, catalog)
     rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
     rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
@@ -158,7 +161,7 @@ def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingE
 def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirements, catalog: Catalog,
                 with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
     """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
-    m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction)
+    m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision)
     names: dict[int, str] = {}
 
     def switch(sentence: str) -> Optional[cp_model.IntVar]:

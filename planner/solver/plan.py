@@ -11,7 +11,7 @@ from planner.checker import CheckReport
 from planner.models import CATEGORIES
 from planner.money import format_money, from_cents, quantize
 from planner.solver.currency import convert, from_eur
-from planner.solver.score import Speed
+from planner.speed import Speed
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Plan:
     currency: str
     catalog: Catalog
     owned: frozenset[str] = frozenset()
+    offers: dict[str, Any] = field(default_factory=dict)
     trade_offs: list[str] = field(default_factory=list)
 
     @property
@@ -43,7 +44,7 @@ class Plan:
     def part_json(self, part: Any) -> dict[str, Any]:
         qty = self.gpu_count if part.category == "gpu" else 1
         owned = part.id in self.owned
-        offer = None if owned else self.catalog.offer_for(part.id)
+        offer = None if owned else self.offers.get(part.id)
         amount = Decimal(0) if owned or offer is None else convert(offer.price, offer.currency, self.currency)
         return {
             "category": part.category, "id": part.id, "name": part.name, "quantity": qty,

@@ -1,0 +1,39 @@
+"""planner: plan an ML training workstation — catalog, compatibility, CP-SAT builds, speed, costs, prices, sharing, doctor.
+
+The public surface is small and loaded lazily (OR-Tools and pandas load only when used):
+
+    from planner import load_catalog, check_parts, Requirements, recommend
+    cat = load_catalog()
+    rec = recommend(cat, Requirements(budget=7000))
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "load_catalog": "planner.catalog",
+    "Catalog": "planner.catalog",
+    "check_parts": "planner.checker",
+    "CheckReport": "planner.checker",
+    "Requirements": "planner.requirements",
+    "recommend": "planner.solver",
+    "Recommendation": "planner.solver",
+    "size_psu": "planner.power",
+    "Money": "planner.money",
+    "PlannerError": "planner.errors",
+    "InputError": "planner.errors",
+    "CatalogError": "planner.errors",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'planner' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
