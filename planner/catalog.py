@@ -44,20 +44,28 @@ def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     except OSError as exc:
         raise CatalogError(f"{_display(path)}: cannot read ({exc.strerror})") from None
     with handle:
-        reader = csv.DictReader(line for line in handle if line.strip() and not line.startswith("#"))
+        kept: list[int] = []  # file line number of each line the reader sees
+
+        def lines() -> Iterator[str]:
+            for number, line in enumerate(handle, start=1):
+                if line.strip() and not line.startswith("#"):
+                    kept.append(number)
+                    yield line
+
+        reader = csv.DictReader(lines())
         if reader.fieldnames is None:
             raise CatalogError(f"{_display(path)}: empty file, expected a header row")
         if any(h is None or h.strip() == "" for h in reader.fieldnames):
             raise CatalogError(f"{_display(path)}: the header has an empty column name")
         try:
             for row in reader:
+                line = kept[reader.line_num - 1]
                 if None in row:
-                    raise CatalogError(
-                        f"{_display(path)} row {reader.line_num}: more cells than header columns"
-                    )
-                yield reader.line_num, {k.strip(): (v if v is not None else "") for k, v in row.items()}
+                    raise CatalogError(f"{_display(path)} row {line}: more cells than header columns")
+                yield line, {k.strip(): (v if v is not None else "") for k, v in row.items()}
         except csv.Error as exc:
-            raise CatalogError(f"{_display(path)} row {reader.line_num}: malformed CSV ({exc})") from None
+            line = kept[reader.line_num - 1] if 0 < reader.line_num <= len(kept) else reader.line_num
+            raise CatalogError(f"{_display(path)} row {line}: malformed CSV ({exc})") from None
 
 
 def _check_header(path: Path, header: Iterable[str], model: type[BaseModel]) -> None:
@@ -175,15 +183,12 @@ def _load_offers(data_dir: Path, parts: dict[str, AnyPart]) -> dict[str, list[Of
 
 def _merge_store_offers(offers: dict[str, list[Offer]], parts: dict[str, AnyPart], price_db: object) -> None:
     """Add the latest trusted scraped price per part from the SQLite price history, when one exists."""
-    try:
-        from planner.prices.store import PriceStore  # local import: the store is optional
-    except ImportError:
-        return
+    from planner.prices.store import offers_for_catalog  # local import: only when prices are wanted
+
     path = None if price_db is True else price_db
     try:
-        store = PriceStore(path) if path is not None else PriceStore()
-        latest = store.latest_trusted()
-    except Exception:  # an unreadable or missing history never blocks planning
+        latest = offers_for_catalog(path)
+    except Exception:  # an unreadable history never blocks planning; `planner prices history` reports it
         return
     for part_id, offer in latest.items():
         if part_id in parts:

@@ -43,9 +43,15 @@ class PsuTransient(Rule):
             why = (f"GPU excursions of 3 x {t.gpu_w} W plus {t.other_w} W reach {3 * t.gpu_w + t.other_w} W; an ATX 3.x "
                    f"unit carries 200 % of its rating for 100 us, so it needs at least {need} W")
         else:
-            kind = "ATX 2.x" if psu.atx_version == "2.x" else (
-                "ATX 3.x unit without a native 12V-2x6 cable" if psu.atx_version else "PSU of unknown ATX version")
-            why = (f"an {kind} has no excursion guarantee: {power.ATX2_RATIO} x {t.sustained_w} W sustained needs "
+            if psu.atx_version is None:
+                kind = "a PSU of unknown ATX version"
+            elif psu.atx_version == "2.x":
+                kind = "an ATX 2.x unit"
+            elif not psu.connectors_12v2x6:
+                kind = "an ATX 3.x unit without a native 12V-2x6 cable"
+            else:
+                kind = f"an ATX 3.x unit of {power.ATX3_MIN_W} W or less (the 200 % rule starts above {power.ATX3_MIN_W} W)"
+            why = (f"{kind} has no 200 % excursion guarantee: {power.ATX2_RATIO} x {t.sustained_w} W sustained needs "
                    f"at least {need} W")
         return [self.finding(f"{psu.wattage_w} W PSU too small for transients: {why}", b.ids(*self.categories))]
 

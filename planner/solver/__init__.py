@@ -108,11 +108,14 @@ class _Session:
                 what = self.describe_targets(relaxed)
                 out.append(f"the cheapest build{what} costs {format_money(cost, req.currency)}; raise the budget by "
                            f"{format_money(extra, req.currency)}")
-        if any("VRAM" in s for s in core) and req.budget is not None:
+        if any("VRAM" in s for s in core):
             relaxed = req.model_copy(update={"min_vram_gb": None})
             best = self.max_vram(relaxed)
+            within = "the budget buys" if req.budget is not None else "any compatible build offers"
             if best is not None:
-                out.append(f"or accept {best:g} GB of VRAM, the most the budget buys with the other requirements")
+                out.append(f"or accept {best:g} GB of VRAM, the most {within} with the other requirements")
+            else:
+                out.append("no GPU in the catalog meets the other requirements either; relax them first")
         for s in core:
             if s.startswith("total at most") or "VRAM" in s:
                 continue

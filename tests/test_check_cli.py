@@ -1,0 +1,257 @@
+"""`planner check` on the shipped catalog: the user's target build, the five classic mistakes, the JSON
+contract, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers_parts import isolate_cli_env
+from planner import power
+from planner.catalog import REPO_DATA_DIR, load_catalog
+from planner.cli import app
+from planner.rules.base import power_terms
+from planner.rules import Build
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _no_price_history(monkeypatch, tmp_path):
+    isolate_cli_env(monkeypatch, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog(REPO_DATA_DIR)
+
+
+def pick(cat, category: str, **want: Any) -> Any:
+    """The first shipped part of `category` whose attributes (or properties) equal `want`."""
+    for p in cat.by_category(category):
+        if all(getattr(p, k) == v for k, v in want.items()):
+            return p
+    pytest.fail(f"the shipped catalog has no {category} with {want}")
+
+
+@pytest.fixture(scope="module")
+def target(cat) -> dict[str, Any]:
+    """The user's target build (user-story.md): 5090, 9950X, X870E ATX, 64 GB DDR5-6000, 2 TB NVMe,
+    360 mm AIO, 1200 W ATX 3.x, Meshify 2."""
+    return {
+        "gpu": pick(cat, "gpu", chip="rtx-5090", length_mm=357.6),
+        "cpu": cat.get("cpu-amd-ryzen9-9950x"),
+        "motherboard": pick(cat, "motherboard", socket="AM5", chipset="X870E", form_factor="ATX"),
+        "memory": pick(cat, "memory", memory_type="DDR5", capacity_gb=64, modules=2, speed_mts=6000),
+        "storage": pick(cat, "storage", interface="NVMe", capacity_gb=2000),
+        "cooler": pick(cat, "cooler", type="aio", radiator_mm=360),
+        "psu": pick(cat, "psu", wattage_w=1200, is_atx3=True, form_factor="ATX"),
+        "case": cat.get("case-fractal-meshify-2"),
+    }
+
+
+def check(*args: str) -> tuple[int, Any, str]:
+    res = CliRunner().invoke(app, ["check", *args])
+    data = json.loads(res.stdout) if res.exit_code == 0 and "--json" in args else None
+    return res.exit_code, data, res.stderr
+
+
+def check_build_ids(parts: dict[str, Any], **swap: Any) -> dict[str, Any]:
+    ids = [(swap.get(c) or p).id for c, p in parts.items()]
+    code, data, err = check(*ids, "--json")
+    assert code == 0, err
+    return data
+
+
+def problem(data: dict[str, Any], rule: str) -> dict[str, Any]:
+    hits = [p for p in data["problems"] if p["rule"] == rule]
+    assert hits, f"no {rule} problem among {[(p['rule'], p['message']) for p in data['problems']]}"
+    return hits[0]
+
+
+# ---- the target build and the JSON contract ----------------------------------------------------------
+
+def test_target_build_is_compatible(target) -> None:
+    data = check_build_ids(target)
+    assert data["compatible"] is True, data["problems"]
+    assert data["problems"] == []
+
+
+def test_json_contract_shape(cat, target) -> None:
+    data = check_build_ids(target)
+    assert {"compatible", "problems", "warnings", "power", "total"} <= set(data)
+    assert isinstance(data["compatible"], bool)
+    for f in data["problems"] + data["warnings"]:
+        assert set(f) >= {"rule", "message", "parts"} and isinstance(f["parts"], list)
+    pw = data["power"]
+    assert all(isinstance(pw[k], int) for k in ("sustained_w", "transient_w", "recommended_psu_w"))
+    assert data["total"]["currency"] == "EUR"
+    expected = sum(cat.offer_for(p.id).price for p in target.values())
+    assert Decimal(data["total"]["amount"]) == expected
+
+
+def test_power_summary_matches_the_power_model(cat, target) -> None:
+    data = check_build_ids(target)
+    b = Build(parts=dict(target), chips=cat.chips)
+    t = power_terms(b)
+    assert data["power"]["sustained_w"] == t.sustained_w
+    assert data["power"]["transient_w"] == 3 * t.gpu_w + t.other_w
+    rec = data["power"]["recommended_psu_w"]
+    assert rec in power.COMMERCIAL_SIZES_W
+    assert rec >= power.required_sustained_w(t.sustained_w)
+    assert rec >= power.required_transient_w(t.gpu_w, t.other_w, atx3_native=True)
+    assert rec <= target["psu"].wattage_w  # the chosen 1200 W unit is enough
+
+
+def test_owned_part_costs_nothing(cat, target) -> None:
+    ids = [p.id for p in target.values()]
+    code, data, err = check(*ids, "--owned", target["case"].id, "--json")
+    assert code == 0, err
+    full = sum(cat.offer_for(p.id).price for p in target.values())
+    assert Decimal(data["total"]["amount"]) == full - cat.offer_for(target["case"].id).price
+
+
+def test_two_identical_gpus_double_the_card_price_and_power(cat, target) -> None:
+    ids = [p.id for p in target.values()]
+    one = check_build_ids(target)
+    code, two, err = check(*ids, "--gpu-count", "2", "--json")
+    assert code == 0, err
+    gpu_price = cat.offer_for(target["gpu"].id).price
+    assert Decimal(two["total"]["amount"]) == Decimal(one["total"]["amount"]) + gpu_price
+    t = power_terms(Build(parts=dict(target), chips=cat.chips))
+    assert two["power"]["sustained_w"] - one["power"]["sustained_w"] == t.gpu_w
+    assert two["compatible"] is False  # two 600 W cards on a 1200 W unit
+    assert {"psu_sustained", "psu_transient"} <= {p["rule"] for p in two["problems"]}
+
+
+def test_human_output_shows_verdict_price_date_and_source(target) -> None:
+    res = CliRunner().invoke(app, ["check", *[p.id for p in target.values()]])
+    assert res.exit_code == 0
+    assert "compatible" in res.stdout and "Total" in res.stdout
+    assert "user research" in res.stdout or "estimate" in res.stdout or "scraped" in res.stdout
+
+
+# ---- each classic mistake is flagged by the right rule, with numbers ----------------------------------
+
+def test_9950x_on_am4_board(cat, target) -> None:
+    am4 = pick(cat, "motherboard", socket="AM4")
+    data = check_build_ids(target, motherboard=am4)
+    assert data["compatible"] is False
+    p = problem(data, "cpu_socket")
+    assert "needs socket AM5 but the board has AM4" in p["message"]
+    assert set(p["parts"]) == {target["cpu"].id, am4.id}
+
+
+def test_long_5090_in_a_322mm_case(cat, target) -> None:
+    gpu = target["gpu"]
+    case = next(c for c in cat.by_category("case")
+                if c.max_gpu_length_mm is not None and 315 <= c.max_gpu_length_mm <= 325)
+    data = check_build_ids(target, case=case)
+    assert data["compatible"] is False
+    p = problem(data, "gpu_length")
+    assert f"card length {gpu.length_mm:g} mm exceeds the case maximum of {case.max_gpu_length_mm:g} mm" in p["message"]
+    assert "357.6 mm" in p["message"]
+
+
+def test_5090_on_a_750w_psu_fails_the_transient_rule(cat, target) -> None:
+    small = pick(cat, "psu", wattage_w=750, form_factor="ATX", is_atx3=True)
+    data = check_build_ids(target, psu=small)
+    assert data["compatible"] is False
+    p = problem(data, "psu_transient")
+    t = power_terms(Build(parts={**target, "psu": small}, chips=cat.chips))
+    need = power.required_transient_w(t.gpu_w, t.other_w, atx3_native=True)
+    assert p["message"].startswith("750 W PSU too small for transients")
+    assert f"3 x {t.gpu_w} W" in p["message"] and f"needs at least {need} W" in p["message"]
+
+
+def test_5090_on_a_750w_legacy_psu(cat, target) -> None:
+    legacy = pick(cat, "psu", wattage_w=750, form_factor="ATX", atx_version="2.x")
+    data = check_build_ids(target, psu=legacy)
+    p = problem(data, "psu_transient")
+    t = power_terms(Build(parts={**target, "psu": legacy}, chips=cat.chips))
+    assert f"1.47 x {t.sustained_w} W sustained" in p["message"]
+    assert {"psu_sustained", "psu_vendor_floor", "gpu_connectors"} <= {q["rule"] for q in data["problems"]}
+
+
+def test_ddr4_kit_on_am5_board(cat, target) -> None:
+    ddr4 = pick(cat, "memory", memory_type="DDR4")
+    data = check_build_ids(target, memory=ddr4)
+    assert data["compatible"] is False
+    p = problem(data, "memory_type")
+    assert "DDR4 kit does not fit a DDR5 board" in p["message"]
+    assert set(p["parts"]) == {ddr4.id, target["motherboard"].id}
+
+
+def test_air_cooler_taller_than_the_case_allows(cat, target) -> None:
+    pairs = [(c, k) for c in cat.by_category("cooler") if c.type == "air" and c.height_mm
+             for k in cat.by_category("case")
+             if k.max_cooler_height_mm and c.height_mm > k.max_cooler_height_mm and "ATX" in k.form_factors
+             and (k.max_gpu_length_mm or 0) >= target["gpu"].length_mm]
+    assert pairs, "no tall air cooler / ATX case pair in the shipped catalog"
+    cooler, case = min(pairs, key=lambda ck: ck[0].height_mm - ck[1].max_cooler_height_mm)
+    data = check_build_ids(target, cooler=cooler, case=case)
+    assert data["compatible"] is False
+    p = problem(data, "cooler_height")
+    assert (f"air cooler height {cooler.height_mm:g} mm exceeds the case maximum of "
+            f"{case.max_cooler_height_mm:g} mm") in p["message"]
+
+
+def test_same_air_cooler_fits_the_meshify_2(cat, target) -> None:
+    tall = max((c for c in cat.by_category("cooler") if c.type == "air" and c.height_mm), key=lambda c: c.height_mm)
+    assert tall.height_mm <= target["case"].max_cooler_height_mm
+    data = check_build_ids(target, cooler=tall)
+    assert "cooler_height" not in {p["rule"] for p in data["problems"]}
+
+
+# ---- bad input: exit 2 and one line on stderr -------------------------------------------------------
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from planner.cli import main; main()", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+
+
+def _one_line_error(r: subprocess.CompletedProcess) -> str:
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr + r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert r.stdout.strip() == ""
+    return lines[0]
+
+
+def test_unknown_part_exits_2(target) -> None:
+    line = _one_line_error(_cli("check", target["cpu"].id, "no-such-part-xyz", "--json"))
+    assert "no-such-part-xyz" in line
+
+
+def test_ambiguous_fragment_lists_candidates(cat) -> None:
+    line = _one_line_error(_cli("check", "rtx 5090", "--json"))
+    assert "ambiguous" in line
+    fives = [g.id for g in cat.by_category("gpu") if g.chip == "rtx-5090"]
+    assert sum(i in line for i in fives) >= 2
+
+
+def test_two_parts_of_one_category_exit_2(cat, target) -> None:
+    other = next(c for c in cat.by_category("cpu") if c.id != target["cpu"].id)
+    line = _one_line_error(_cli("check", target["cpu"].id, other.id, "--json"))
+    assert "two cpu parts" in line
+
+
+def test_unique_name_fragment_resolves(cat) -> None:
+    code, data, err = check("Meshify 2 Compact", "--json")
+    assert code == 0, err
+    assert data["compatible"] is True and data["total"]["amount"] == str(cat.offer_for(
+        "case-fractal-meshify-2-compact").price.quantize(Decimal("0.01")))
+
+
+@pytest.mark.parametrize("args", [["--gpu-count", "9"], ["--power-limit", "0.1"]])
+def test_out_of_range_options_exit_2(target, args) -> None:
+    code, _, err = check(target["gpu"].id, *args, "--json")
+    assert code == 2 and err.strip() and len(err.strip().splitlines()) == 1

@@ -1,0 +1,334 @@
+"""Every compatibility rule on both sides (passes / fails / unverified), on small hand-built parts."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import pytest
+
+from helpers_parts import (
+    CHIPS, air_cooler, board, case, chip, cooler, cpu, fixed_picks_feasible, gpu, make_build, memory, psu, storage,
+)
+from planner.checker import check_build
+from planner.models import Severity
+from planner.rules import ALL_RULES, RULES_BY_NAME, Build
+from planner.speed import gpu_speed
+
+P, W, U = Severity.PROBLEM, Severity.WARNING, Severity.UNVERIFIED
+
+# Parts reused by several cases.
+LEGACY_CARD = dict(tgp_w=350, power_12v2x6=0, power_8pin=2, recommended_psu_w=750)  # a 3090-like 8-pin card
+BIG_CARD = dict(chip="t-big", vram_gb=32, tgp_w=575, slots=2, recommended_psu_w=1000)  # a 5090-like card
+FRONT_ONLY_360 = dict(radiator_front=[360], radiator_top=[240], radiator_rear=[120], max_gpu_length_mm=400)
+RAPTOR_CPU = dict(socket="LGA1700", memory_types=["DDR4", "DDR5"], base_power_w=125, package_power_w=253, cores=24,
+                  threads=32)
+TURING = {**CHIPS, "t-turing": chip("t-turing", name="Test Turing 11G", architecture="turing",
+                                    compute_capability=7.5, vram_gb=11)}
+
+
+def cores_need(chip_id: str, gpu_count: int) -> int:
+    """The documented minimum, worked out here: max(6, 4 per GPU, 2 + 0.6 per unit of total speedup)."""
+    speed = gpu_speed(CHIPS[chip_id], CHIPS, "transformer", "amp").value
+    return max(6, 4 * gpu_count, math.ceil(2 + 0.6 * speed * gpu_count - 1e-9))
+
+
+@dataclass(frozen=True)
+class Case:
+    """A build and what one rule must say about it: nothing (severity None) or one finding with these words."""
+
+    id: str
+    rule: str
+    make: Callable[[], Build]
+    severity: Optional[Severity] = None
+    words: tuple[str, ...] = ()
+    parts: tuple[str, ...] = ()  # part ids the finding must name
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def B(**kw: Any) -> Callable[[], Build]:
+    return lambda: make_build(**kw)
+
+
+CASES: list[Case] = [
+    # ---- platform --------------------------------------------------------------------------------
+    Case("socket-ok", "cpu_socket", B()),
+    Case("socket-am4-cpu-on-am5-board", "cpu_socket", B(cpu=cpu(socket="AM4")), P,
+         ("Test CPU needs socket AM4 but the board has AM5",), ("cpu-test", "mb-test")),
+    Case("cpu-memtype-ok-lga1700-ddr4", "cpu_memory_type",
+         B(cpu=cpu(socket="LGA1700", memory_types=["DDR4", "DDR5"]),
+           motherboard=board(socket="LGA1700", memory_type="DDR4"), memory=memory(memory_type="DDR4", speed_mts=3600))),
+    Case("cpu-memtype-ddr4-cpu-ddr5-board", "cpu_memory_type", B(cpu=cpu(memory_types=["DDR4"])), P,
+         ("Test CPU supports DDR4 but the board is DDR5",), ("cpu-test", "mb-test")),
+    Case("memtype-ok", "memory_type", B()),
+    Case("memtype-ddr4-kit-ddr5-board", "memory_type", B(memory=memory(memory_type="DDR4", speed_mts=3200)), P,
+         ("DDR4 kit does not fit a DDR5 board",), ("mem-test", "mb-test")),
+    Case("capacity-ok-at-board-max", "memory_capacity",
+         B(memory=memory(modules=4, module_gb=48, speed_mts=3600))),  # 192 GB on a 192 GB board
+    Case("capacity-too-many-dimms", "memory_capacity",
+         B(memory=memory(modules=4, module_gb=16), motherboard=board(dimm_slots=2)), P,
+         ("4 DIMMs but the board has 2 slots",), ("mem-test", "mb-test")),
+    Case("capacity-over-board-max", "memory_capacity", B(memory=memory(modules=4, module_gb=64, speed_mts=3600)), P,
+         ("256 GB exceeds the board maximum of 192 GB",), ("mem-test", "mb-test")),
+    Case("capacity-over-cpu-max", "memory_capacity",
+         B(memory=memory(modules=4, module_gb=48, speed_mts=3600), cpu=cpu(max_memory_gb=128)), P,
+         ("192 GB exceeds the CPU maximum of 128 GB",), ("mem-test", "cpu-test")),
+    Case("capacity-board-max-unknown", "memory_capacity", B(motherboard=board(max_memory_gb=None)), U,
+         ("board maximum memory unknown", "could not be verified"), ("mem-test", "mb-test")),
+    Case("cooler-socket-ok", "cooler_socket", B()),
+    Case("cooler-socket-missing-am5", "cooler_socket", B(cooler=cooler(sockets=["AM4", "LGA1700"])), P,
+         ("cooler supports AM4, LGA1700, not AM5",), ("cooler-test", "cpu-test")),
+    Case("cooler-socket-unknown", "cooler_socket", B(cooler=cooler(sockets=[])), U,
+         ("cooler socket support unknown",), ("cooler-test", "cpu-test")),
+    Case("m2-ok", "m2_slots", B()),
+    Case("m2-sata-drive-on-board-without-m2", "m2_slots",
+         B(motherboard=board(m2_slots=0), storage=storage(interface="SATA", form_factor="2.5"))),
+    Case("m2-no-slot", "m2_slots", B(motherboard=board(m2_slots=0)), P,
+         ("M.2 drive but the board has 0 M.2 slots",), ("ssd-test", "mb-test")),
+    Case("m2-unknown", "m2_slots", B(motherboard=board(m2_slots=None)), U, ("board M.2 slot count unknown",)),
+    Case("x16-single-gpu-not-applicable", "pcie_x16_slots", B(motherboard=board(pcie_x16_slots=1))),
+    Case("x16-two-gpus-two-slots", "pcie_x16_slots", B(gpu_count=2, motherboard=board(pcie_x16_slots=2))),
+    Case("x16-two-gpus-one-slot", "pcie_x16_slots", B(gpu_count=2, motherboard=board(pcie_x16_slots=1)), P,
+         ("2 GPUs but the board has 1 x16-length slots",), ("gpu-test", "mb-test")),
+    Case("x16-unknown", "pcie_x16_slots", B(gpu_count=2, motherboard=board(pcie_x16_slots=None)), U,
+         ("board x16 slot count unknown",)),
+    Case("cooler-capacity-equal", "cooler_capacity", B(cooler=cooler(cooling_capacity_w=230))),
+    Case("cooler-capacity-short-ppt-from-tdp", "cooler_capacity",
+         B(cpu=cpu(base_power_w=105, package_power_w=None), cooler=cooler(cooling_capacity_w=140)), W,
+         ("cooler rated about 140 W for a CPU drawing 142 W sustained",), ("cooler-test", "cpu-test")),
+    Case("cooler-capacity-unknown", "cooler_capacity", B(cooler=cooler(cooling_capacity_w=None)), U,
+         ("cooler capacity unknown",)),
+    Case("ram-equals-vram", "ram_vs_vram", B(memory=memory(module_gb=12))),
+    Case("ram-below-vram", "ram_vs_vram", B(memory=memory(module_gb=8)), W,
+         ("16 GB of RAM is less than the 24 GB of total VRAM",), ("mem-test", "gpu-test")),
+    Case("ram-below-total-vram-two-gpus", "ram_vs_vram", B(gpu_count=2, memory=memory(module_gb=16)), W,
+         ("32 GB of RAM is less than the 48 GB of total VRAM",)),
+    Case("software-ada-ok", "gpu_software_support", B()),
+    Case("software-turing-sm75-ok", "gpu_software_support",
+         B(chips=TURING, gpu=gpu(chip="t-turing", vram_gb=11, tgp_w=250))),
+    Case("software-pascal", "gpu_software_support",
+         B(gpu=gpu(chip="gtx-1080-ti", vram_gb=11, tgp_w=250, power_12v2x6=0, power_8pin=2, recommended_psu_w=600)), W,
+         ("Baseline Pascal 11G (Pascal, sm_61) is no longer targeted by PyTorch's CUDA 12.8+ wheels",), ("gpu-test",)),
+    Case("software-amd-rocm", "gpu_software_support", B(gpu=gpu(chip="t-amd", tgp_w=355, recommended_psu_w=800)), W,
+         ("Test Radeon 24G needs ROCm",)),
+    Case("dimm-speed-4x-at-3600", "dimm_speed", B(memory=memory(modules=4, speed_mts=3600))),
+    Case("dimm-speed-2x-at-6400", "dimm_speed", B(memory=memory(modules=2, speed_mts=6400))),
+    Case("dimm-speed-4x-at-6000", "dimm_speed", B(memory=memory(modules=4, speed_mts=6000)), W,
+         ("4 DDR5 DIMMs at 6000 MT/s", "official limit with 2 DIMMs per channel is 3600 MT/s"), ("mem-test",)),
+    Case("cores-6-for-1-gpu", "cpu_cores_per_gpu", B(cpu=cpu(cores=6, threads=12))),
+    Case("cores-4-for-1-gpu", "cpu_cores_per_gpu", B(cpu=cpu(cores=4, threads=8)), W,
+         (f"4 cores for 1 x Test Ada 24G; {cores_need('t-ada', 1)} or more",), ("cpu-test", "gpu-test")),
+    Case("cores-8-for-3-gpus", "cpu_cores_per_gpu", B(gpu_count=3, cpu=cpu(cores=8, threads=16)), W,
+         (f"8 cores for 3 x Test Ada 24G; {cores_need('t-ada', 3)} or more",)),
+    Case("cores-6-for-a-fast-gpu", "cpu_cores_per_gpu", B(gpu=gpu(**BIG_CARD), cpu=cpu(cores=6, threads=12)), W,
+         (f"6 cores for 1 x Test Big 32G; {cores_need('t-big', 1)} or more",)),
+    Case("lanes-unknown-ok", "gpu_pcie_link", B(cpu=cpu(gpu_pcie_lanes=None))),
+    Case("lanes-x8-ok", "gpu_pcie_link", B(cpu=cpu(gpu_pcie_lanes=8))),
+    Case("lanes-x4", "gpu_pcie_link", B(cpu=cpu(gpu_pcie_lanes=4)), W,
+         ("Test CPU runs the GPU at x4", "4/16 of the bandwidth"), ("cpu-test", "gpu-test")),
+    Case("stability-12th-gen-ok", "cpu_stability", B(cpu=cpu(**RAPTOR_CPU, name="Intel Core i9-12900K"))),
+    Case("stability-14th-gen-35w-ok", "cpu_stability",
+         B(cpu=cpu(**{**RAPTOR_CPU, "base_power_w": 35}, name="Intel Core i5-14400T"))),
+    Case("stability-14900k", "cpu_stability", B(cpu=cpu(**RAPTOR_CPU, name="Intel Core i9-14900K")), W,
+         ("Intel Core i9-14900K is a 13th/14th-gen Intel part", "0x12B"), ("cpu-test",)),
+    # ---- physical fit ----------------------------------------------------------------------------
+    Case("board-matx-in-matx-case", "board_form_factor",
+         B(motherboard=board(form_factor="mATX"), case=case(form_factors=["mATX", "ITX"]))),
+    Case("board-atx-in-matx-case", "board_form_factor", B(case=case(form_factors=["mATX", "ITX"])), P,
+         ("ATX board does not fit the case, which takes mATX, ITX",), ("mb-test", "case-test")),
+    Case("length-at-limit", "gpu_length", B(gpu=gpu(length_mm=322), case=case(max_gpu_length_mm=322))),
+    Case("length-357.6-in-322", "gpu_length", B(gpu=gpu(length_mm=357.6), case=case(max_gpu_length_mm=322)), P,
+         ("card length 357.6 mm exceeds the case maximum of 322 mm",), ("gpu-test", "case-test")),
+    Case("length-radiator-on-top-no-loss", "gpu_length",
+         B(gpu=gpu(length_mm=350), case=case(**{**FRONT_ONLY_360, "radiator_top": [240, 360]}))),
+    Case("length-front-radiator-default-loss", "gpu_length", B(gpu=gpu(length_mm=350), case=case(**FRONT_ONLY_360)), P,
+         ("card length 350 mm exceeds the case maximum of 345 mm (case maximum 400 mm less 55 mm for the front "
+          "radiator)",), ("gpu-test", "case-test", "cooler-test")),
+    Case("length-front-radiator-case-clearance", "gpu_length",
+         B(gpu=gpu(length_mm=375), case=case(**FRONT_ONLY_360, front_radiator_clearance_mm=30)), P,
+         ("card length 375 mm exceeds the case maximum of 370 mm (case maximum 400 mm less 30 mm",)),
+    Case("length-unknown-card", "gpu_length", B(gpu=gpu(length_mm=None)), U,
+         ("GPU length or case GPU clearance unknown",)),
+    Case("length-unknown-case", "gpu_length", B(case=case(max_gpu_length_mm=None)), U,
+         ("GPU length or case GPU clearance unknown",)),
+    Case("slots-two-blowers-in-4", "gpu_slots",
+         B(gpu_count=2, gpu=gpu(slots=2, cooling="blower"), case=case(expansion_slots=4))),
+    Case("slots-3.5-slot-in-3", "gpu_slots", B(gpu=gpu(slots=3.5), case=case(expansion_slots=3)), P,
+         ("a 3.5-slot card needs 4 slots but the case has 3",), ("gpu-test", "case-test")),
+    Case("slots-two-open-air-3-slot-in-6", "gpu_slots", B(gpu_count=2, gpu=gpu(slots=3), case=case(expansion_slots=6)),
+         P, ("2 x 3-slot cards need 7 slots but the case has 6",)),
+    Case("slots-unknown", "gpu_slots", B(gpu=gpu(slots=None)), U, ("GPU slot width or case expansion slots unknown",)),
+    Case("height-at-limit", "cooler_height",
+         B(cooler=air_cooler(height_mm=155), case=case(max_cooler_height_mm=155))),
+    Case("height-aio-in-low-case", "cooler_height", B(case=case(max_cooler_height_mm=60))),
+    Case("height-168-in-155", "cooler_height", B(cooler=air_cooler(height_mm=168), case=case(max_cooler_height_mm=155)),
+         P, ("air cooler height 168 mm exceeds the case maximum of 155 mm",), ("cooler-air", "case-test")),
+    Case("height-unknown", "cooler_height", B(cooler=air_cooler(height_mm=None)), U,
+         ("cooler height or case cooler clearance unknown",)),
+    Case("radiator-front-only-ok", "radiator_mount", B(case=case(**FRONT_ONLY_360))),
+    Case("radiator-air-cooler", "radiator_mount",
+         B(cooler=air_cooler(), case=case(radiator_front=[], radiator_top=[], radiator_rear=[]))),
+    Case("radiator-420-no-mount", "radiator_mount",
+         B(cooler=cooler(radiator_mm=420), case=case(radiator_front=[240, 280, 360], radiator_top=[240],
+                                                     radiator_rear=[120])), P,
+         ("420 mm radiator has no mount in the case (supports top 240; front 240/280/360; rear 120 mm)",),
+         ("cooler-test", "case-test")),
+    Case("radiator-case-unknown", "radiator_mount",
+         B(case=case(radiator_front=[], radiator_top=[], radiator_rear=[])), U, ("case radiator support unknown",)),
+    Case("psu-fit-sfx-in-sfx-case", "psu_fit",
+         B(psu=psu(form_factor="SFX", length_mm=100), case=case(psu_form_factors=["SFX"], max_psu_length_mm=130))),
+    Case("psu-fit-too-long", "psu_fit", B(psu=psu(length_mm=200), case=case(max_psu_length_mm=160)), P,
+         ("PSU length 200 mm exceeds the case maximum of 160 mm",), ("psu-test", "case-test")),
+    Case("psu-fit-atx-in-sfx-case", "psu_fit", B(case=case(psu_form_factors=["SFX"])), P,
+         ("ATX PSU does not fit the case, which takes SFX",)),
+    Case("psu-fit-length-unknown", "psu_fit", B(psu=psu(length_mm=None)), U, ("PSU length or case PSU clearance",)),
+    # ---- power (reference: GPU 450 + CPU 230 + rest 103 = 783 W sustained) -----------------------
+    Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=979))),
+    Case("sustained-850w", "psu_sustained", B(psu=psu(wattage_w=850)), P,
+         ("sustained load 783 W (GPU 450 + CPU 230 + rest 103) is 92% of the 850 W PSU; 80 % needs at least 979 W",),
+         ("psu-test", "gpu-test", "cpu-test")),
+    Case("transient-atx31-native-rides-through", "psu_transient",
+         B(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142), psu=psu(wattage_w=850))),
+    Case("transient-atx2-same-build", "psu_transient",
+         B(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142),
+           psu=psu(wattage_w=850, atx_version="2.x", connectors_12v2x6=0)), P,
+         ("850 W PSU too small for transients: an ATX 2.x unit has no 200 % excursion guarantee: 1.47 x 595 W sustained needs "
+          "at least 875 W",), ("psu-test", "gpu-test", "cpu-test")),
+    Case("transient-atx31-without-16pin", "psu_transient",
+         B(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142), psu=psu(wattage_w=850, connectors_12v2x6=0)), P,
+         ("ATX 3.x unit without a native 12V-2x6 cable", "needs at least 875 W")),
+    Case("transient-450w-atx3-is-legacy", "psu_transient",
+         B(gpu=gpu(chip="t-small", vram_gb=12, tgp_w=120, recommended_psu_w=None),
+           cpu=cpu(base_power_w=65, package_power_w=88, cores=8, threads=16), psu=psu(wattage_w=450)), P,
+         ("1.47 x 311 W sustained needs at least 458 W",)),
+    Case("transient-two-big-cards-atx31", "psu_transient",
+         B(gpu_count=2, gpu=gpu(**BIG_CARD), cpu=cpu(base_power_w=65, package_power_w=88, cores=8, threads=16),
+           psu=psu(wattage_w=1700, connectors_12v2x6=2)), P,
+         ("1700 W PSU too small for transients: GPU excursions of 3 x 1150 W plus 191 W reach 3641 W",
+          "200 % of its rating for 100 us, so it needs at least 1821 W")),
+    Case("vendor-floor-met", "psu_vendor_floor", B(psu=psu(wattage_w=850))),
+    Case("vendor-floor-multi-gpu-not-applicable", "psu_vendor_floor",
+         B(gpu_count=2, gpu=gpu(tgp_w=200), psu=psu(wattage_w=800))),
+    Case("vendor-floor-card-figure", "psu_vendor_floor", B(gpu=gpu(tgp_w=200), psu=psu(wattage_w=800)), P,
+         ("800 W PSU is below the 850 W the GPU vendor recommends for this card",), ("psu-test", "gpu-test")),
+    Case("vendor-floor-chip-fallback", "psu_vendor_floor",
+         B(gpu=gpu(chip="t-big", vram_gb=32, tgp_w=200, recommended_psu_w=None), psu=psu(wattage_w=900)), P,
+         ("900 W PSU is below the 1000 W the GPU vendor recommends",)),
+    Case("connectors-native", "gpu_connectors", B()),
+    Case("connectors-16pin-320w-via-3-8pins", "gpu_connectors",
+         B(gpu=gpu(tgp_w=320), psu=psu(connectors_12v2x6=0, connectors_8pin=3))),
+    Case("connectors-575w-no-native", "gpu_connectors",
+         B(gpu=gpu(**BIG_CARD), psu=psu(wattage_w=1300, connectors_12v2x6=0, connectors_8pin=4)), P,
+         ("1 native 12V-2x6 input(s) needed, the PSU has 0; a 575 W card needs a native cable, no adapter",),
+         ("psu-test", "gpu-test")),
+    Case("connectors-adapter-short", "gpu_connectors", B(gpu=gpu(tgp_w=320), psu=psu(connectors_12v2x6=0,
+                                                                                     connectors_8pin=2)), P,
+         ("an adapter would need 3 separate 8-pin cables, the PSU has 2",)),
+    Case("connectors-8pin-short", "gpu_connectors", B(gpu=gpu(**{**LEGACY_CARD, "power_8pin": 3}),
+                                                      psu=psu(connectors_8pin=2)), P,
+         ("3 separate PCIe 8-pin cables needed, the PSU has 2",)),
+    Case("connectors-two-8pin-cards", "gpu_connectors", B(gpu_count=2, gpu=gpu(**LEGACY_CARD),
+                                                          psu=psu(wattage_w=1600, connectors_8pin=3)), P,
+         ("4 separate PCIe 8-pin cables needed, the PSU has 3",)),
+    Case("connectors-card-unknown", "gpu_connectors", B(gpu=gpu(power_12v2x6=None, power_8pin=None)), U,
+         ("GPU power connectors unknown",)),
+    Case("connectors-psu-unknown", "gpu_connectors", B(psu=psu(connectors_8pin=None)), U,
+         ("PSU connector counts unknown",)),
+    Case("wall-two-cards", "wall_circuit", B(gpu_count=2, psu=psu(wattage_w=2000, connectors_12v2x6=2))),
+    Case("wall-four-600w-cards", "wall_circuit",
+         B(gpu_count=4, gpu=gpu(**{**BIG_CARD, "tgp_w": 600}), psu=psu(wattage_w=2800, connectors_12v2x6=4)), P,
+         ("about 3141 W at the wall exceeds the 2944 W a 230 V / 16 A circuit carries continuously",),
+         ("psu-test", "gpu-test", "cpu-test")),
+]
+
+
+def _of(rule: str, build: Build) -> list:
+    return [f for f in check_build(build) if f.rule == rule]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_rule_verdict(case: Case) -> None:
+    assert case.rule in RULES_BY_NAME, f"unknown rule {case.rule}"
+    found = _of(case.rule, case.make())
+    if case.severity is None:
+        assert found == [], f"{case.rule} should pass, said: {[f.message for f in found]}"
+        return
+    assert len(found) == 1, [f.message for f in found]
+    f = found[0]
+    assert f.rule == case.rule
+    assert f.severity == case.severity
+    if case.severity != U:
+        assert f.severity == RULES_BY_NAME[case.rule].severity
+    for words in case.words:
+        assert words in f.message, f"{words!r} not in {f.message!r}"
+    assert set(case.parts) <= set(f.parts), f.parts
+
+
+def test_every_rule_has_a_passing_and_a_failing_case() -> None:
+    """Adding a rule to ALL_RULES without cases here fails this test."""
+    names = {r.name for r in ALL_RULES}
+    passing = {c.rule for c in CASES if c.severity is None}
+    failing = {c.rule for c in CASES if c.severity in (P, W)}
+    assert names - passing == set(), f"rules without a passing case: {sorted(names - passing)}"
+    assert names - failing == set(), f"rules without a failing case: {sorted(names - failing)}"
+    assert len(names) == len(ALL_RULES), "two rules share a name"
+
+
+def test_rules_have_summary_and_declared_categories() -> None:
+    for rule in ALL_RULES:
+        assert rule.summary and rule.categories, rule.name
+        assert rule.severity in (P, W), rule.name
+
+
+def test_reference_build_is_clean() -> None:
+    assert check_build(make_build()) == []
+
+
+FAILING = [c for c in CASES if c.severity in (P, W)]
+
+
+@pytest.mark.parametrize("case", FAILING, ids=[c.id for c in FAILING])
+def test_rule_silent_when_one_of_its_parts_is_missing(case: Case) -> None:
+    """A partial build (one of the rule's categories missing) gets no verdict from that rule."""
+    full = case.make()
+    for missing in RULES_BY_NAME[case.rule].categories:
+        parts = {c: p for c, p in full.parts.items() if c != missing}
+        partial = Build(parts=parts, chips=full.chips, gpu_count=full.gpu_count, power_fraction=full.power_fraction)
+        assert _of(case.rule, partial) == [], missing
+
+
+def test_problems_sort_before_warnings_and_unverified() -> None:
+    b = make_build(cpu=cpu(socket="AM4", cores=4, threads=8), motherboard=board(max_memory_gb=None))
+    order = [f.severity for f in check_build(b)]
+    assert order[0] == P and W in order and U in order
+    assert order == sorted(order, key=[P, W, U].index)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_solver_encoding_agrees_with_check(case: Case) -> None:
+    """The same rule definitions drive CP-SAT: fixing these picks is feasible iff check finds no problem
+    (and, with warnings avoided, no warning either)."""
+    b = case.make()
+    findings = check_build(b)
+    problems = [f for f in findings if f.severity == P]
+    warnings = [f for f in findings if f.severity == W]
+    assert fixed_picks_feasible(b) == (not problems), [f.message for f in problems]
+    assert fixed_picks_feasible(b, avoid_warnings=True) == (not problems and not warnings), \
+        [f.message for f in problems + warnings]
+
+
+def test_transient_message_grammar_for_unknown_atx_version() -> None:
+    b = make_build(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142),
+                   psu=psu(wattage_w=850, atx_version=None, connectors_12v2x6=0))
+    (f,) = _of("psu_transient", b)
+    assert "PSU of unknown ATX version" in f.message
+    assert "an PSU" not in f.message
+
+
+def test_transient_message_names_the_450w_threshold_not_a_missing_cable() -> None:
+    b = make_build(gpu=gpu(chip="t-small", vram_gb=12, tgp_w=120, recommended_psu_w=None),
+                   cpu=cpu(base_power_w=65, package_power_w=88, cores=8, threads=16), psu=psu(wattage_w=450))
+    (f,) = _of("psu_transient", b)
+    assert b.parts["psu"].connectors_12v2x6 == 1
+    assert "without a native 12V-2x6 cable" not in f.message

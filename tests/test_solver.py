@@ -1,0 +1,280 @@
+"""The solver on the shipped catalog: valid builds, why-not with a concrete suggestion, alternatives,
+owned / pinned / excluded parts, cooler preference, and the `planner recommend --json` contract."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers_parts import isolate_cli_env
+from planner.catalog import REPO_DATA_DIR, load_catalog
+from planner.checker import check_parts
+from planner.cli import app
+from planner.errors import InputError
+from planner.requirements import Requirements
+from planner.solver import recommend
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _no_price_history(monkeypatch, tmp_path):
+    isolate_cli_env(monkeypatch, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog(REPO_DATA_DIR)
+
+
+def solve(cat, alternatives: int = 0, **kw: Any):
+    return recommend(cat, Requirements.parse(**kw), alternatives=alternatives, workers=2)
+
+
+def money(text: str) -> Decimal:
+    """'EUR 1 234.50' -> Decimal('1234.50')."""
+    return Decimal(text.replace(" ", "").replace("\u202f", "").replace("EUR", ""))
+
+
+# ---- every recommended build passes check ---------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [
+    dict(budget=2000), dict(budget=4000), dict(budget=7000), dict(budget=15000),
+    dict(mode="cheapest", min_vram_gb=24), dict(budget=7000, gpu_count=2), dict(budget=5000, cooler_type="air"),
+    dict(budget=7000, avoid_warnings=False),
+], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_every_recommended_build_passes_check(cat, kw) -> None:
+    rec = solve(cat, alternatives=2, **kw)
+    assert rec.status == "optimal" and rec.plans, rec.why_not
+    req = Requirements.parse(**kw)
+    for plan in rec.plans:
+        report = check_parts(cat, list(plan.parts.values()), gpu_count=req.gpu_count)
+        assert report.problems == [], [f.message for f in report.problems]
+        assert set(plan.parts) == {"gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"}
+        if req.budget is not None:
+            assert plan.total <= req.budget
+        if req.avoid_warnings:
+            assert report.warnings == [], [f.message for f in report.warnings]
+
+
+def test_recommended_build_checks_compatible_through_the_cli(cat) -> None:
+    plan = solve(cat, budget=7000).plans[0]
+    res = CliRunner().invoke(app, ["check", *[p.id for p in plan.parts.values()], "--json"])
+    assert res.exit_code == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["compatible"] is True
+    assert Decimal(data["total"]["amount"]) == plan.total
+
+
+def test_recommendation_respects_ram_and_storage_defaults(cat) -> None:
+    plan = solve(cat, budget=7000).plans[0]
+    vram = plan.gpu.vram_gb
+    assert plan.parts["memory"].capacity_gb >= max(32, 2 * vram)
+    assert plan.parts["storage"].capacity_gb >= 1000 and plan.parts["storage"].interface == "NVMe"
+
+
+def test_more_budget_never_buys_a_slower_build(cat) -> None:
+    speeds = [solve(cat, budget=b).plans[0].speed.value for b in (1500, 2500, 4000, 7000, 10000)]
+    assert speeds == sorted(speeds)
+    assert speeds[-1] > speeds[0]
+
+
+# ---- infeasible: named conflicts and a concrete suggestion ------------------------------------------
+
+def test_tight_budget_high_vram_is_infeasible_with_named_conflicts(cat) -> None:
+    rec = solve(cat, budget=2500, min_vram_gb=32)
+    assert rec.status == "infeasible" and rec.plans == []
+    conflicts = rec.why_not.conflicts
+    assert any("total at most EUR 2 500" in c for c in conflicts), conflicts
+    assert any("32 GB of VRAM" in c for c in conflicts), conflicts
+    text = " | ".join(rec.why_not.suggestions)
+    m = re.search(r"costs (EUR [\d  .]+); raise the budget by (EUR [\d  .]+)", text)
+    assert m, text
+    cheapest = solve(cat, mode="cheapest", min_vram_gb=32).plans[0]
+    assert money(m.group(1)) == cheapest.total
+    assert money(m.group(2)) == cheapest.total - 2500
+    accept = re.search(r"accept ([\d.]+) GB", text)
+    assert accept, text
+    vram = float(accept.group(1))
+    assert solve(cat, budget=2500, min_vram_gb=vram).plans  # the suggestion works
+    more = min((g.vram_gb for g in cat.by_category("gpu") if g.vram_gb > vram), default=None)
+    if more is not None:  # and it is the most the budget buys
+        assert solve(cat, budget=2500, min_vram_gb=more).status == "infeasible"
+
+
+def test_raising_the_budget_as_suggested_makes_it_feasible(cat) -> None:
+    rec = solve(cat, budget=2500, min_vram_gb=32)
+    m = re.search(r"raise the budget by (EUR [\d  .]+)", " ".join(rec.why_not.suggestions))
+    rec2 = solve(cat, budget=2500 + money(m.group(1)), min_vram_gb=32)
+    assert rec2.plans and rec2.plans[0].gpu.vram_gb >= 32
+
+
+# ---- alternatives -----------------------------------------------------------------------------------
+
+def test_alternatives_have_distinct_chips_and_trade_offs(cat) -> None:
+    rec = solve(cat, alternatives=3, budget=7000)
+    assert len(rec.plans) == 4
+    chips = [p.gpu.chip for p in rec.plans]
+    assert len(set(chips)) == len(chips)
+    scores = [p.speed.value for p in rec.plans]
+    assert scores == sorted(scores, reverse=True)  # ranked
+    assert rec.plans[0].trade_offs == []
+    for p in rec.plans[1:]:
+        notes = " ".join(p.trade_offs)
+        assert "training speed" in notes and ("EUR" in notes or "same price" in notes), notes
+
+
+# ---- owned, pinned, excluded, cooler preference ------------------------------------------------------
+
+def test_owned_part_costs_nothing(cat) -> None:
+    case = "case-fractal-meshify-2"
+    rec = solve(cat, budget=7000, owned=(case,))
+    plan = rec.plans[0]
+    assert plan.parts["case"].id == case
+    parts = {p["id"]: p for p in plan.to_json()["parts"]}
+    assert parts[case]["owned"] is True and Decimal(parts[case]["price"]["amount"]) == 0
+    others = sum(Decimal(p["price"]["amount"]) * p["quantity"] for i, p in parts.items() if i != case)
+    assert plan.total == others
+
+
+def test_owning_a_part_never_makes_the_build_slower(cat) -> None:
+    base = solve(cat, budget=4000).plans[0]
+    owned = solve(cat, budget=4000, owned=(base.parts["psu"].id, base.parts["case"].id)).plans[0]
+    assert owned.speed.value >= base.speed.value
+
+
+def test_pinned_part_is_used(cat) -> None:
+    pin = "gpu-nvidia-rtx3090-fe"
+    rec = solve(cat, budget=7000, pinned=(pin,))
+    assert rec.plans[0].gpu.id == pin
+
+
+def test_pinned_part_over_budget_names_the_pin(cat) -> None:
+    pin = next(g for g in cat.by_category("gpu") if g.chip == "rtx-5090").id
+    rec = solve(cat, budget=2000, pinned=(pin,))
+    assert rec.status == "infeasible"
+    assert any("(pinned)" in c for c in rec.why_not.conflicts), rec.why_not.conflicts
+    assert any("total at most EUR 2 000" in c for c in rec.why_not.conflicts), rec.why_not.conflicts
+    assert any("raise the budget by EUR" in s for s in rec.why_not.suggestions), rec.why_not.suggestions
+
+
+def test_vram_floor_above_every_card_still_gets_a_suggestion(cat) -> None:
+    rec = solve(cat, mode="cheapest", min_vram_gb=200)
+    assert rec.status == "infeasible"
+    assert any("VRAM" in c for c in rec.why_not.conflicts)
+    assert rec.why_not.suggestions, "an infeasible answer should say what change would work"
+
+
+@pytest.mark.parametrize("brands", [("NVIDIA",), ("ASUS", "MSI"), ("Corsair", "Noctua", "Fractal Design")])
+def test_excluded_brand_never_appears(cat, brands) -> None:
+    rec = solve(cat, alternatives=2, budget=7000, excluded_brands=brands)
+    assert rec.plans
+    low = {b.lower() for b in brands}
+    for plan in rec.plans:
+        assert not [p.id for p in plan.parts.values() if p.brand.lower() in low]
+
+
+def test_excluded_part_never_appears(cat) -> None:
+    first = solve(cat, budget=7000).plans[0]
+    rec = solve(cat, budget=7000, excluded=(first.gpu.id, first.parts["case"].id))
+    ids = {p.id for p in rec.plans[0].parts.values()}
+    assert first.gpu.id not in ids and first.parts["case"].id not in ids
+
+
+@pytest.mark.parametrize("kind", ["air", "aio"])
+def test_cooler_preference_is_honoured(cat, kind) -> None:
+    rec = solve(cat, alternatives=1, budget=7000, cooler_type=kind)
+    assert rec.plans and all(p.parts["cooler"].type == kind for p in rec.plans)
+
+
+def test_wall_power_cap_is_honoured(cat) -> None:
+    from planner.rules.base import psu_efficiency_permille
+
+    plan = solve(cat, budget=7000, max_wall_w=600).plans[0]
+    sustained = plan.report.sizing.sustained_w
+    assert sustained * 1000 <= 600 * psu_efficiency_permille(plan.parts["psu"])
+    assert solve(cat, budget=7000).plans[0].report.sizing.sustained_w > sustained
+
+
+def test_bad_requirements_raise_input_errors() -> None:
+    for bad in (dict(budget="-5"), dict(budget="nan"), dict(budget="abc"), dict(budget=100, currency="XYZ"),
+                dict(mode="best"), dict(budget=100, gpu_count=9)):
+        with pytest.raises(InputError):
+            Requirements.parse(**bad)
+
+
+# ---- `planner recommend --json` -----------------------------------------------------------------------
+
+def test_recommend_json_contract() -> None:
+    res = CliRunner().invoke(app, ["recommend", "--budget", "7000", "--alternatives", "2", "--json"])
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["status"] in ("optimal", "feasible") and d["why_not"] is None
+    assert isinstance(d["solve_seconds"], float) and d["solve_seconds"] >= 0
+    assert len(d["plans"]) == 3
+    for plan in d["plans"]:
+        assert {"parts", "total", "speedup_vs_1080ti", "power", "warnings"} <= set(plan)
+        assert isinstance(plan["speedup_vs_1080ti"], float) and plan["speedup_vs_1080ti"] > 1
+        assert {"sustained_w", "transient_w", "recommended_psu_w"} <= set(plan["power"])
+        assert [p["category"] for p in plan["parts"]] == ["gpu", "cpu", "motherboard", "memory", "storage",
+                                                           "cooler", "psu", "case"]
+        for p in plan["parts"]:
+            assert {"category", "id", "name", "price", "retailer", "url"} <= set(p)
+            assert set(p["price"]) >= {"amount", "currency"} and p["price"]["currency"] == "EUR"
+        total = sum(Decimal(p["price"]["amount"]) * p.get("quantity", 1) for p in plan["parts"])
+        assert Decimal(plan["total"]["amount"]) == total and plan["total"]["currency"] == "EUR"
+        assert Decimal(plan["total"]["amount"]) <= 7000
+
+
+def test_recommend_json_infeasible_exits_0() -> None:
+    res = CliRunner().invoke(app, ["recommend", "--budget", "2500", "--min-vram", "32", "--json"])
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["status"] == "infeasible" and d["plans"] == []
+    assert d["why_not"]["conflicts"] and d["why_not"]["suggestions"]
+    assert all(isinstance(s, str) for s in d["why_not"]["conflicts"] + d["why_not"]["suggestions"])
+
+
+def test_recommend_in_another_currency() -> None:
+    res = CliRunner().invoke(app, ["recommend", "--budget", "8000", "--currency", "USD", "--json"])
+    assert res.exit_code == 0, res.stderr
+    plan = json.loads(res.stdout)["plans"][0]
+    assert plan["total"]["currency"] == "USD"
+    assert {p["price"]["currency"] for p in plan["parts"]} == {"USD"}
+    assert Decimal(plan["total"]["amount"]) <= 8000
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from planner.cli import main; main()", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--budget", "-100"], "budget"),
+    (["--budget", "nan"], "budget"),
+    (["--budget", "7000", "--currency", "XYZ"], "currency"),
+    (["--budget", "7000", "--owned", "no-such-part-xyz"], "no-such-part-xyz"),
+    (["--budget", "7000", "--pin", "no-such-part-xyz"], "no-such-part-xyz"),
+])
+def test_recommend_bad_input_exits_2_with_one_line(args, words) -> None:
+    r = _cli("recommend", *args, "--json")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr + r.stdout and r.stdout.strip() == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0].lower(), r.stderr
+
+
+def test_recommend_bad_input_in_process() -> None:
+    for args in (["--budget", "-1"], ["--budget", "inf"], ["--budget", "7000", "--gpus", "9"],
+                 ["--budget", "7000", "--mode", "fastest"], ["--budget", "7000", "--alternatives", "-1"]):
+        res = CliRunner().invoke(app, ["recommend", *args, "--json"])
+        assert res.exit_code == 2, (args, res.stdout, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
