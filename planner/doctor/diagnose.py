@@ -1,0 +1,127 @@
+"""Public entry points: diagnose_events and diagnose_metrics wire the readers (I/O) to the pure analysis."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import BinaryIO, Optional, Union
+
+from planner.doctor.events import (
+    INCIDENT_GAP,
+    assign_load,
+    collect,
+    describe,
+    group_incidents,
+    with_times,
+)
+from planner.doctor.hypotheses import PowerContext, rank
+from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
+from planner.doctor.metrics_io import read_metrics
+from planner.doctor.readers import LogReader
+from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
+from planner.doctor.textio import Source, open_text
+from planner.doctor.timestamps import windows_from_times
+from planner.errors import InputError
+
+Window = tuple[datetime, datetime]
+
+
+def as_source(path_or_text: Union[str, Path, bytes, BinaryIO]) -> Source:
+    """A str with a line break (or starting with '<') is log text; any other str is a path."""
+    if isinstance(path_or_text, str):
+        stripped = path_or_text.lstrip("\ufeff \t")
+        if "\n" in path_or_text or stripped.startswith("<"):
+            return path_or_text.encode("utf-8")
+        if not stripped:
+            raise InputError("no log given (empty text)")
+    return path_or_text
+
+
+def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[Window]:
+    """Training windows from the timestamps of a metrics file (rows no more than 10 min apart)."""
+    series = read_metrics(as_source(path))
+    if not series.times:
+        raise InputError(f"{series.name}: no time/timestamp column, so it cannot tell load from idle")
+    return windows_from_times(series.times)
+
+
+def diagnose_events(
+    path_or_text: Union[str, Path, bytes, BinaryIO],
+    *,
+    gpu_tgp_w: Optional[list[int]] = None,
+    cpu_power_w: Optional[int] = None,
+    psu_w: Optional[int] = None,
+    busy: Optional[list[Window]] = None,
+    gap: timedelta = INCIDENT_GAP,
+) -> EventReport:
+    """Read a System-log export (CSV, wevtutil XML or Format-List text), group incidents, rank causes."""
+    for name, value in (("--cpu-power", cpu_power_w), ("--psu-w", psu_w)):
+        if value is not None and not 0 < value <= 5000:
+            raise InputError(f"{name} {value} W is out of range (1-5000)")
+    if gpu_tgp_w is not None and any(not 0 < w <= 1500 for w in gpu_tgp_w):
+        raise InputError(f"--gpu-tgp {gpu_tgp_w} is out of range (1-1500 W per GPU)")
+    with open_text(as_source(path_or_text)) as stream:
+        reader = LogReader(stream.lines, stream.name)
+        collected, stamps = collect(reader, stream.name)
+        day_first = reader.dates.day_first()
+        name, encoding, fmt, utc = stream.name, stream.encoding, reader.format, reader.utc
+    if collected.total == 0:
+        raise InputError(f"{name}: no events found")
+    events = assign_load(with_times(collected.events, stamps, day_first), busy)
+    groups = group_incidents(events, gap=gap)
+    power = PowerContext(gpu_tgp_w=gpu_tgp_w, cpu_power_w=cpu_power_w, psu_w=psu_w,
+                         gpu_mentions=collected.gpu_mentions)
+    hypotheses, steps, sizing = rank(groups, power)
+    incidents = [
+        Incident(
+            start=g.start,
+            end=g.end,
+            events=[EventLine(time=ev.time, source=ev.info.source, id=ev.info.event_id, summary=describe(ev, g),
+                              load=ev.load) for ev in g.events],
+        )
+        for g in groups
+    ]
+    notes = [f"times are {'UTC (from the XML SystemTime)' if utc else 'local, as exported'}"]
+    if fmt != "xml":
+        notes.append("dates read " + ("day-first (dd/mm)" if day_first else "month-first (mm/dd)"))
+    if busy and utc:
+        notes.append("busy windows were compared with the XML's UTC times")
+    if not busy:
+        notes.append("load vs idle unknown: pass --busy START/END windows or --metrics FILE with timestamps")
+    if collected.truncated:
+        notes.append(f"only the first {len(collected.events)} catalogued events were analysed")
+    return EventReport(
+        incidents=incidents,
+        hypotheses=hypotheses,
+        runbook=steps,
+        ignored=dict(collected.noise),
+        unrecognised=collected.unrecognised,
+        total_events=collected.total,
+        format=fmt,
+        encoding=encoding,
+        utc=utc,
+        notes=notes,
+        psu=sizing.to_json() if sizing is not None else None,
+    )
+
+
+def diagnose_metrics(
+    path: Union[str, Path, bytes, BinaryIO],
+    *,
+    expected_steps: Optional[int] = None,
+    temp_limit_c: float = DEFAULT_TEMP_LIMIT_C,
+) -> MetricsReport:
+    """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""
+    if expected_steps is not None and expected_steps <= 0:
+        raise InputError(f"--expected-steps must be positive, got {expected_steps}")
+    series = read_metrics(as_source(path))
+    findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
+    return MetricsReport(
+        findings=findings,
+        rows=len(series.steps),
+        first_step=int(series.steps[0]) if series.steps else None,
+        last_step=int(series.steps[-1]) if series.steps else None,
+        columns=dict(series.roles),
+        format=series.format,
+        notes=list(series.notes),
+    )
