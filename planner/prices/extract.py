@@ -1,0 +1,255 @@
+"""Page -> offers: structured data first, then retailer selectors, then visible text; stock and traps resolved."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+from urllib.parse import urljoin, urlsplit
+
+from planner.errors import CurrencyError
+from planner.money import check_currency
+from planner.prices.blocked import is_blocked
+from planner.prices.buybox import read_buy_box
+from planner.prices.condition import decide_condition
+from planner.prices.jsonld import jsonld_candidates
+from planner.prices.listings import api_offers, listing_offers, parse_json_document
+from planner.prices.microdata import microdata_candidates, opengraph_candidate
+from planner.prices.page import Page, decode
+from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
+from planner.prices.result import ExtractedOffer, ExtractResult
+from planner.prices.retailers import Registry, Retailer
+from planner.prices.stock import Availability, decide_stock, normalise_availability
+from planner.prices.structured import Candidate
+from planner.prices.visible import PriceSpot, find_anchor, main_price
+
+_DEFAULT_REGISTRY = Registry()
+_ROUTE_RANK = {"json-ld": 0, "microdata": 1, "opengraph": 2}
+_TLD_CURRENCY = {
+    "fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "be": "EUR", "at": "EUR", "ie": "EUR",
+    "pt": "EUR", "fi": "EUR", "lu": "EUR", "gr": "EUR", "eu": "EUR", "uk": "GBP", "ca": "CAD", "au": "AUD",
+    "ch": "CHF", "us": "USD", "jp": "JPY", "pl": "PLN", "se": "SEK", "dk": "DKK", "no": "NOK",
+    "cz": "CZK", "in": "INR", "nz": "NZD",
+}
+_LANG_CURRENCY = {"fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "en-gb": "GBP", "en-us": "USD",
+                  "en-ca": "CAD", "en-au": "AUD", "pl": "PLN", "ja": "JPY", "sv": "SEK", "da": "DKK"}
+_SEARCH_PATH = re.compile(r"/(?:recherche|search|s)(?:[/?]|$)|[?&](?:q|k|query|search)=", re.I)
+
+
+def extract(page: str | bytes, url: Optional[str] = None, registry: Optional[Registry] = None) -> ExtractResult:
+    """Read the offers on one saved or fetched page. Pure: no I/O, same input gives the same result."""
+    reg = registry or _DEFAULT_REGISTRY
+    text = decode(page)
+    retailer = reg.for_url(url) if url else None
+    head = text.lstrip().lstrip("\ufeff")[:1]
+    if head in ("{", "["):
+        data = parse_json_document(text)
+        if data is not None:
+            offers = api_offers(data, retailer, url)
+            return ExtractResult(False, offers, None, "listing" if offers else "empty")
+    p = Page.load(text, url)
+    if retailer is None:
+        retailer = _retailer_from_page(p, reg)
+    dec = retailer.decimal_separator if retailer else None
+    cands = jsonld_candidates(p) + microdata_candidates(p)
+    og = opengraph_candidate(p)
+    if og is not None:
+        cands.append(og)
+    priced = [c for c in cands if c.price is not None and parse_price(c.price, dec) is not None]
+    if is_blocked(p.title, p.text, p.source, has_product_data=bool(priced)):
+        return ExtractResult(True, [], None, "blocked")
+
+    mains = [c for c in priced if c.role == "main"]
+    items = [c for c in priced if c.role == "item"]
+    if not mains:
+        listed = _listing(p, reg, retailer, url)
+        if listed:
+            return ExtractResult(False, listed, None, "listing")
+        if len(items) >= 2:
+            return ExtractResult(False, [_structured_offer(p, c, retailer, url) for c in items], None, "listing")
+    return _product(p, cands, mains, retailer, url)
+
+
+def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:
+    """Which storefront a page without URL comes from: its canonical/og:url, else none."""
+    for link in p.root.iter("link"):
+        if (link.get("rel") or "").lower() == "canonical" and link.get("href", "").startswith("http"):
+            r = reg.for_url(link.get("href"))
+            if r:
+                return r
+    og_url = p.meta("og:url")
+    if og_url and og_url.startswith("http"):
+        return reg.for_url(og_url)
+    return None
+
+
+def _listing(p: Page, reg: Registry, retailer: Optional[Retailer], url: Optional[str]) -> list[ExtractedOffer]:
+    """Search/listing results via the retailer's selectors (or any configured retailer whose markup matches)."""
+    tried = [retailer] if retailer is not None and retailer.listing else []
+    tried += [r for r in reg.retailers if r.listing and r is not retailer]
+    need = 1 if url and _SEARCH_PATH.search(url) else 2
+    for r in tried:
+        offers = listing_offers(p, r, url)
+        if len(offers) >= need:
+            return offers
+    return []
+
+
+def _similarity(a: Optional[str], b: Optional[str]) -> float:
+    ta = set(re.findall(r"[a-z0-9]+", (a or "").lower()))
+    tb = set(re.findall(r"[a-z0-9]+", (b or "").lower()))
+    if not ta or not tb:
+        return 0.0
+    return len(ta & tb) / min(len(ta), len(tb))
+
+
+def _choose_main(mains: list[Candidate], title: str) -> Optional[Candidate]:
+    if not mains:
+        return None
+    return max(
+        enumerate(mains),
+        key=lambda ic: (round(_similarity(ic[1].name, title), 1) if ic[1].name else 0.5,
+                        -_ROUTE_RANK.get(ic[1].route, 3), -ic[0]),
+    )[1]
+
+
+def _is_this_page(main: Candidate, cands: list[Candidate], title: str, p: Page) -> bool:
+    """Does the chosen structured product describe this page's product (and not a featured item)?"""
+    if not main.name:
+        return True
+    names = [title, p.meta("og:title") or "", p.title]
+    sim = max(_similarity(main.name, n) for n in names)
+    if sim < 0.25 and any(n for n in names):
+        return False
+    unpriced = [c for c in cands if c.role == "main" and c.price is None and c.name]
+    best_unpriced = max((max(_similarity(c.name, n) for n in names) for c in unpriced), default=0.0)
+    return not (best_unpriced >= 0.8 and sim < 0.5)
+
+
+def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: Optional[Retailer],
+             url: Optional[str]) -> ExtractResult:
+    dec = retailer.decimal_separator if retailer else None
+    hint = retailer.currency if retailer else None
+    h1_names = [c.name for c in mains if c.name] + [p.meta("og:title") or "", p.title]
+    anchor = find_anchor(p, h1_names)
+    title = p.text_of(anchor) if anchor is not None else (p.meta("og:title") or p.title)
+    main = _choose_main(mains, title)
+    if main is not None and not _is_this_page(main, cands, title, p):
+        main = None  # structured data about another product (a featured or related item)
+    selectors = retailer.price_selectors if retailer else ()
+    spot, vroute = main_price(p, anchor, dec, hint, selectors)
+
+    parsed: Optional[ParsedPrice] = None
+    route, raw = "text", ""
+    if main is not None:
+        parsed = parse_price(main.price, dec, hint)
+        route, raw = main.route, main.raw
+        if spot is None or spot.parsed.amount != parsed.amount:
+            spot = _spot_for_amount(p, anchor, parsed, dec, hint) or spot
+    elif spot is not None:
+        parsed, route, raw = spot.parsed, vroute, spot.text
+
+    availability = _availability(main, cands)
+    signals = read_buy_box(p, anchor, spot)
+    in_stock = decide_stock(availability, signals, price_shown=parsed is not None)
+    if parsed is None:
+        return ExtractResult(False, [], in_stock, "empty")
+
+    name = (main.name if main and main.name else None) or title or None
+    currency = _currency(main, spot, parsed, retailer, p, url)
+    offer_url = (main.url if main else None) or _canonical(p) or url
+    if offer_url and url:
+        offer_url = urljoin(url, offer_url)
+    offer = ExtractedOffer(
+        name=name, price=parsed.amount, currency=currency, in_stock=in_stock, url=offer_url, route=route,  # type: ignore[arg-type]
+        raw=raw, condition=decide_condition(main.condition if main else None, name),
+    )
+    return ExtractResult(False, [offer], in_stock, "product")
+
+
+def _spot_for_amount(p: Page, anchor, parsed: ParsedPrice, dec, hint) -> Optional[PriceSpot]:
+    """Where the structured price shows on the page (nearest the title), to read the buy box around it."""
+    from planner.prices.visible import price_spots
+
+    a = p.spans[anchor][0] if anchor is not None else 0
+    same = [s for s in price_spots(p, dec, hint) if s.parsed.amount == parsed.amount]
+    return min(same, key=lambda s: abs(s.offset - a)) if same else None
+
+
+def _availability(main: Optional[Candidate], cands: list[Candidate]) -> Availability:
+    if main is not None:
+        av = normalise_availability(main.availability)
+        if av.kind != "unknown":
+            return av
+    for c in cands:
+        if c.role == "main" and (main is None or c.route != main.route or c is main or not main.name
+                                 or _similarity(c.name, main.name) > 0.6):
+            av = normalise_availability(c.availability)
+            if av.kind != "unknown":
+                return av
+    return Availability(None, "unknown")
+
+
+def _valid_currency(code: Optional[str]) -> Optional[str]:
+    if not code:
+        return None
+    code = code.strip()
+    iso = currency_from_text(code) if len(code) != 3 else code
+    try:
+        return check_currency(iso) if iso else None
+    except CurrencyError:
+        return None
+
+
+def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
+              retailer: Optional[Retailer], p: Page, url: Optional[str]) -> str:
+    for code in (main.currency if main else None, parsed.currency,
+                 spot.parsed.currency if spot is not None and spot.parsed.amount == parsed.amount else None,
+                 retailer.currency if retailer else None):
+        c = _valid_currency(code)
+        if c:
+            return c
+    return _guess_currency(p, url, spot.offset if spot is not None else None)
+
+
+def _canonical(p: Page) -> Optional[str]:
+    for link in p.root.iter("link"):
+        if (link.get("rel") or "").lower() == "canonical" and link.get("href"):
+            return link.get("href")
+    return p.meta("og:url")
+
+
+def _guess_currency(p: Page, url: Optional[str], around: Optional[int] = None) -> str:
+    """No currency stated with the price: the first currency sign in the buy box, then the site's
+    country (ccTLD), then the page language, then .com -> USD, else EUR."""
+    if around is not None:
+        near = currency_from_text(p.text[max(0, around - 300):around + 1500])
+        if near:
+            return near
+    dotcom = False
+    for u in (url, _canonical(p)):
+        host = urlsplit(u).hostname if u else None
+        if host:
+            tld = host.rsplit(".", 1)[-1]
+            if tld == "com":
+                dotcom = True
+            elif tld in _TLD_CURRENCY:
+                return _TLD_CURRENCY[tld]
+    lang = (p.root.get("lang") or "").lower()
+    by_lang = _LANG_CURRENCY.get(lang, _LANG_CURRENCY.get(lang[:2]))
+    if by_lang:
+        return by_lang
+    return "USD" if dotcom else "EUR"
+
+
+def _structured_offer(p: Page, c: Candidate, retailer: Optional[Retailer], url: Optional[str]) -> ExtractedOffer:
+    dec = retailer.decimal_separator if retailer else None
+    parsed = parse_price(c.price, dec, retailer.currency if retailer else None)
+    assert parsed is not None
+    currency = _valid_currency(c.currency) or _valid_currency(parsed.currency) or \
+        (retailer.currency if retailer else _guess_currency(p, url))
+    return ExtractedOffer(
+        name=c.name, price=parsed.amount, currency=currency,
+        in_stock=normalise_availability(c.availability).in_stock,
+        url=urljoin(url, c.url) if url and c.url else c.url, route=c.route,  # type: ignore[arg-type]
+        raw=c.raw, condition=decide_condition(c.condition, c.name),
+    )

@@ -1,0 +1,215 @@
+"""JSON-LD Product/Offer extraction, tolerant of CDATA wrappers, comments, trailing commas and broken blocks."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator, Optional
+
+from planner.prices.page import Page
+from planner.prices.structured import (
+    LIST_PRICE_TYPES,
+    PRODUCT_TYPES,
+    RELATED_KEYS,
+    Candidate,
+    text_of as _text,
+    types_of as _types,
+)
+
+_CDATA = re.compile(r"^\s*(?://|/\*)?\s*<!\[CDATA\[(?:\s*\*/)?|(?://|/\*)?\s*\]\]>(?:\s*\*/)?\s*$")
+_HTML_COMMENT = re.compile(r"^\s*<!--|-->\s*$")
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+_JS_LINE_COMMENT = re.compile(r"(?m)^\s*//[^\n]*$")
+
+
+def parse_json_loose(text: str) -> list[Any]:
+    """JSON values found in a script body: strict first, then repaired, then every decodable object."""
+    body = _CDATA.sub("", text)
+    body = _HTML_COMMENT.sub("", body).strip().rstrip(";").strip()
+    if not body:
+        return []
+    for attempt in (body, _TRAILING_COMMA.sub(r"\1", _JS_LINE_COMMENT.sub("", body))):
+        try:
+            return [json.loads(attempt, strict=False)]
+        except ValueError:
+            continue
+    # Concatenated or truncated blocks: decode every complete object we can find.
+    decoder = json.JSONDecoder(strict=False)
+    fixed = _TRAILING_COMMA.sub(r"\1", body)
+    found: list[Any] = []
+    i = 0
+    while True:
+        i = fixed.find("{", i)
+        if i < 0:
+            break
+        try:
+            obj, end = decoder.raw_decode(fixed, i)
+        except ValueError:
+            i += 1
+            continue
+        found.append(obj)
+        i = end
+    return found
+
+
+_LOOSE_FIELD = {
+    "price": re.compile(r'"(?:price|lowPrice)"\s*:\s*"?([0-9][0-9.,\s]*)"?'),
+    "currency": re.compile(r'"priceCurrency"\s*:\s*"([A-Za-z]{3})"'),
+    "availability": re.compile(r'"availability"\s*:\s*"([^"]+)"'),
+    "name": re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"'),
+    "condition": re.compile(r'"itemCondition"\s*:\s*"([^"]+)"'),
+}
+
+
+def _salvage(text: str) -> Optional[Candidate]:
+    """Last resort for a broken Product block: read the offer fields with regexes."""
+    if not re.search(r'"@type"\s*:\s*"(?:[^"]*/)?Product"', text):
+        return None
+    got = {k: (m.group(1) if (m := rx.search(text)) else None) for k, rx in _LOOSE_FIELD.items()}
+    if got["price"] is None:
+        return None
+    name = got["name"]
+    if name:
+        try:
+            name = json.loads(f'"{name}"')
+        except ValueError:
+            pass
+    return Candidate(name, got["price"].strip(), got["currency"], got["availability"], got["condition"],
+                     None, "json-ld", "main", f'price {got["price"].strip()} (salvaged from broken JSON-LD)')
+
+
+def jsonld_candidates(page: Page) -> list[Candidate]:
+    out: list[Candidate] = []
+    for script in page.scripts:
+        if "ld+json" not in (script.get("type") or "").lower():
+            continue
+        text = script.text or ""
+        values = parse_json_loose(text)
+        before = len(out)
+        for v in values:
+            out.extend(_walk(v, "main"))
+        if len(out) == before and not any(_has_product(v) for v in values):
+            salvaged = _salvage(text)
+            if salvaged:
+                out.append(salvaged)
+    return out
+
+
+def _has_product(v: Any) -> bool:
+    if isinstance(v, dict):
+        return bool(_types(v) & PRODUCT_TYPES) or any(_has_product(x) for x in v.values())
+    if isinstance(v, list):
+        return any(_has_product(x) for x in v)
+    return False
+
+
+def _walk(node: Any, role: str) -> Iterator[Candidate]:
+    if isinstance(node, list):
+        for x in node:
+            yield from _walk(x, role)
+        return
+    if not isinstance(node, dict):
+        return
+    types = _types(node)
+    if types & PRODUCT_TYPES:
+        yield from _product(node, role)
+        for key, value in node.items():
+            k = key.lower()
+            if k == "hasvariant":
+                continue  # variants repeat the group's own product
+            if k in RELATED_KEYS:
+                yield from _walk(value, "related")
+        return
+    if "offer" in types or "aggregateoffer" in types:
+        item = node.get("itemOffered")
+        if isinstance(item, dict):
+            merged = dict(item)
+            merged["offers"] = {k: v for k, v in node.items() if k != "itemOffered"}
+            yield from _product(merged, role)
+            return
+    if "itemlist" in types or "offercatalog" in types:
+        for el in _as_list(node.get("itemListElement")):
+            if isinstance(el, dict) and "item" in el and isinstance(el["item"], dict):
+                yield from _walk(el["item"], "item" if role == "main" else role)
+            else:
+                yield from _walk(el, "item" if role == "main" else role)
+        return
+    for key, value in node.items():
+        if isinstance(value, (dict, list)):
+            k = key.lower()
+            yield from _walk(value, "related" if k in RELATED_KEYS else role)
+
+
+def _as_list(v: Any) -> list:
+    if v is None:
+        return []
+    return v if isinstance(v, list) else [v]
+
+
+def _flatten_offers(offers: Any) -> list[dict]:
+    flat: list[dict] = []
+    for o in _as_list(offers):
+        if not isinstance(o, dict):
+            continue
+        nested = o.get("offers")
+        if nested and "aggregateoffer" in _types(o):
+            inner = _flatten_offers(nested)
+            if any(_offer_price(x) is not None for x in inner):
+                flat.extend(inner)
+                continue
+        flat.append(o)
+    return flat
+
+
+def _offer_price(o: dict) -> tuple[Any, Optional[str]]:
+    """(price, currency) of one offer, reading priceSpecification when price is absent."""
+    price = o.get("price")
+    currency = _text(o.get("priceCurrency"))
+    if price in (None, "", []):
+        price = o.get("lowPrice")
+    if price in (None, "", []):
+        specs = [s for s in _as_list(o.get("priceSpecification")) if isinstance(s, dict)]
+        specs.sort(key=lambda s: (str(s.get("priceType", "")).lower().rsplit("/", 1)[-1] in LIST_PRICE_TYPES,
+                                  str(s.get("valueAddedTaxIncluded", "")).lower() == "false"))
+        for s in specs:
+            if s.get("price") not in (None, ""):
+                price = s.get("price")
+                currency = currency or _text(s.get("priceCurrency"))
+                break
+    if isinstance(price, list):
+        price = price[0] if price else None
+    if isinstance(price, dict):
+        price = price.get("@value") or price.get("value")
+    return (price if price not in ("", None) else None), currency
+
+
+def _condition_rank(o: dict) -> int:
+    c = str(o.get("itemCondition") or "").lower()
+    return 0 if (not c or "new" in c) else 1
+
+
+def _product(node: dict, role: str) -> Iterator[Candidate]:
+    name = _text(node.get("name"))
+    offers = _flatten_offers(node.get("offers"))
+    priced = [o for o in offers if _offer_price(o)[0] is not None]
+    if not priced:
+        yield Candidate(name, None, None, _first_availability(offers), None, _text(node.get("url")),
+                        "json-ld", role, "")
+        return
+    priced.sort(key=_condition_rank)  # stable: new offers first, page order otherwise
+    o = priced[0]
+    price, currency = _offer_price(o)
+    raw = json.dumps({k: o.get(k) for k in ("price", "lowPrice", "priceCurrency", "availability") if k in o},
+                     ensure_ascii=False, default=str)
+    yield Candidate(
+        name=name, price=price, currency=currency, availability=o.get("availability"),
+        condition=o.get("itemCondition") or node.get("itemCondition"),
+        url=_text(o.get("url")) or _text(node.get("url")), route="json-ld", role=role, raw=raw,
+    )
+
+
+def _first_availability(offers: list[dict]) -> Any:
+    for o in offers:
+        if o.get("availability"):
+            return o["availability"]
+    return None

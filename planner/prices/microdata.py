@@ -1,0 +1,135 @@
+"""schema.org microdata items and OpenGraph/meta product prices."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from lxml import etree
+
+from planner.prices.page import Page
+from planner.prices.structured import PRODUCT_TYPES, Candidate
+
+
+def _md_value(el: etree._Element) -> str:
+    tag = el.tag
+    if el.get("content") is not None:
+        return el.get("content")
+    if tag in ("link", "a", "area") and el.get("href"):
+        return el.get("href")
+    if tag in ("img", "audio", "video", "source") and el.get("src"):
+        return el.get("src")
+    if tag in ("data", "meter") and el.get("value") is not None:
+        return el.get("value")
+    if tag == "time" and el.get("datetime"):
+        return el.get("datetime")
+    return " ".join("".join(el.itertext()).split())
+
+
+def _md_item(el: etree._Element) -> dict:
+    item: dict[str, Any] = {"@type": [t.rsplit("/", 1)[-1] for t in (el.get("itemtype") or "").split()]}
+
+    def visit(parent: etree._Element) -> None:
+        for child in parent:
+            if not isinstance(child.tag, str):
+                continue
+            prop = child.get("itemprop")
+            nested = child.get("itemscope") is not None
+            if prop:
+                value: Any = _md_item(child) if nested else _md_value(child)
+                for p in prop.split():
+                    item.setdefault(p, []).append(value)
+            if not nested:
+                visit(child)
+
+    visit(el)
+    return item
+
+
+def _md_first(item: dict, key: str) -> Any:
+    v = item.get(key)
+    return v[0] if v else None
+
+
+def microdata_candidates(page: Page) -> list[Candidate]:
+    out: list[Candidate] = []
+    root = page.root
+    tops = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemscope") is not None
+            and el.get("itemprop") is None]
+    for el in tops:
+        item = _md_item(el)
+        out.extend(_md_products(item, "main"))
+    if not any(c.price is not None for c in out):
+        loose = _loose_microdata(page)
+        if loose:
+            out.append(loose)
+    return out
+
+
+def _md_products(item: dict, role: str) -> Iterator[Candidate]:
+    types = {t.lower() for t in item.get("@type", [])}
+    if types & PRODUCT_TYPES:
+        offers = [o for o in item.get("offers", []) if isinstance(o, dict)]
+        flat: list[dict] = []
+        for o in offers:
+            inner = [x for x in o.get("offers", []) if isinstance(x, dict)]
+            flat.extend(inner or [o])
+        priced = [o for o in flat if _md_first(o, "price") or _md_first(o, "lowPrice")]
+        if not priced and _md_first(item, "price"):
+            priced = [item]  # itemprop=price directly on the product
+        name = _md_first(item, "name")
+        name = name if isinstance(name, str) else None
+        if priced:
+            o = priced[0]
+            price = _md_first(o, "price") or _md_first(o, "lowPrice")
+            yield Candidate(
+                name=name, price=price, currency=_md_first(o, "priceCurrency"),
+                availability=_md_first(o, "availability"),
+                condition=_md_first(o, "itemCondition") or _md_first(item, "itemCondition"),
+                url=_md_first(o, "url") or _md_first(item, "url"), route="microdata", role=role,
+                raw=f"itemprop=price {price}",
+            )
+        else:
+            avail = next((_md_first(o, "availability") for o in flat if _md_first(o, "availability")), None)
+            yield Candidate(name, None, None, avail, None, None, "microdata", role, "")
+        return
+    list_role = "item" if ("itemlist" in types or "offercatalog" in types) else "related"
+    for key, values in item.items():
+        if key == "@type":
+            continue
+        for v in values:
+            if isinstance(v, dict):
+                yield from _md_products(v.get("item", [v])[0] if isinstance(v.get("item"), list) else v,
+                                        list_role if role == "main" else role)
+
+
+def _loose_microdata(page: Page) -> Optional[Candidate]:
+    """itemprop=price outside any itemscope (seen on older shop templates)."""
+    price_el = next((el for el in page.root.iter() if isinstance(el.tag, str) and el.get("itemprop") == "price"), None)
+    if price_el is None:
+        return None
+    cur = next((el for el in page.root.iter() if isinstance(el.tag, str) and el.get("itemprop") == "priceCurrency"),
+               None)
+    av = next((el for el in page.root.iter() if isinstance(el.tag, str) and el.get("itemprop") == "availability"),
+              None)
+    price = _md_value(price_el)
+    return Candidate(None, price, _md_value(cur) if cur is not None else None,
+                     _md_value(av) if av is not None else None, None, None, "microdata", "main",
+                     f"itemprop=price {price}")
+
+
+
+def opengraph_candidate(page: Page) -> Optional[Candidate]:
+    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount")
+    currency = page.meta("product:price:currency", "og:price:currency", "product:sale_price:currency")
+    if amount is None:
+        label = (page.meta("twitter:label1") or "").lower()
+        if "price" in label or "prix" in label or "preis" in label:
+            amount = page.meta("twitter:data1")
+    if not amount:
+        return None
+    return Candidate(
+        name=page.meta("og:title"), price=amount, currency=currency,
+        availability=page.meta("product:availability", "og:availability"),
+        condition=page.meta("product:condition", "og:condition"), url=page.meta("og:url"),
+        route="opengraph", role="main", raw=f"og price {amount} {currency or ''}".strip(),
+    )

@@ -1,0 +1,106 @@
+"""Price strings to Decimal + ISO currency: price-parser plus the shapes French shops use (`1 199€95`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Optional
+
+from price_parser import Price
+
+# Symbols and local spellings -> ISO 4217. "$" alone is ambiguous: the caller's hint decides, else USD.
+_SYMBOLS: tuple[tuple[str, str], ...] = (
+    ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"), ("NZ$", "NZD"),
+    ("HK$", "HKD"), ("S$", "SGD"), ("R$", "BRL"), ("MX$", "MXN"),
+    ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"), ("zł", "PLN"), ("Kč", "CZK"),
+    ("Ft", "HUF"), ("lei", "RON"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
+)
+_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
+_KR = frozenset({"SEK", "NOK", "DKK", "ISK"})
+ISO_RE = re.compile(
+    r"\b(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN)\b"
+)
+# "1 199€95", "1 019€ 95": the euro sign used as the decimal separator (LDLC, Materiel.net, Cdiscount).
+_EURO_AS_DECIMAL = re.compile(r"(\d)\s*€\s*(\d{2})(?!\d)")
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009\u2007]+")
+
+
+@dataclass(frozen=True)
+class ParsedPrice:
+    amount: Decimal
+    currency: Optional[str]  # ISO code, None when the text names no currency
+    raw: str
+
+
+def currency_from_text(text: str, hint: Optional[str] = None) -> Optional[str]:
+    """The ISO code a price text names: an ISO code first, then a symbol; '$'/'kr' defer to the hint."""
+    m = ISO_RE.search(text.upper())
+    if m:
+        return m.group(1)
+    for sym, code in _SYMBOLS:
+        if sym in text:
+            if code == "SEK" and hint in _KR:
+                return hint
+            return code
+    if "$" in text:
+        return hint if hint in _DOLLARS else "USD"
+    return None
+
+
+def normalise_text(text: str) -> str:
+    """Collapse every kind of space to one ASCII space and move a decimal euro sign to the end."""
+    t = _SPACES.sub(" ", text).strip()
+    return _EURO_AS_DECIMAL.sub(r"\1,\2 €", t)
+
+
+def parse_price(
+    text: object,
+    decimal_separator: Optional[str] = None,
+    currency_hint: Optional[str] = None,
+) -> Optional[ParsedPrice]:
+    """Parse one price text ('1 199€95', '1.130,00 €', '$599.66', 1019.95); None when no amount.
+
+    `decimal_separator` is the shop's ("," for French shops) and is only used when the text is
+    ambiguous for price-parser; `currency_hint` names the shop's currency for bare '$' or numbers.
+    """
+    if text is None or isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float, Decimal)):
+        try:
+            amount = Decimal(str(text))
+        except InvalidOperation:
+            return None
+        return ParsedPrice(amount, currency_hint, str(text)) if amount.is_finite() and amount > 0 else None
+    raw = str(text)
+    t = normalise_text(raw)
+    if not t or not any(c.isdigit() for c in t):
+        return None
+    if re.fullmatch(r"\d+(\.\d+)?", t):  # machine form ("1019.95", content="541.98")
+        amount = Decimal(t)
+    else:
+        amount = _amount(t, decimal_separator)
+    if amount is None or not amount.is_finite() or amount <= 0:
+        return None
+    return ParsedPrice(amount, currency_from_text(t, currency_hint) or currency_hint, raw)
+
+
+def _amount(t: str, decimal_separator: Optional[str]) -> Optional[Decimal]:
+    sep = decimal_separator
+    if sep is not None and not _sep_plausible(t, sep):
+        sep = None  # e.g. "$599.66" on a shop configured with ",": trust the text
+    amount = Price.fromstring(t, decimal_separator=sep).amount
+    if amount is None and sep is not None:
+        amount = Price.fromstring(t).amount
+    return amount
+
+
+def _sep_plausible(t: str, sep: str) -> bool:
+    """Does `sep` look like the decimal separator of t (followed by 1-2 digits at the end)?"""
+    other = "." if sep == "," else ","
+    m = re.search(r"\d([.,])(\d+)\D*$", t)
+    if not m:
+        return True
+    if m.group(1) == other and len(m.group(2)) in (1, 2):
+        return False
+    return True

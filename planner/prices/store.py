@@ -1,0 +1,315 @@
+"""SQLite price history: every observation, suspect jumps and currency mismatches, atomic batches, latest prices."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+from typing import Iterator, Optional
+
+from planner.errors import InputError
+from planner.models import Offer
+
+DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted price is suspect
+CONFIRM_TOLERANCE = Decimal("0.05")  # a second reading within 5 % of a suspect one confirms it
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS batches (
+    id INTEGER PRIMARY KEY,
+    retailer TEXT NOT NULL,
+    source TEXT,
+    started_at TEXT NOT NULL,
+    committed_at TEXT NOT NULL,
+    n_observations INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS observations (
+    id INTEGER PRIMARY KEY,
+    batch_id INTEGER NOT NULL REFERENCES batches(id),
+    part_id TEXT NOT NULL,
+    retailer TEXT NOT NULL,
+    price TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    in_stock INTEGER,
+    url TEXT,
+    observed_at TEXT NOT NULL,
+    route TEXT,
+    raw_text TEXT,
+    condition TEXT NOT NULL DEFAULT 'new',
+    confidence REAL,
+    status TEXT NOT NULL CHECK (status IN ('trusted', 'suspect')),
+    reason TEXT
+);
+CREATE INDEX IF NOT EXISTS obs_part ON observations (part_id, retailer, condition, observed_at);
+"""
+
+
+def default_path() -> Path:
+    """$PLANNER_PRICE_DB, else <user data dir>/planner/prices.sqlite."""
+    env = os.environ.get("PLANNER_PRICE_DB")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("planner")) / "prices.sqlite"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class NewObservation:
+    """What the refresh saw for one matched part on one page."""
+
+    part_id: str
+    retailer: str
+    price: Decimal
+    currency: str
+    in_stock: Optional[bool] = None
+    url: Optional[str] = None
+    route: Optional[str] = None
+    raw_text: Optional[str] = None
+    condition: str = "new"
+    confidence: Optional[float] = None
+    observed_at: Optional[datetime] = None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One stored row."""
+
+    id: int
+    batch_id: int
+    part_id: str
+    retailer: str
+    price: Decimal
+    currency: str
+    in_stock: Optional[bool]
+    url: Optional[str]
+    observed_at: datetime
+    route: Optional[str]
+    raw_text: Optional[str]
+    condition: str
+    confidence: Optional[float]
+    status: str
+    reason: Optional[str]
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id, "part_id": self.part_id, "retailer": self.retailer, "price": str(self.price),
+            "currency": self.currency, "in_stock": self.in_stock, "url": self.url,
+            "observed_at": self.observed_at.isoformat(), "route": self.route, "raw_text": self.raw_text,
+            "condition": self.condition, "confidence": self.confidence, "status": self.status,
+            "reason": self.reason,
+        }
+
+
+def _row(r: sqlite3.Row) -> Observation:
+    return Observation(
+        id=r["id"], batch_id=r["batch_id"], part_id=r["part_id"], retailer=r["retailer"],
+        price=Decimal(r["price"]), currency=r["currency"],
+        in_stock=None if r["in_stock"] is None else bool(r["in_stock"]), url=r["url"],
+        observed_at=datetime.fromisoformat(r["observed_at"]), route=r["route"], raw_text=r["raw_text"],
+        condition=r["condition"], confidence=r["confidence"], status=r["status"], reason=r["reason"],
+    )
+
+
+def age_text(then: datetime, now: datetime) -> str:
+    secs = max(0, int((now - then).total_seconds()))
+    if secs < 3600:
+        return f"{secs // 60} min"
+    if secs < 86400:
+        return f"{secs // 3600} h"
+    return f"{secs // 86400} d"
+
+
+class PriceStore:
+    """Price history in one SQLite file (WAL). Writes happen in batches: all rows of a page or none."""
+
+    def __init__(self, path: Optional[str | Path] = None, jump: Decimal = DEFAULT_JUMP,
+                 shop_currency: Optional[dict[str, str]] = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.jump = Decimal(jump)
+        if shop_currency is None:
+            from planner.prices.retailers import DEFAULT_RETAILERS
+
+            shop_currency = {r.name: r.currency for r in DEFAULT_RETAILERS}
+            shop_currency.update({r.key: r.currency for r in DEFAULT_RETAILERS})
+        self.shop_currency = {k.lower(): v for k, v in shop_currency.items()}
+        self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "PriceStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ writing
+
+    @contextmanager
+    def batch(self, retailer: str, source: Optional[str] = None) -> Iterator["Batch"]:
+        """One transaction: rows added inside become visible together at exit, or not at all."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            started = utc_now().isoformat()
+            cur = conn.execute(
+                "INSERT INTO batches (retailer, source, started_at, committed_at, n_observations) "
+                "VALUES (?, ?, ?, ?, 0)", (retailer, source, started, started),
+            )
+            b = Batch(self, int(cur.lastrowid), retailer)
+            yield b
+            conn.execute("UPDATE batches SET committed_at = ?, n_observations = ? WHERE id = ?",
+                         (utc_now().isoformat(), b.count, b.id))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def record(self, observations: list[NewObservation], retailer: str, source: Optional[str] = None
+               ) -> list[Observation]:
+        """Store a list of observations as one batch and return the stored rows."""
+        with self.batch(retailer, source) as b:
+            return [b.add(o) for o in observations]
+
+    def _classify(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
+        """(status, reason, id of a suspect row this one confirms)."""
+        expected = self.shop_currency.get(o.retailer.lower())
+        if expected and o.currency != expected:
+            return "suspect", f"currency {o.currency}, the shop prices in {expected}", None
+        last = self._conn.execute(
+            "SELECT * FROM observations WHERE part_id=? AND retailer=? AND condition=? "
+            "ORDER BY observed_at DESC, id DESC LIMIT 1", (o.part_id, o.retailer, o.condition),
+        ).fetchone()
+        trusted = self._conn.execute(
+            "SELECT * FROM observations WHERE part_id=? AND retailer=? AND condition=? AND status='trusted' "
+            "AND currency=? ORDER BY observed_at DESC, id DESC LIMIT 1",
+            (o.part_id, o.retailer, o.condition, o.currency),
+        ).fetchone()
+        if trusted is None:
+            return "trusted", "first reading", None
+        ref = Decimal(trusted["price"])
+        change = (o.price - ref) / ref if ref else Decimal(0)
+        if abs(change) <= self.jump:
+            return "trusted", None, None
+        if last is not None and last["status"] == "suspect" and last["currency"] == o.currency:
+            prev = Decimal(last["price"])
+            if prev and abs(o.price - prev) / prev <= CONFIRM_TOLERANCE:
+                return "trusted", f"confirms suspect reading #{last['id']} ({change:+.0%} vs {ref})", last["id"]
+        return "suspect", f"jump {change:+.0%} from last trusted {ref} {trusted['currency']}", None
+
+    def _insert(self, batch_id: int, o: NewObservation) -> Observation:
+        status, reason, confirms = self._classify(o)
+        observed = (o.observed_at or utc_now()).astimezone(timezone.utc).replace(microsecond=0)
+        cur = self._conn.execute(
+            "INSERT INTO observations (batch_id, part_id, retailer, price, currency, in_stock, url, observed_at, "
+            "route, raw_text, condition, confidence, status, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (batch_id, o.part_id, o.retailer, str(o.price), o.currency,
+             None if o.in_stock is None else int(o.in_stock), o.url, observed.isoformat(), o.route,
+             o.raw_text, o.condition, o.confidence, status, reason),
+        )
+        if confirms is not None:
+            self._conn.execute("UPDATE observations SET status='trusted', reason=? WHERE id=?",
+                               (f"confirmed by reading #{cur.lastrowid}", confirms))
+        r = self._conn.execute("SELECT * FROM observations WHERE id=?", (cur.lastrowid,)).fetchone()
+        return _row(r)
+
+    def confirm(self, observation_id: int) -> Observation:
+        """Mark a suspect observation trusted (a person checked the price)."""
+        with self._tx():
+            r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
+            if r is None:
+                raise InputError(f"no price observation #{observation_id}")
+            self._conn.execute("UPDATE observations SET status='trusted', reason=? WHERE id=?",
+                               ("confirmed by hand", observation_id))
+            r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
+        return _row(r)
+
+    @contextmanager
+    def _tx(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------ reading
+
+    def history(self, part_id: str) -> list[Observation]:
+        """Every observation of a part, oldest first."""
+        rows = self._conn.execute(
+            "SELECT * FROM observations WHERE part_id=? ORDER BY observed_at, id", (part_id,)
+        ).fetchall()
+        return [_row(r) for r in rows]
+
+    def suspects(self) -> list[Observation]:
+        rows = self._conn.execute("SELECT * FROM observations WHERE status='suspect' ORDER BY id").fetchall()
+        return [_row(r) for r in rows]
+
+    def latest_trusted(self, condition: str = "new", now: Optional[datetime] = None) -> dict[str, Offer]:
+        """Per part, the freshest trusted observation (of `condition`) as a catalog Offer."""
+        now = now or utc_now()
+        rows = self._conn.execute(
+            "SELECT * FROM observations WHERE status='trusted' AND condition=? ORDER BY observed_at, id",
+            (condition,),
+        ).fetchall()
+        latest: dict[str, Observation] = {}
+        for r in rows:
+            latest[r["part_id"]] = _row(r)  # later rows overwrite: freshest wins
+        out: dict[str, Offer] = {}
+        for pid, o in latest.items():
+            out[pid] = Offer(
+                part_id=pid, price=o.price, currency=o.currency, condition=o.condition,  # type: ignore[arg-type]
+                retailer=o.retailer, url=o.url, observed_on=o.observed_at.date(), source="scraped",
+                in_stock=o.in_stock, note=f"{o.route or 'scraped'}, {age_text(o.observed_at, now)} old",
+            )
+        return out
+
+    def check(self) -> dict[str, object]:
+        """Integrity report: SQLite's own check and batches whose row count disagrees with their rows."""
+        integrity = self._conn.execute("PRAGMA integrity_check").fetchone()[0]
+        bad = self._conn.execute(
+            "SELECT b.id FROM batches b LEFT JOIN observations o ON o.batch_id = b.id "
+            "GROUP BY b.id HAVING COUNT(o.id) != b.n_observations"
+        ).fetchall()
+        return {"integrity": integrity, "inconsistent_batches": [r[0] for r in bad]}
+
+
+@dataclass
+class Batch:
+    """Rows being written in one transaction (see PriceStore.batch)."""
+
+    store: PriceStore
+    id: int
+    retailer: str
+    count: int = 0
+
+    def add(self, o: NewObservation) -> Observation:
+        stored = self.store._insert(self.id, o)
+        self.count += 1
+        return stored
+
+
+def offers_for_catalog(path: Optional[str | Path] = None) -> dict[str, Offer]:
+    """Convenience for planner/catalog.py: latest trusted offers, {} when no price DB exists yet."""
+    p = Path(path) if path is not None else default_path()
+    if not p.exists():
+        return {}
+    with PriceStore(p) as s:
+        return s.latest_trusted()
+

@@ -1,0 +1,236 @@
+"""Visible-text route: find the main product's title, its price in the buy box, and the buy-box text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from lxml import etree
+
+from planner.prices.css import select
+from planner.prices.page import Page, classes_of
+from planner.prices.parse_price import ParsedPrice, parse_price
+
+_CUR = r"(?:US\$|CA\$|C\$|AU\$|A\$|\$|€|£|¥|EUR\b|USD\b|GBP\b|CHF\b|CAD\b)"
+_NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
+PRICE_RE = re.compile(
+    rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
+)
+_PRICE_WORD = re.compile(r"pric|prix|preis|precio|prezzo|tarif|amount|cost", re.I)
+_DIGIT = re.compile(r"\d")
+_BARE_NUM = re.compile(rf"^\s*{_NUM}\s*$")
+
+# Whole regions that never hold the main product's price (matched at the start of a class/id token part).
+_SECTION = re.compile(
+    r"(?:^|[-_])(?:related|similar|recommend|carousel|cross-?sell|upsell|also|accessor|sponsor|comparison|"
+    r"recent|history|suggest|footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
+    r"cart-?preview|navbar|mega-?menu|breadcrumb|compare|p13n|sims|rhf|frequently|fbt|complementary|"
+    r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed|slider|swiper|owl)",
+    re.I,
+)
+_SECTION_TAGS = frozenset({"footer", "nav"})
+# A price element that is not the price you pay now.
+# (keywords must start a word part of the class/id: "old-price", "priceOld", not "bold" or "holder")
+_NOT_NOW = re.compile(
+    r"(?:^|[-_\s])(?:old|was|strike|through|list-?price|before|msrp|rrp|crossed|compare|former|original|"
+    r"previous|saving|save|discount|reduc|economy|vat-?off|tax-?excl|excl|ht(?=$|[-_\s])|ex-?vat|"
+    r"without-?tax|shipping|delivery|livraison|month|mois|financ|install|credit|reward|points|unit-?price|"
+    r"per-?unit|eco-?tax|eco-?part|deposit|basis|typical|range|from)",
+    re.I,
+)
+_NOW = re.compile(
+    r"(?:^|[-_\s])(?:current|now|sale|final|our|selling|actual|main|primary|special|deal|buy-?box|pdp|"
+    r"product-?price|offer|big|large|promo|ttc|with-?tax|vat-?on|to-?pay)",
+    re.I,
+)
+_BEFORE_BAD = re.compile(
+    r"(?:\bwas|list price|regular price|reg\.?|msrp|rrp|\bbefore|\bavant|au lieu de|prix conseillé|"
+    r"prix de référence|instead of|\bstatt|\buvp|you save|\bsave|économisez|économie|de remise|compare at|"
+    r"\bfrom|à partir de|\bdès|starting at|typical price|\bor|\bou|\d+\s?x|cashback|reward|\+|up to|jusqu'à|bis zu|over|above|au-delà de|"
+    r"\bmin(?:imum)?|\bfrais de port|\bshipping)\W{0,3}$",
+    re.I,
+)
+_AFTER_BAD = re.compile(
+    r"^\W{0,2}(?:HT\b|H\.T|hors tax|excl|ex\.? ?vat|\+ ?vat|net\b|/ ?mo\b|/ ?month|per month|a month|/ ?mois|"
+    r"par mois|/mo|x \d|shipping|livraison|de remise|d'économie|off\b|rebate|cashback|reward|points|"
+    r"/ ?unit|per unit|en moins|économisés|saved|savings)",
+    re.I,
+)
+_BEFORE_GOOD = re.compile(
+    r"(?:\bnow|our price|\bprice|\bprix|\bsale|your price|\btoday|\bpreis|\bprecio|\bprezzo|\bttc|"
+    r"\bpay|\bpaiement)\W{0,3}$",
+    re.I,
+)
+_AFTER_GOOD = re.compile(r"^\W{0,2}(?:TTC|incl|inkl|tax included|vat included)", re.I)
+
+
+@dataclass(frozen=True)
+class PriceSpot:
+    """One price seen on the page, with where it is and how likely it is the main price."""
+
+    parsed: ParsedPrice
+    offset: int
+    element: etree._Element
+    score: float
+    text: str
+
+
+def find_anchor(page: Page, names: Sequence[str] = ()) -> Optional[etree._Element]:
+    """The main product title: the first h1 outside nav/header chrome, else an element holding a known name."""
+    for h in page.root.iter("h1"):
+        if h in page.spans and len(page.text_of(h)) >= 3 and not _chrome(h):
+            return h
+    for name in names:
+        key = _norm(name)[:40]
+        if len(key) < 8:
+            continue
+        for el in page.order:
+            if el.tag in ("title", "meta", "html", "body"):
+                continue
+            t = page.text_of(el)
+            if len(t) < 200 and key in _norm(t):
+                return el
+    return None
+
+
+def _chrome(h: etree._Element) -> bool:
+    """A heading that belongs to the site chrome (logo, navigation, footer, dialogs)."""
+    if "logo" in classes_of(h):
+        return True
+    for a in _ancestors(h, 40):
+        if a.tag in ("nav", "footer") or (a.get("role") or "") in ("banner", "navigation", "dialog"):
+            return True
+    return False
+
+
+def _norm(s: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", s.lower()).split())
+
+
+def _ancestors(el: etree._Element, limit: int) -> list[etree._Element]:
+    out = []
+    p = el.getparent()
+    while p is not None and len(out) < limit:
+        out.append(p)
+        p = p.getparent()
+    return out
+
+
+def _section_hit(a: etree._Element) -> bool:
+    if a.tag in _SECTION_TAGS:
+        return True
+    return any(_SECTION.search(tok) for tok in classes_of(a).split())
+
+
+def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element], limit: int = 60) -> bool:
+    """Is el inside a cross-sell/navigation region? Containers that also hold the title do not count."""
+    span = page.spans.get(anchor) if anchor is not None else None
+    for a in [el, *_ancestors(el, limit if span else 8)]:
+        if span is not None and a is not el:
+            s = page.spans.get(a)
+            if s is not None and s[0] <= span[0] and span[1] <= s[1]:
+                return False  # reached a container of the whole product
+        if _section_hit(a):
+            return True
+    return False
+
+
+def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]) -> list[PriceSpot]:
+    """Every short visible price text, innermost element kept, unscored (score 0)."""
+    text = page.text
+    found: dict[int, tuple[etree._Element, re.Match, str]] = {}
+    for el in page.order:
+        start, end = page.spans[el]
+        if end - start > 160 or end <= start:
+            continue
+        chunk = text[start:end]
+        if not _DIGIT.search(chunk):
+            continue
+        matched = False
+        for m in PRICE_RE.finditer(chunk):
+            found[start + m.start()] = (el, m, m.group(0))
+            matched = True
+        if not matched and "price" in classes_of(el) + (el.get("itemprop") or "") and _BARE_NUM.match(chunk):
+            m2 = re.search(r"\d", chunk)
+            found[start + m2.start()] = (el, None, chunk.strip())  # type: ignore[arg-type]
+    spots = []
+    for offset, (el, _m, raw) in sorted(found.items()):
+        parsed = parse_price(raw, decimal_separator, currency_hint)
+        if parsed is None or parsed.amount < 1:
+            continue
+        spots.append(PriceSpot(parsed, offset, el, 0.0, raw))
+    return spots
+
+
+def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) -> float:
+    el = spot.element
+    anchor_offset = page.spans[anchor][0] if anchor is not None else None
+    score = 0.0
+    near = [el, *_ancestors(el, 3)]
+    cls = " ".join(classes_of(a) + " " + (a.get("itemprop") or "") + " " + (a.get("data-testid") or "")
+                   for a in near)
+    if in_section(page, el, anchor):
+        score -= 6
+    if any(a.tag in ("del", "s", "strike") for a in near):
+        score -= 6
+    if any("line-through" in (a.get("style") or "") or a.get("data-a-strike") == "true" for a in near):
+        score -= 6
+    if _NOT_NOW.search(cls):
+        score -= 4
+    if _PRICE_WORD.search(cls):
+        score += 2
+    if _NOW.search(cls):
+        score += 1
+    before = page.text[max(0, spot.offset - 40):spot.offset].split("\n")[-1]
+    after_start = spot.offset + len(spot.text)
+    after = page.text[after_start:after_start + 30].split("\n")[0] or page.text[after_start:after_start + 30].strip()
+    if _BEFORE_BAD.search(before):
+        score -= 3
+    elif _BEFORE_GOOD.search(before):
+        score += 1
+    if _AFTER_BAD.search(after):
+        score -= 3
+    elif _AFTER_GOOD.search(after):
+        score += 1
+    if anchor_offset is not None:
+        d = spot.offset - anchor_offset
+        if d < -1500:
+            score -= 3
+        elif d < 0:
+            score += 2.0 * (1 + d / 1500) - 1
+        elif d <= 6000:
+            score += 3.0 * (1 - d / 6000)
+    return score
+
+
+def main_price(
+    page: Page,
+    anchor: Optional[etree._Element],
+    decimal_separator: Optional[str] = None,
+    currency_hint: Optional[str] = None,
+    selectors: Sequence[str] = (),
+) -> tuple[Optional[PriceSpot], str]:
+    """The buy-box price and the route that found it: retailer selectors first ("selector"), else text."""
+    for css in selectors:
+        for el in _select(page, css):
+            t = page.text_of(el) or " ".join("".join(el.itertext()).split())
+            m = PRICE_RE.search(t)
+            parsed = parse_price(m.group(0) if m else t, decimal_separator, currency_hint)
+            if parsed is not None:
+                return PriceSpot(parsed, page.spans.get(el, (0, 0))[0], el, 99.0, t), "selector"
+    anchor_offset = page.spans[anchor][0] if anchor is not None else None
+    spots = [
+        PriceSpot(s.parsed, s.offset, s.element, score_spot(page, s, anchor), s.text)
+        for s in price_spots(page, decimal_separator, currency_hint)
+    ]
+    if not spots:
+        return None, "text"
+    best = max(spots, key=lambda s: (s.score, -abs(s.offset - (anchor_offset or 0))))
+    if best.score < 0.5:
+        return None, "text"
+    return best, "text"
+
+
+def _select(page: Page, css: str) -> list[etree._Element]:
+    return [el for el in select(page.root, css) if el in page.spans]
