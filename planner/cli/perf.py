@@ -1,0 +1,224 @@
+"""`planner speedup`, `planner sweep`, `planner memfit`: speed vs a GTX 1080 Ti, sweep wall time, memory fit."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from planner.catalog import cached_catalog
+from planner.cli.common import console, emit_json, handle_errors
+from planner.errors import InputError, PlannerError, UnknownPartError
+from planner.memfit import ModelShape, estimate_memory
+from planner.models import GpuChip
+from planner.perf import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
+from planner.sweep import estimated_wall_power_w, sweep_time
+
+_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
+
+
+def _fraction(power_limit: float) -> float:
+    """Accept 0.8 or 80 (percent)."""
+    return power_limit / 100.0 if 1.0 < power_limit <= 100.0 else power_limit
+
+
+def _model_info(m: PerfModel) -> dict[str, Any]:
+    err = m.params.meta.get("error", {})
+    return {"fitted_on": m.params.meta.get("fitted_on"), "refit_command": m.params.meta.get("command"),
+            "median_abs_error_leave_one_gpu_out": err.get("leave_one_gpu_out", {}).get("median_abs_error"),
+            "median_abs_error_leave_one_architecture_out": err.get("leave_one_architecture_out", {}).get("median_abs_error")}
+
+
+def speedup_rows(m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float) -> list[dict[str, Any]]:
+    chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
+    rows = []
+    for chip in chips:
+        e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power)
+        rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
+                     "high": round(e.high, 2), "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip)})
+    return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
+
+
+def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
+    """'2x RTX 3090' -> ('RTX 3090', 2); 'RTX 4090' -> ('RTX 4090', default_count)."""
+    match = _COUNT_PREFIX.match(spec)
+    return (match.group(2).strip(), int(match.group(1))) if match else (spec, default_count)
+
+
+def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
+    """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    plan = doc["plans"][0] if isinstance(doc, dict) and doc.get("plans") else doc
+    if not isinstance(plan, dict) or not isinstance(plan.get("parts"), list):
+        raise InputError(f"{path}: expected a plan with a 'parts' list (or {{\"plans\": [plan, ...]}})")
+    gpus = [p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "gpu"]
+    if not gpus:
+        raise InputError(f"{path}: the plan has no GPU part")
+    chips = {_part_chip(p, m).id: (_part_chip(p, m), sum(int(q.get("quantity", 1)) for q in gpus)) for p in gpus}
+    if len(chips) > 1:
+        raise InputError(f"{path}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
+    chip, count = next(iter(chips.values()))
+    sustained = (plan.get("power") or {}).get("sustained_w")
+    return chip, count, (float(sustained) if sustained else None), str(gpus[0].get("name") or gpus[0].get("id"))
+
+
+def _part_chip(part: dict[str, Any], m: PerfModel) -> GpuChip:
+    if part.get("chip"):
+        return m.resolve(str(part["chip"]))
+    pid = str(part.get("id", ""))
+    problem = "is not in the catalog"
+    try:
+        gpu = cached_catalog().parts.get(pid)
+    except PlannerError as exc:  # a broken catalog should not hide a chip the plan names by itself
+        gpu, problem = None, f"could not be looked up ({exc})"
+    if gpu is not None and getattr(gpu, "chip", None):
+        return m.resolve(gpu.chip)
+    for label in (pid, str(part.get("name", ""))):
+        try:
+            return m.resolve(label)
+        except UnknownPartError:
+            continue
+    raise InputError(f"GPU part {pid!r} {problem} and its chip is unknown")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("speedup")
+    @handle_errors
+    def speedup_cmd(
+        gpu: list[str] = typer.Option([], "--gpu", help="GPU name (repeatable): 'RTX 4090', 'A100 80GB', 'H100 SXM'; none = all"),
+        vs: str = typer.Option("GTX 1080 Ti", "--vs", help="Baseline GPU (runs fp32 if it has no tensor cores)"),
+        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp (fp16/bf16 mixed precision)"),
+        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    ) -> None:
+        """Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."""
+        m = load_perf_model()
+        base = m.resolve(vs)
+        rows = speedup_rows(m, gpu, base.id, workload, precision, _fraction(power_limit))
+        base_prec = precision if base.has_tensor_cores else "fp32"
+        if as_json:
+            emit_json({"baseline": base.name, "baseline_precision": base_prec, "workload": workload,
+                       "precision": precision, "power_fraction": _fraction(power_limit), "results": rows,
+                       "model": _model_info(m)})
+            return
+        table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}")
+        for col in ("GPU", "speedup", "range (low-high)", "runs as", "error from"):
+            table.add_column(col)
+        tiers = {"seen_architecture": "LOGO", "new_architecture": "LOAO", "amd": "LOAO, widened"}
+        for r in rows:
+            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"],
+                          tiers.get(r["error_tier"], r["error_tier"]))
+        console.print(table)
+        info = _model_info(m)
+        console.print(f"[dim]Model fitted {info['fitted_on']} on Lambda measurements; cross-validated median error "
+                      f"{info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
+                      f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
+                      f"Range = 10-90 % of cross-validated error.[/]")
+
+    @app.command("sweep")
+    @handle_errors
+    def sweep_cmd(
+        runs: int = typer.Option(..., "--runs", help="Independent runs (seeds x variants)"),
+        hours: float = typer.Option(..., "--hours", help="Hours per run on the baseline GPU"),
+        gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
+        count: int = typer.Option(1, "--count", help="GPUs of each --gpu without an 'Nx' prefix"),
+        build: Optional[Path] = typer.Option(None, "--build", help="Plan JSON from `planner recommend --json`"),
+        vs: str = typer.Option("GTX 1080 Ti", "--vs", help="GPU the --hours were measured on"),
+        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp on the new GPU"),
+        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
+        wall_power: Optional[float] = typer.Option(None, "--wall-power", help="Machine power at the wall in W (overrides the estimate)"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    ) -> None:
+        """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
+        if not gpu and build is None:
+            raise InputError("give --gpu NAME (repeatable, '2x RTX 3090' allowed) or --build FILE.json")
+        if count < 1:
+            raise InputError(f"--count must be >= 1 (got {count})")
+        m = load_perf_model()
+        fraction = _fraction(power_limit)
+        configs: list[tuple[GpuChip, int, Optional[float], str]] = []
+        if build is not None:
+            chip, n, sustained, label = _build_gpus(build, m)
+            configs.append((chip, n, sustained, f"plan sustained_w ({label})"))
+        for spec in gpu:
+            name, n = _parse_gpu_spec(spec, count)
+            if n < 1:
+                raise InputError(f"GPU count must be >= 1 in {spec!r}")
+            configs.append((m.resolve(name), n, None, ""))
+        results = []
+        for chip, n, plan_w, plan_label in configs:
+            e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=fraction)
+            if wall_power is not None:
+                watts, source = wall_power, "given with --wall-power"
+            elif plan_w is not None:
+                watts, source = plan_w, plan_label
+            else:
+                watts, source = estimated_wall_power_w(chip, n, fraction), "estimate: TDP x power limit x GPUs + 150 W"
+            s = sweep_time(runs, hours, e, n, wall_power_w=watts)
+            results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source})
+        base = m.resolve(vs)
+        if as_json:
+            emit_json({"runs": runs, "baseline_hours": hours, "baseline": base.name, "workload": workload,
+                       "precision": precision, "power_fraction": fraction, "results": results, "model": _model_info(m)})
+            return
+        table = Table(title=f"{runs} runs of {hours:g} h on {base.name} -> {workload}, {precision}"
+                      + (f", power limit {fraction:.0%}" if fraction < 1 else ""))
+        for col in ("GPUs", "speedup", "hours per run", "sweep wall time", "energy"):
+            table.add_column(col)
+        for r in results:
+            sp, hr, wl, en = r["speedup"], r["hours_per_run"], r["wall_hours"], r["energy_kwh"]
+            table.add_row(f"{r['gpu_count']} x {r['gpu']}", f"{sp['value']:.2f}x ({sp['low']:.2f}-{sp['high']:.2f})",
+                          f"{hr['value']:.2f} h ({hr['low']:.2f}-{hr['high']:.2f})",
+                          f"{wl['value']:.1f} h ({wl['low']:.1f}-{wl['high']:.1f}), {r['waves']} wave(s)",
+                          f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
+        console.print(table)
+        sources = sorted({r["wall_power_source"] for r in results})
+        console.print(f"[dim]Power: {'; '.join(sources)}. Ranges = 10-90 % of the model's cross-validated error.[/]")
+
+    @app.command("memfit")
+    @handle_errors
+    def memfit_cmd(
+        params: float = typer.Option(..., "--params", help="Trainable parameters, e.g. 15e6"),
+        optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adam | sgd (momentum) | sgd-plain"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        batch: int = typer.Option(32, "--batch", help="Batch size (samples per step per GPU)"),
+        seq: int = typer.Option(512, "--seq", help="Sequence length (tokens per sample)"),
+        layers: Optional[int] = typer.Option(None, "--layers", help="Transformer layers"),
+        hidden: Optional[int] = typer.Option(None, "--hidden", help="Hidden size (d_model)"),
+        heads: Optional[int] = typer.Option(None, "--heads", help="Attention heads (default hidden/64)"),
+        vocab: int = typer.Option(0, "--vocab", help="Vocabulary size (counts logits and their gradient)"),
+        act_mb: Optional[float] = typer.Option(None, "--act-mb-per-sample", help="Measured activation MB per sample (CNNs etc.)"),
+        gpu: list[str] = typer.Option([], "--gpu", help="GPUs to check (repeatable); none = every chip"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    ) -> None:
+        """Training memory for a model, which GPUs fit it and the largest batch each allows."""
+        m = load_perf_model()
+        shape = ModelShape(params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
+                           layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
+        chips = [m.resolve(g) for g in gpu] if gpu else sorted(m.chips.values(), key=lambda c: (c.vram_gb, c.id))
+        if gpu and REFERENCE_CHIP not in {c.id for c in chips}:
+            chips.append(m.chips[REFERENCE_CHIP])
+        est = estimate_memory(shape, chips)
+        if as_json:
+            emit_json(est.to_json())
+            return
+        console.print("Memory at batch {}: ".format(batch) + ", ".join(
+            f"{k.replace('_', ' ')} {v:.2f} GiB" for k, v in est.breakdown_gib.items() if v) + f" -> total {est.total_gib:.2f} GiB")
+        table = Table(title="Fit per GPU")
+        for col in ("GPU", "VRAM GB", f"batch {batch}", "max batch"):
+            table.add_column(col)
+        for c in est.chips:
+            table.add_row(c.name, f"{c.vram_gb:g}", "[green]fits[/]" if c.fits else "[red]too big[/]",
+                          "?" if c.max_batch is None else str(c.max_batch))
+        console.print(table)
+        for note in est.notes:
+            console.print(f"[yellow]{note}[/]" if "limit" in note else f"[dim]{note}[/]")

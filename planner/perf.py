@@ -1,0 +1,243 @@
+"""GPU training speed model: throughput of any chip relative to a baseline (default GTX 1080 Ti), with a range."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from planner.catalog import load_chips
+from planner.errors import CatalogError, InputError, UnknownPartError
+from planner.models import GpuChip
+from planner.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
+
+__all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "energy_kwh", "load_perf_model", "power_scale",
+           "sweep_time"]
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+PARAMS_FILE = DATA_DIR / "perf_params.json"
+REFERENCE_CHIP = "gtx-1080-ti"
+WORKLOADS = ("transformer", "cnn", "generic")
+PRECISIONS = ("fp32", "tf32", "amp")
+# Architectures whose tensor cores run TF32 (Ampere onwards); older chips run a tf32 request as fp32.
+TF32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
+# Architectures with the doubled FP32 datapath (128 FP32 lanes per SM) whose marketing FP32 rate is rarely reached.
+DUAL_FP32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
+# SMs without Volta's separate INT32 pipe and unified L1: they reach a smaller share of their datasheet rate.
+OLD_SM_ARCHS = frozenset({"maxwell", "pascal"})
+# Power-limit curve (hardware-facts.md section 4.2): fraction of stock power -> fraction of throughput.
+POWER_CURVE: tuple[tuple[float, float], ...] = ((0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0))
+MIN_POWER_FRACTION = 0.4
+_VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon)\b")
+
+
+@dataclass(frozen=True)
+class PerfParams:
+    """The model's few numbers: fitted ones come from data/perf_params.json, priors are stated there too."""
+
+    compute_share: dict[str, float]  # workload -> share of the 1080 Ti fp32 step that is compute-bound
+    tensor_efficiency: float  # fraction of the datasheet tensor rate reached in training
+    amp_memory_factor: float  # memory traffic of an amp step relative to fp32 (fp16 activations)
+    pascal_compute_efficiency: float = 1.0  # share of its datasheet rate a Pascal/Maxwell SM reaches vs Volta+
+    dual_fp32_efficiency: float = 0.65  # prior: share of the doubled FP32 rate reached (Ampere onwards)
+    amd_fp32_efficiency: float = 0.45  # prior: RDNA dual-issue FP32 rarely reached (7900 XTX measured ~25 of 61.4)
+    amd_software_factor: float = 0.8  # prior: ROCm stack maturity versus CUDA for the same specs
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # tier -> (low, high) multipliers
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "PerfParams":
+        p = data["params"]
+        return cls(
+            compute_share={k: float(v) for k, v in p["compute_share"].items()},
+            tensor_efficiency=float(p["tensor_efficiency"]),
+            amp_memory_factor=float(p["amp_memory_factor"]),
+            pascal_compute_efficiency=float(p.get("pascal_compute_efficiency", 1.0)),
+            dual_fp32_efficiency=float(p.get("dual_fp32_efficiency", 0.65)),
+            amd_fp32_efficiency=float(p.get("amd_fp32_efficiency", 0.45)),
+            amd_software_factor=float(p.get("amd_software_factor", 0.8)),
+            ranges={k: (float(v[0]), float(v[1])) for k, v in data.get("ranges", {}).items()},
+            meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
+        )
+
+
+# ---------------------------------------------------------------- pure model
+def has_dual_fp32(chip: GpuChip) -> bool:
+    """GA100 (A100) keeps 64 FP32 lanes per SM; every other Ampere-or-later NVIDIA chip has 128."""
+    return chip.vendor == "NVIDIA" and chip.architecture in DUAL_FP32_ARCHS and not chip.id.startswith("a100")
+
+
+def executed_precision(chip: GpuChip, precision: str) -> str:
+    """What the chip actually runs: tf32 needs Ampere+ tensor cores; amp without tensor cores keeps fp32 math."""
+    if precision == "tf32" and not (chip.vendor == "NVIDIA" and chip.has_tensor_cores and chip.architecture in TF32_ARCHS):
+        return "fp32"
+    return precision
+
+
+def compute_terms(chip: GpuChip, precision: str, p: PerfParams) -> tuple[float, float]:
+    """(CUDA-core rate, tensor peak) in TFLOPS for the path the precision takes; tensor peak 0 when unused."""
+    prec = executed_precision(chip, precision)
+    if chip.vendor == "AMD":
+        cuda = chip.fp32_tflops * p.amd_fp32_efficiency
+        fp16 = chip.fp16_tensor_tflops_fp16acc or 2.0 * chip.fp32_tflops  # packed FP16 / WMMA rate
+        return cuda, (fp16 if prec == "amp" else 0.0)
+    cuda = chip.fp32_tflops * (p.dual_fp32_efficiency if has_dual_fp32(chip) else 1.0)
+    tensor = chip.fp16_tensor_tflops_fp32acc if chip.has_tensor_cores else None
+    if prec == "fp32" or not tensor:
+        return cuda, 0.0  # Pascal amp: fp16 storage, fp32-rate math (GP102 fp16 math is 1/64 rate)
+    return cuda, (tensor / 2.0 if prec == "tf32" else tensor)  # TF32 peak = half the fp16 (fp32-acc) tensor rate
+
+
+def compute_tflops(chip: GpuChip, precision: str, p: PerfParams) -> float:
+    """Effective math rate: the faster of the CUDA-core path and the tensor path (peak x tensor efficiency)."""
+    cuda, tensor = compute_terms(chip, precision, p)
+    rate = max(cuda, tensor * p.tensor_efficiency)
+    return rate * (p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0)
+
+
+def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
+    """Effective bandwidth: amp moves fewer bytes per step (fp16 activations), which looks like more bandwidth."""
+    return chip.mem_bandwidth_gbs / (p.amp_memory_factor if precision == "amp" else 1.0)
+
+
+def relative_step_time(chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip) -> float:
+    """Step time relative to the reference chip at fp32: compute share / compute ratio + memory share / bandwidth ratio."""
+    share = p.compute_share[workload]
+    t = share * compute_tflops(ref, "fp32", p) / compute_tflops(chip, precision, p)
+    t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
+    return t / (p.amd_software_factor if chip.vendor == "AMD" else 1.0)
+
+
+def power_scale(power_fraction: float) -> float:
+    """Throughput kept at a power limit (fraction of stock board power); monotone, 1.0 at 1.0 (hardware-facts 4.2)."""
+    f = float(power_fraction)
+    if not (MIN_POWER_FRACTION <= f <= 1.0):
+        raise InputError(f"power limit must be between {MIN_POWER_FRACTION:.0%} and 100% of stock power (got {f:.0%})")
+    pts = POWER_CURVE
+    if f <= pts[0][0]:  # extrapolate below 60 % with the 60-70 % slope
+        (x0, y0), (x1, y1) = pts[0], pts[1]
+        return y0 - (x0 - f) * (y1 - y0) / (x1 - x0)
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if f <= x1:
+            return y0 + (f - x0) * (y1 - y0) / (x1 - x0)
+    return 1.0
+
+
+def name_key(name: str) -> str:
+    """Case- and punctuation-free key: 'GeForce RTX 4090' -> 'rtx4090', 'A100-80G' -> 'a10080g'."""
+    return re.sub(r"[^a-z0-9]", "", _VENDOR_WORDS.sub(" ", name.lower()))
+
+
+def build_name_index(chips: dict[str, GpuChip]) -> dict[str, str]:
+    """Name key -> chip id for ids, names and aliases; a key claimed by two chips is a data error."""
+    index: dict[str, str] = {}
+    for chip in chips.values():
+        for label in (chip.id, chip.name, *chip.aliases):
+            key = name_key(label)
+            if not key:
+                continue
+            other = index.setdefault(key, chip.id)
+            if other != chip.id:
+                raise CatalogError(f"data/gpu_chips.csv: name {label!r} matches both {other!r} and {chip.id!r}")
+    return index
+
+
+# ---------------------------------------------------------------- model object
+class PerfModel:
+    """Chip table + fitted parameters; answers speedup questions with ranges."""
+
+    def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset()):
+        if REFERENCE_CHIP not in chips:
+            raise CatalogError(f"the chip table has no {REFERENCE_CHIP!r} row; the model is normalised on it")
+        self.chips = chips
+        self.params = params
+        self.calibrated_chips = calibrated_chips
+        self._index = build_name_index(chips)
+        self._seen_archs = frozenset(chips[c].architecture for c in calibrated_chips if c in chips)
+
+    def resolve(self, name: str) -> GpuChip:
+        """A chip by id, name, alias or short form, case-insensitive; unknown -> UnknownPartError with suggestions."""
+        key = name_key(str(name))
+        if key in self._index:
+            return self.chips[self._index[key]]
+        close = self.suggest(name)
+        hint = f"; did you mean: {', '.join(close)}" if close else "; `planner speedup` without --gpu lists every GPU"
+        raise UnknownPartError(f"unknown GPU {name!r}{hint}")
+
+    def suggest(self, name: str, n: int = 4) -> list[str]:
+        """Chip names close to `name`: containing it first (e.g. 'RTX 6000' -> Quadro / Ada), then similar spellings."""
+        key = name_key(str(name))
+        if not key:
+            return []
+        ids = [cid for k, cid in self._index.items() if len(key) >= 3 and key in k]
+        ids += [self._index[k] for k in difflib.get_close_matches(key, list(self._index), n=3 * n, cutoff=0.6)]
+        return [self.chips[cid].name for cid in dict.fromkeys(ids)][:n]
+
+    def tier(self, chip: GpuChip) -> str:
+        """Which cross-validated error applies: seen architecture (LOGO), new NVIDIA architecture (LOAO), or AMD."""
+        if chip.vendor != "NVIDIA":
+            return "amd"
+        return "seen_architecture" if chip.architecture in self._seen_archs else "new_architecture"
+
+    @staticmethod
+    def power_scale(power_fraction: float) -> float:
+        """Throughput kept at a power limit: 1.0 at 1.0, 0.95 at 0.8, 0.90 at 0.7, 0.82 at 0.6 (monotone)."""
+        return power_scale(power_fraction)
+
+    def _range(self, tier: str) -> tuple[float, float]:
+        return self.params.ranges.get(tier, (0.7, 1.3))
+
+    def step_time(self, chip: GpuChip, precision: str, workload: str) -> float:
+        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP])
+
+    def speedup(
+        self,
+        chip_id: str,
+        *,
+        baseline: str = REFERENCE_CHIP,
+        workload: str = "transformer",
+        precision: str = "amp",
+        power_fraction: float = 1.0,
+    ) -> Estimate:
+        """Throughput ratio target/baseline; a baseline without tensor cores runs fp32 whatever the target precision."""
+        if workload not in WORKLOADS:
+            raise InputError(f"unknown workload {workload!r}; expected one of {', '.join(WORKLOADS)}")
+        if precision not in PRECISIONS:
+            raise InputError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+        target, base = self.resolve(chip_id), self.resolve(baseline)
+        base_prec = precision if base.has_tensor_cores else "fp32"
+        value = self.step_time(base, base_prec, workload) / self.step_time(target, precision, workload)
+        scale = power_scale(power_fraction)
+        if target.id == base.id and executed_precision(target, precision) == executed_precision(base, base_prec):
+            return Estimate(scale, scale, scale)
+        lo_t, hi_t = self._range(self.tier(target))
+        lo_b, hi_b = self._range(self.tier(base)) if base.id != REFERENCE_CHIP else (1.0, 1.0)
+        low, high = min(lo_t, lo_b), max(hi_t, hi_b)
+        return Estimate(value * scale, value * low * scale, value * high * scale)
+
+
+def _calibrated_chips(meta: dict[str, Any]) -> frozenset[str]:
+    return frozenset(meta.get("calibration", {}).get("chips", []))
+
+
+@lru_cache(maxsize=4)
+def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
+    path = Path(params_path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CatalogError(f"{path} is missing; re-create it with `python -m planner.perf_fit --write`") from None
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    params = PerfParams.from_json(data)
+    chips = load_chips(Path(data_dir) if data_dir else None)
+    return PerfModel(chips, params, _calibrated_chips(params.meta))
+
+
+def load_perf_model(data_dir: Optional[Path | str] = None, params_path: Optional[Path | str] = None) -> PerfModel:
+    """The speed model (cached): chip table via planner.catalog.load_chips + data/perf_params.json, no refit."""
+    return _load(str(params_path or PARAMS_FILE), str(data_dir) if data_dir else None)

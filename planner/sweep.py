@@ -1,0 +1,127 @@
+"""Sweep wall time and energy: independent runs spread over GPUs, from baseline hours and a speedup estimate."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from planner.errors import InputError
+from planner.models import GpuChip
+
+PLATFORM_OVERHEAD_W = 150.0  # estimate: CPU, board, RAM, drives and fans of a training box beside its GPUs
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with the range the cross-validated error allows (low <= value <= high)."""
+
+    value: float
+    low: float
+    high: float
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def scaled(self, factor: float) -> "Estimate":
+        return Estimate(self.value * factor, self.low * factor, self.high * factor)
+
+    def to_json(self, digits: int = 3) -> dict[str, float]:
+        return {"value": round(self.value, digits), "low": round(self.low, digits), "high": round(self.high, digits)}
+
+
+@dataclass(frozen=True)
+class SweepEstimate:
+    """Time to finish `runs` independent runs on `gpu_count` GPUs; floats are hours, low/high from the speedup range."""
+
+    runs: int
+    gpu_count: int
+    baseline_hours: float
+    speedup: Estimate
+    hours_per_run: float
+    hours_per_run_low: float
+    hours_per_run_high: float
+    waves: int  # rounds of runs: ceil(runs / gpu_count)
+    wall_hours: float
+    wall_hours_low: float
+    wall_hours_high: float
+    wall_power_w: Optional[float] = None
+    energy_kwh: Optional[float] = None
+    energy_kwh_low: Optional[float] = None
+    energy_kwh_high: Optional[float] = None
+
+    @property
+    def per_run(self) -> Estimate:
+        return Estimate(self.hours_per_run, self.hours_per_run_low, self.hours_per_run_high)
+
+    @property
+    def wall(self) -> Estimate:
+        return Estimate(self.wall_hours, self.wall_hours_low, self.wall_hours_high)
+
+    @property
+    def gpu_hours(self) -> float:
+        """GPU-hours actually computing (what a per-GPU-hour cloud bill counts when idle GPUs are released)."""
+        return self.runs * self.hours_per_run
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "runs": self.runs, "gpu_count": self.gpu_count, "baseline_hours": self.baseline_hours,
+            "speedup": self.speedup.to_json(), "waves": self.waves,
+            "hours_per_run": Estimate(self.hours_per_run, self.hours_per_run_low, self.hours_per_run_high).to_json(2),
+            "wall_hours": Estimate(self.wall_hours, self.wall_hours_low, self.wall_hours_high).to_json(2),
+        }
+        if self.energy_kwh is not None:
+            out["wall_power_w"] = self.wall_power_w
+            out["energy_kwh"] = {"value": round(self.energy_kwh, 2), "low": round(self.energy_kwh_low or 0, 2),
+                                 "high": round(self.energy_kwh_high or 0, 2)}
+        return out
+
+
+def sweep_time(
+    runs: int,
+    baseline_hours: float,
+    speedup: Estimate,
+    gpu_count: int = 1,
+    *,
+    wall_power_w: Optional[float] = None,
+) -> SweepEstimate:
+    """Hours per run = baseline hours / speedup; wall = ceil(runs / GPUs) x hours per run (runs do not share a GPU).
+
+    With `wall_power_w` (the whole machine at the wall while it trains), energy = power x wall time.
+    """
+    if isinstance(runs, bool) or int(runs) != runs or runs < 1:
+        raise InputError(f"runs must be a whole number >= 1 (got {runs})")
+    if isinstance(gpu_count, bool) or int(gpu_count) != gpu_count or gpu_count < 1:
+        raise InputError(f"GPU count must be a whole number >= 1 (got {gpu_count})")
+    if not (baseline_hours > 0 and math.isfinite(baseline_hours)):
+        raise InputError(f"baseline hours must be a positive number (got {baseline_hours})")
+    if not (0 < speedup.low <= speedup.value <= speedup.high):
+        raise InputError(f"speedup must satisfy 0 < low <= value <= high (got {speedup})")
+    runs, gpu_count = int(runs), int(gpu_count)
+    waves = math.ceil(runs / gpu_count)
+    per_run = (baseline_hours / speedup.value, baseline_hours / speedup.high, baseline_hours / speedup.low)
+    wall = tuple(waves * h for h in per_run)
+    energy: tuple[Optional[float], ...] = (None, None, None)
+    if wall_power_w is not None:
+        energy = tuple(energy_kwh(wall_power_w, h) for h in wall)
+    return SweepEstimate(
+        runs=runs, gpu_count=gpu_count, baseline_hours=float(baseline_hours), speedup=speedup,
+        hours_per_run=per_run[0], hours_per_run_low=per_run[1], hours_per_run_high=per_run[2], waves=waves,
+        wall_hours=wall[0], wall_hours_low=wall[1], wall_hours_high=wall[2],
+        wall_power_w=None if wall_power_w is None else float(wall_power_w),
+        energy_kwh=energy[0], energy_kwh_low=energy[1], energy_kwh_high=energy[2],
+    )
+
+
+def energy_kwh(wall_power_w: float, hours: float) -> float:
+    """kWh drawn by a machine at `wall_power_w` for `hours` (the caller decides what the power includes)."""
+    if not (wall_power_w > 0 and math.isfinite(wall_power_w)):
+        raise InputError(f"wall power must be a positive number of watts (got {wall_power_w})")
+    if hours < 0:
+        raise InputError(f"hours must be >= 0 (got {hours})")
+    return wall_power_w * hours / 1000.0
+
+
+def estimated_wall_power_w(chip: GpuChip, gpu_count: int = 1, power_fraction: float = 1.0) -> float:
+    """Estimate when no plan gives one: board power x power limit x GPUs + 150 W for the rest of the machine."""
+    return chip.tdp_w * power_fraction * gpu_count + PLATFORM_OVERHEAD_W

@@ -1,0 +1,100 @@
+"""Calibration: normalised data reproducible from ../shared, fitted parameters reproducible, cross-validated error bound."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from planner.catalog import load_chips
+from planner.perf import PARAMS_FILE, REFERENCE_CHIP, PerfParams, build_name_index, name_key
+from planner.perf_fit import (
+    CALIBRATION_CSV, COLUMNS, Design, cross_validate, fit, load_rows, normalise, predict, summarise,
+)
+
+# Brief target: median <= 15 % on unseen rows, no architecture biased by more than 25 %.
+# Reached: leave-one-GPU-out 15.7 %, leave-one-architecture-out 17.0 % (docs/perf.md); guard at 18 % against regressions.
+REGRESSION_BOUND = 0.18
+TARGET = 0.15
+MAX_BIAS = 0.25
+
+
+@pytest.fixture(scope="module")
+def chips():
+    return load_chips()
+
+
+@pytest.fixture(scope="module")
+def rows(chips):
+    return load_rows(chips=chips)
+
+
+@pytest.fixture(scope="module")
+def cv(rows, chips):
+    ref = chips[REFERENCE_CHIP]
+    return {"logo": summarise(cross_validate(rows, ref, lambda r: r.chip.id)),
+            "loao": summarise(cross_validate(rows, ref, lambda r: r.chip.architecture))}
+
+
+def test_normalised_csv_is_reproducible(shared_dir: Path, chips) -> None:
+    index = build_name_index(chips)
+    fresh = normalise(shared_dir / "facts" / "gpu-training-benchmarks-calibration.csv", lambda n: chips[index[name_key(n)]])
+    with CALIBRATION_CSV.open(newline="", encoding="utf-8") as fh:
+        stored = list(csv.DictReader(fh))
+    assert list(stored[0]) == COLUMNS
+    assert stored == fresh
+
+
+def test_normalisation_rules(chips) -> None:
+    with CALIBRATION_CSV.open(newline="", encoding="utf-8") as fh:
+        data = list(csv.DictReader(fh))
+    by = {(r["gpu"], r["workload"], r["precision_reported"]): r for r in data}
+    rn50 = "ResNet-50 ImageNet-shape training (NVIDIA DeepLearningExamples)"
+    # fp16 ratios are re-based on the 1080 Ti at fp32: 2080 Ti 526 img/s amp / 1080 Ti 196 img/s fp32
+    assert float(by[("GeForce RTX 2080 Ti", rn50, "fp16")]["ratio_vs_1080ti_fp32"]) == pytest.approx(526 / 196, abs=1e-4)
+    assert by[("GeForce RTX 3090", rn50, "fp32")]["precision"] == "tf32"  # Ampere 'fp32' ran TF32
+    assert by[("GeForce RTX 2080 Ti", rn50, "fp32")]["precision"] == "fp32"
+    assert by[("GeForce GTX 1080 Ti", rn50, "fp32")]["use_in_fit"] == "false"
+    assert "implausible" in by[("RTX A4000", "WaveGlow vocoder training (NVIDIA DLE)", "fp16")]["excluded_because"]
+    assert all(r["source"] and r["chip"] in chips for r in data)
+
+
+def test_design_matches_reference_model(rows, chips) -> None:
+    ref = chips[REFERENCE_CHIP]
+    p = fit(rows, ref)
+    base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
+    assert np.allclose(Design(rows, ref, base).predict(p), predict(rows, p, ref), rtol=1e-9)
+
+
+def test_stored_params_match_a_fresh_fit(rows, chips) -> None:
+    stored = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
+    p = fit(rows, chips[REFERENCE_CHIP])
+    assert stored["command"] and stored["fitted_on"]
+    for k, v in p.compute_share.items():
+        assert stored["params"]["compute_share"][k] == pytest.approx(v, abs=0.01)
+    assert stored["params"]["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
+    assert stored["params"]["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
+    assert stored["params"]["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
+
+
+@pytest.mark.parametrize("scheme", ["logo", "loao"])
+def test_cross_validated_error_bound(cv, scheme: str) -> None:
+    s = cv[scheme]
+    assert s["rows"] > 300
+    assert s["median_abs_error"] <= REGRESSION_BOUND
+    for arch, a in s["per_architecture"].items():
+        assert abs(a["bias"]) <= MAX_BIAS, (scheme, arch, a)
+
+
+@pytest.mark.xfail(strict=True, reason="brief target 15 % not reached on this data: LOGO 15.7 %, LOAO 17.0 %")
+def test_cross_validated_error_meets_brief_target(cv) -> None:
+    assert cv["logo"]["median_abs_error"] <= TARGET and cv["loao"]["median_abs_error"] <= TARGET
+
+
+def test_stored_report_matches_cross_validation(cv) -> None:
+    stored = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))["error"]
+    assert stored["leave_one_gpu_out"]["median_abs_error"] == pytest.approx(cv["logo"]["median_abs_error"], abs=0.005)
+    assert stored["leave_one_architecture_out"]["median_abs_error"] == pytest.approx(cv["loao"]["median_abs_error"], abs=0.005)
