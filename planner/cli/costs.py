@@ -1,0 +1,409 @@
+"""CLI: `planner costs` (rent versus buy for a sweep) and `planner fx show|refresh` (ECB rates)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from rich.table import Table
+
+from planner import costs as C
+from planner.cli.common import console, emit_json, err_console, fail, handle_errors
+from planner.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
+from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
+from planner.fx import ECB_DAILY_URL, Rates, convert_exact, load_rates, refresh
+from planner.money import check_currency, format_money, parse_decimal
+
+fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("costs")(costs)
+    app.add_typer(fx_app, name="fx")
+
+
+# ---------------------------------------------------------------- wiring (patched in tests)
+
+
+def _speed_functions(workload: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
+    """The speed model's speedup (per chip) and sweep_time, for this workload class and precision."""
+    try:
+        from planner.perf import load_perf_model, sweep_time
+    except ImportError as exc:
+        raise PlannerError(f"the speed model (planner.perf) is not available: {exc}") from None
+    model = load_perf_model()
+    return (lambda chip: model.speedup(chip, workload=workload.workload, precision=workload.precision)), sweep_time
+
+
+def _solver_plan(budget: Decimal, currency: str) -> dict[str, Any]:
+    try:
+        from planner.catalog import load_catalog
+        from planner.requirements import Requirements
+        from planner.solver import recommend
+    except ImportError as exc:
+        raise PlannerError(f"the solver is not available ({exc}); pass --build FILE.json instead") from None
+    result = recommend(load_catalog(), Requirements(budget=budget, currency=currency))
+    plans = list(getattr(result, "plans", None) or [])
+    if not plans:
+        raise InfeasibleError(
+            f"the solver found no build within {format_money(budget, currency)}; raise --budget or pass --build")
+    return plans[0].to_json()
+
+
+def _catalog_part(part_id: str) -> Any:
+    from planner.catalog import cached_catalog
+
+    return cached_catalog().get(part_id)
+
+
+# ---------------------------------------------------------------- plan JSON -> Build
+
+
+def _read_plan(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(data, dict) and isinstance(data.get("plans"), list):
+        if not data["plans"]:
+            raise InputError(f"{path}: 'plans' is empty")
+        data = data["plans"][0]
+    if not isinstance(data, dict) or not isinstance(data.get("parts"), list):
+        raise InputError(f"{path}: expected `planner recommend --json` output or one plan with a 'parts' list")
+    return data
+
+
+def build_from_plan(
+    plan: dict[str, Any],
+    rates: Rates,
+    currency: str,
+    *,
+    owned: set[str] = frozenset(),  # type: ignore[assignment]
+    draw_w: Optional[float] = None,
+    lookup: Callable[[str], Any] = _catalog_part,
+) -> tuple[C.Build, list[str]]:
+    """A Build from a plan's parts (prices converted to `currency`), plus notes on what was assumed."""
+    notes: list[str] = []
+    gpu_total = platform_total = owned_total = Decimal(0)
+    chips: set[str] = set()
+    gpu_names: list[str] = []
+    gpu_count = 0
+    psu_w: Optional[int] = None
+    efficiency: Optional[str] = None
+    dates: set[str] = set()
+    retailers: set[str] = set()
+    kinds: set[str] = set()
+    plan_chip = (plan.get("gpu") or {}).get("chip") if isinstance(plan.get("gpu"), dict) else None
+    for i, part in enumerate(plan["parts"]):
+        if not isinstance(part, dict) or "id" not in part or "category" not in part:
+            raise InputError(f"plan part #{i + 1} needs at least 'category' and 'id'")
+        pid, cat = str(part["id"]), str(part["category"])
+        qty = int(part.get("quantity") or 1)
+        price = part.get("price") or {}
+        amount = parse_decimal(price.get("amount", "0"), f"price of {pid}")
+        line = convert_exact(amount * qty, check_currency(price.get("currency", currency)), currency, rates)
+        is_owned = bool(part.get("owned")) or pid in owned
+        if is_owned:
+            owned_total += line
+        if cat == "gpu":
+            chip = part.get("chip") or plan_chip or getattr(lookup(pid), "chip", None)
+            if not chip:
+                raise InputError(f"GPU part {pid!r}: no chip id (not in the catalog and no 'chip' key)")
+            chips.add(str(chip))
+            gpu_count += qty
+            gpu_names.append(str(part.get("name") or pid))
+            gpu_total += Decimal(0) if is_owned else line
+        else:
+            platform_total += Decimal(0) if is_owned else line
+        if cat == "psu":
+            known = None if ("efficiency" in part and "wattage_w" in part) else lookup(pid)
+            efficiency = str(part.get("efficiency") or getattr(known, "efficiency", "") or "") or None
+            watts = part.get("wattage_w") or getattr(known, "wattage_w", None)
+            psu_w = int(watts) if watts else None
+        if is_owned:
+            continue
+        when = part.get("observed_on") or part.get("price_observed_on") or price.get("observed_on")
+        if when:
+            dates.add(str(when))
+        if part.get("retailer"):
+            retailers.add(str(part["retailer"]))
+        if part.get("price_source"):
+            kinds.add(str(part["price_source"]))
+    if not chips:
+        raise InputError("the plan has no GPU part")
+    if len(chips) > 1:
+        raise InputError(f"the plan mixes GPU chips ({', '.join(sorted(chips))}); one GPU model per build is supported")
+    power = plan.get("power") or {}
+    if draw_w is None:
+        if not power.get("sustained_w"):
+            raise InputError("the plan has no power.sustained_w; pass --draw-w WATTS")
+        draw_w = float(power["sustained_w"])
+        notes.append(f"draw while training = the plan's sustained_w ({draw_w:g} W, a sizing upper bound)")
+    if psu_w is None:
+        psu_w = int(power["recommended_psu_w"]) if power.get("recommended_psu_w") else None
+        notes.append("PSU rating not in the plan's parts: used power.recommended_psu_w" if psu_w
+                     else "PSU rating unknown: assumed the PSU runs at 80 % load")
+    if not efficiency:
+        efficiency = "bronze"
+        notes.append("PSU efficiency unknown: assumed 80 PLUS Bronze")
+    ordered = sorted(dates)
+    date_text = (ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}") if ordered else "date not in plan"
+    source = f"plan parts from {', '.join(sorted(retailers))}" if retailers else "plan parts (retailer not given)"
+    if kinds:
+        source += f" ({', '.join(sorted(kinds))} prices)"
+    if "estimate" in kinds:
+        notes.append("some part prices of the plan are estimates")
+    name = str(plan.get("name") or f"{gpu_count}x {gpu_names[0]} build")
+    build = C.Build(
+        name=name, chip=chips.pop(), gpu_count=gpu_count, gpu_price=gpu_total, platform_price=platform_total,
+        currency=currency, dc_w=float(draw_w), psu_w=psu_w, psu_efficiency=efficiency, price_date=date_text,
+        price_source=source, owned_value=owned_total, gpu_name=gpu_names[0],
+    )
+    return build, notes
+
+
+# ---------------------------------------------------------------- output
+
+
+def _assumptions(params: C.CostParams, rates: Rates, notes: list[str], comp: C.Comparison) -> dict[str, Any]:
+    r = params.resale
+    return {
+        "workload": {"runs": comp.workload.runs, "baseline_hours_per_run": comp.workload.baseline_hours,
+                     "baseline_gpu": "gtx-1080-ti", "precision": comp.workload.precision, "workload": comp.workload.workload},
+        "kwh_price": str(params.kwh_price),
+        "kwh_currency": params.kwh_currency,
+        "kwh_price_source": C.KWH_PRICE_SOURCE if params.kwh_price == C.DEFAULT_KWH_PRICE else "user (--kwh-price)",
+        "kwh_price_date": C.KWH_PRICE_DATE.isoformat() if params.kwh_price == C.DEFAULT_KWH_PRICE else None,
+        "horizon_months": params.horizon_months,
+        "resale_gpu_keep_24m": str(r.gpu_keep_24m),
+        "resale_platform_keep_24m": str(r.platform_keep_24m),
+        "resale_curve": "fraction kept after m months = keep_24m ** (m/24); estimates, see docs/costs.md",
+        "sell_old_gpu": params.sell_old_gpu,
+        "old_gpu_price": str(params.old_gpu_price),
+        "old_gpu_price_source": "estimate (no sourced used GTX 1080 Ti price found)",
+        "rental_overhead_hours_per_gpu": str(params.overhead_hours),
+        "rental_overhead_source": "estimate: boot, environment, data copy and downloads per rental",
+        "max_gpus": params.max_gpus,
+        "rental_gpu_counts": "whole instances up to max_gpus; a count that does not finish sooner than a smaller one is dropped",
+        "fx": {"base": "EUR", "date": rates.date.isoformat(), "age_days": rates.age_days, "source": rates.source},
+        "not_included": "delivery and assembly time, electricity subscription, taxes on resale, storage/egress fees",
+        "notes": notes,
+    }
+
+
+def _hours(o: C.Option) -> str:
+    t = o.timing
+    return f"{t.wall_hours:.1f} ({t.wall_low:.1f}-{t.wall_high:.1f})"
+
+
+def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
+    cur = comp.params.currency
+    sources: list[str] = []
+
+    def ref(src: str) -> str:
+        if src not in sources:
+            sources.append(src)
+        return f"[{sources.index(src) + 1}]"
+
+    rents = [o for o in comp.options if o.kind == "rent"]
+    shown = [o for o in comp.options if o.kind == "buy"] + rents[: limit or None]
+    table = Table(title=f"Finish {comp.workload.runs} runs x {comp.workload.baseline_hours:g} h (1080 Ti hours), {cur}",
+                  show_lines=False)
+    for col, just in (("option", "left"), ("GPUs", "right"), ("hours to finish (range)", "right"),
+                      ("cost to finish", "right"), ("per run", "right"), ("price used, date, source", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for o in shown:
+        if o.kind == "buy":
+            price = f"{format_money(o.details['purchase'], cur)} parts, {o.price_date} {ref(o.price_source)}"
+        else:
+            d = o.details
+            price = f"{d['price_currency']} {d['price_per_gpu_hour']}/GPU-h, {o.price_date} {ref(o.price_source)}"
+        label = f"buy: {o.name}" if o.kind == "buy" else o.name
+        table.add_row(label, str(o.gpus), _hours(o), format_money(o.cost_to_finish, cur),
+                      format_money(o.cost_per_run, cur), price)
+    console.print(table)
+    hidden = len(rents) - (len(shown) - (1 if comp.buy else 0))
+    if hidden > 0:
+        console.print(f"{hidden} more rental options: --limit 0 shows all, --json prints everything.")
+    buy = comp.buy
+    if buy is not None:
+        d = buy.details
+        console.print(
+            f"\n[bold]Buying[/] the {buy.name}: [bold]cash to finish[/] {format_money(d['cash_to_finish'], cur)} "
+            f"(parts {format_money(d['purchase'], cur)} + electricity {format_money(d['electricity'], cur)} for "
+            f"{d['electricity_kwh']} kWh at {d['wall_w']} W from the wall).\n"
+            f"[bold]Net cost over {comp.params.horizon_months} months[/] (this sweep only): "
+            f"{format_money(d['net_cost_over_horizon'], cur)} after resale {format_money(d['resale_after_horizon'], cur)} "
+            f"(GPU keeps {d['resale_gpu_fraction']:.0%}, rest {d['resale_platform_fraction']:.0%})"
+            + (f" and selling the old GPU for {format_money(d['old_gpu_sale'], cur)}" if comp.params.sell_old_gpu else "")
+            + f". Each further run costs {format_money(d['marginal_cost_per_run'], cur)} of electricity.",
+            highlight=False,
+        )
+        names = {o.name for o in shown}
+        be = Table(title=f"Break-even: baseline (1080 Ti) GPU-hours per month over {comp.params.horizon_months} months")
+        for col in ("vs", "buying is cheaper above", "build capacity"):
+            be.add_column(col, justify="left" if col == "vs" else "right")
+        for b in comp.break_even:
+            if b.vs not in names:
+                continue
+            if b.baseline_hours_per_month is None:
+                above = "never (renting is cheaper per hour)"
+            else:
+                above = f"{b.baseline_hours_per_month:,.0f} h/month" + ("" if b.within_capacity else " (beyond capacity)")
+            be.add_row(b.vs, above, f"{b.buy_capacity_per_month:,.0f} h/month")
+        console.print(be)
+    for s in comp.skipped:
+        err_console.print(f"skipped: {s}", highlight=False)
+    a = payload["assumptions"]
+    console.print(
+        f"\nElectricity {a['kwh_currency']} {a['kwh_price']}/kWh ({a['kwh_price_date'] or 'user value'}); "
+        f"ECB rates of {a['fx']['date']} ({a['fx']['age_days']} days old) from {a['fx']['source']}; "
+        f"rental overhead {a['rental_overhead_hours_per_gpu']} h per GPU (estimate). Notes: "
+        + ("; ".join(a["notes"]) or "none"),
+        highlight=False,
+    )
+    console.print("Sources:", highlight=False)
+    for i, s in enumerate(sources, start=1):
+        console.print(f"  [{i}] {s}", highlight=False, markup=False)
+    if a["kwh_price_source"]:
+        console.print(f"  electricity: {a['kwh_price_source']}", highlight=False, markup=False)
+
+
+# ---------------------------------------------------------------- commands
+
+
+@handle_errors
+def costs(
+    runs: int = typer.Option(..., "--runs", help="Number of training runs in the sweep."),
+    hours: float = typer.Option(..., "--hours", help="Hours per run on the GTX 1080 Ti (the baseline)."),
+    precision: str = typer.Option("amp", "--precision", help="fp32, tf32 or amp on the target GPU."),
+    workload: str = typer.Option(
+        "transformer", "--workload", help="Workload class for the speed model (transformer, cnn, generic)."),
+    budget: Optional[str] = typer.Option(
+        None, "--budget", help="Ask the solver for the best build within this budget."),
+    build: Optional[Path] = typer.Option(
+        None, "--build", help="A saved `planner recommend --json` output (first plan) or one plan."),
+    kwh_price: str = typer.Option(
+        str(C.DEFAULT_KWH_PRICE), "--kwh-price",
+        help="Electricity price per kWh in --kwh-currency (default: EDF Tarif Bleu Base, 2026-02-01)."),
+    kwh_currency: str = typer.Option("EUR", "--kwh-currency", help="Currency of --kwh-price."),
+    horizon_months: int = typer.Option(
+        24, "--horizon-months", help="How long you keep the machine before selling it."),
+    currency: str = typer.Option("EUR", "--currency", help="Currency of the report (ISO code)."),
+    max_gpus: int = typer.Option(8, "--max-gpus", help="Largest number of rented GPUs to consider."),
+    sell_old_gpu: bool = typer.Option(
+        False, "--sell-old-gpu/--keep-old-gpu", help="Count the sale of the old GTX 1080 Ti."),
+    old_gpu_price: str = typer.Option(
+        str(C.DEFAULT_OLD_GPU_PRICE), "--old-gpu-price", help="Used price of the old GPU in EUR (an estimate)."),
+    gpu_resale: str = typer.Option(
+        str(C.DEFAULT_GPU_KEEP_24M), "--gpu-resale", help="Fraction of the GPU price recovered after 24 months."),
+    platform_resale: str = typer.Option(
+        str(C.DEFAULT_PLATFORM_KEEP_24M), "--platform-resale", help="Same for the other parts."),
+    overhead_hours: str = typer.Option(
+        str(C.DEFAULT_OVERHEAD_HOURS), "--overhead-hours", help="Idle/setup hours billed per rental on each GPU."),
+    draw_w: Optional[float] = typer.Option(
+        None, "--draw-w", help="DC draw of the build while training, W (default: the plan's sustained_w)."),
+    owned: list[str] = typer.Option([], "--owned", help="Part id of the plan you already own (repeatable)."),
+    provider: list[str] = typer.Option([], "--provider", help="Only these cloud providers (substring, repeatable)."),
+    cloud_gpu: list[str] = typer.Option(
+        [], "--cloud-gpu", help="Only these cloud GPUs (chip id or name substring, repeatable)."),
+    gpus: list[int] = typer.Option([], "--gpus", help="Only these rented GPU counts (repeatable): --gpus 1 --gpus 8."),
+    all_offers: bool = typer.Option(False, "--all-offers", help="Also consider spot and commitment prices."),
+    limit: int = typer.Option(20, "--limit", help="Rental rows in the table (0 = all); --json prints all."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Rent or buy: time and cost to finish a sweep on a build vs cloud GPUs, with break-even."""
+    if budget is not None and build is not None:
+        raise InputError("pass either --budget or --build, not both")
+    if draw_w is not None and draw_w <= 0:
+        raise InputError(f"--draw-w must be positive (got {draw_w:g})")
+    if limit < 0:
+        raise InputError("--limit must be >= 0")
+    if any(n < 1 for n in gpus):
+        raise InputError("--gpus must be >= 1")
+    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload)
+    cur = check_currency(currency)
+    params = C.CostParams(
+        currency=cur, kwh_price=parse_decimal(kwh_price, "--kwh-price"), kwh_currency=check_currency(kwh_currency),
+        horizon_months=horizon_months,
+        resale=C.ResaleCurve(parse_decimal(gpu_resale, "--gpu-resale"),
+                             parse_decimal(platform_resale, "--platform-resale")),
+        sell_old_gpu=sell_old_gpu, old_gpu_price=parse_decimal(old_gpu_price, "--old-gpu-price"),
+        overhead_hours=parse_decimal(overhead_hours, "--overhead-hours"), max_gpus=max_gpus,
+    )
+    rates = load_rates()
+    for code in {cur, params.kwh_currency}:
+        rates.rate(code)  # unknown to the ECB file -> CurrencyError before any work
+    notes: list[str] = list(rates.warnings)
+    the_build: Optional[C.Build] = None
+    if build is not None or budget is not None:
+        plan = _read_plan(build) if build is not None else _solver_plan(parse_decimal(budget, "--budget"), cur)
+        the_build, more = build_from_plan(plan, rates, cur, owned=set(owned), draw_w=draw_w)
+        notes += more
+    else:
+        notes.append("no --build or --budget: rental options only, no break-even")
+    billing = {"on-demand", "marketplace", "serverless", "spot", "commitment"} if all_offers else DEFAULT_BILLING
+    offers = filter_offers(latest_offers(load_cloud_offers(), billing=billing), providers=provider, gpus=cloud_gpu)
+    if not offers and (provider or cloud_gpu):
+        raise InputError("no cloud offer matches --provider/--cloud-gpu")
+    speedup, sweep = _speed_functions(work)
+    comp = C.compare(work, params, rates, offers=offers, build=the_build, speedup=speedup, sweep=sweep,
+                     only_counts=tuple(gpus))
+    payload = {
+        "currency": cur,
+        "options": [o.to_json() for o in comp.options],
+        "break_even": [b.to_json() for b in comp.break_even],
+        "assumptions": _assumptions(params, rates, notes, comp),
+        "skipped": comp.skipped,
+    }
+    if as_json:
+        emit_json(payload)
+    else:
+        _render(comp, payload, limit)
+
+
+@fx_app.command("show")
+@handle_errors
+def fx_show(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """The ECB reference rates in use: date, age, file, and the main currencies."""
+    rates = load_rates()
+    if as_json:
+        emit_json(rates.to_json())
+        return
+    console.print(f"ECB euro reference rates of {rates.date.isoformat()} ({rates.age_days} days old), from {rates.source}",
+                  highlight=False)
+    table = Table(show_header=True)
+    table.add_column("1 EUR =")
+    table.add_column("rate", justify="right")
+    for code in ("USD", "GBP", "CHF", "JPY", "CAD", "SEK", "PLN"):
+        if code in rates.rates:
+            table.add_row(code, str(rates.rates[code]))
+    console.print(table)
+    console.print(f"{len(rates.rates) - 1} currencies; `planner fx show --json` lists all.")
+    for w in rates.warnings:
+        err_console.print(f"warning: {w}", highlight=False)
+
+
+@fx_app.command("refresh")
+@handle_errors
+def fx_refresh(
+    url: str = typer.Option(ECB_DAILY_URL, "--url", help="Where to fetch the ECB daily XML."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Fetch today's ECB reference rates; on failure the rates in use stay and their age is shown."""
+    try:
+        fresh = refresh(url)
+    except FetchError as exc:
+        kept = load_rates()
+        fail(f"could not refresh the ECB rates: {exc}. Still using the rates of {kept.date.isoformat()} "
+             f"({kept.age_days} days old) from {kept.source}", code=1)
+        return
+    in_use = load_rates()
+    if as_json:
+        emit_json({"fetched": fresh.to_json(), "in_use": {"date": in_use.date.isoformat(), "source": in_use.source}})
+        return
+    console.print(f"Stored the ECB rates of {fresh.date.isoformat()} ({len(fresh.rates) - 1} currencies) in {fresh.source}; "
+                  f"in use: rates of {in_use.date.isoformat()} from {in_use.source}", highlight=False)

@@ -1,0 +1,202 @@
+"""Currency conversion with ECB reference rates: shipped snapshot, user refresh, Decimal arithmetic."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from pathlib import Path
+from typing import Mapping, Optional, Union
+
+import httpx
+from lxml import etree
+
+from planner.errors import CatalogError, CurrencyError, FetchError
+
+ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+SNAPSHOT_PATH = Path(__file__).resolve().parent.parent / "data" / "fx" / "eurofxref.xml"
+FILE_NAME = "eurofxref.xml"
+USER_AGENT = "planner/0.1 (ML workstation planner; ECB reference rates)"
+TIMEOUT_S = 10.0
+MAX_BYTES = 1_000_000  # the daily file is ~1.5 kB; anything this large is not it
+CENT = Decimal("0.01")
+
+_GESMES = "http://www.gesmes.org/xml/2002-08-01"
+_ECB = "http://www.ecb.int/vocabulary/2002-08-01/eurofxref"
+_CODE = re.compile(r"^[A-Z]{3}$")
+
+
+class FxFormatError(CatalogError):
+    """A file or answer is not an ECB daily reference-rate XML."""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """ECB reference rates of one day: 1 EUR = rates[ccy] units of ccy (EUR itself is 1)."""
+
+    rates: Mapping[str, Decimal]
+    date: date
+    source: str  # file path or URL the rates were read from
+    age_days: int = 0
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def rate(self, code: str) -> Decimal:
+        c = str(code).strip().upper()
+        try:
+            return self.rates[c]
+        except KeyError:
+            known = ", ".join(sorted(self.rates))
+            raise CurrencyError(
+                f"no ECB reference rate for {code!r} in the rates of {self.date.isoformat()} (known: {known})"
+            ) from None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "base": "EUR",
+            "date": self.date.isoformat(),
+            "age_days": self.age_days,
+            "source": self.source,
+            "rates": {k: str(v) for k, v in sorted(self.rates.items())},
+            "warnings": list(self.warnings),
+        }
+
+
+def parse_ecb_xml(data: Union[str, bytes], source: str = "ECB XML") -> tuple[date, dict[str, Decimal]]:
+    """Validate and read an ECB daily reference-rate file; any deviation raises FxFormatError."""
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if not raw.strip():
+        raise FxFormatError(f"{source}: empty answer, not an ECB reference-rate file")
+    if len(raw) > MAX_BYTES:
+        raise FxFormatError(f"{source}: {len(raw)} bytes is too large for an ECB daily file")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, recover=False)
+    try:
+        root = etree.fromstring(raw, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise FxFormatError(f"{source}: not well-formed XML ({exc})") from None
+    if root.tag != f"{{{_GESMES}}}Envelope":
+        raise FxFormatError(f"{source}: root element is {root.tag!r}, expected gesmes:Envelope")
+    days = root.findall(f"{{{_ECB}}}Cube/{{{_ECB}}}Cube[@time]")
+    if len(days) != 1:
+        raise FxFormatError(f"{source}: expected one <Cube time=...> day, found {len(days)}")
+    day = days[0]
+    try:
+        when = date.fromisoformat(day.get("time", ""))
+    except ValueError:
+        raise FxFormatError(f"{source}: bad date {day.get('time')!r} in <Cube time=...>") from None
+    rates: dict[str, Decimal] = {}
+    for cube in day.findall(f"{{{_ECB}}}Cube"):
+        code, text = cube.get("currency", ""), cube.get("rate", "")
+        if not _CODE.match(code):
+            raise FxFormatError(f"{source}: bad currency code {code!r}")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise FxFormatError(f"{source}: rate {text!r} for {code} is not a number") from None
+        if not value.is_finite() or value <= 0:
+            raise FxFormatError(f"{source}: rate {text!r} for {code} is not a positive number")
+        if code in rates or code == "EUR":
+            raise FxFormatError(f"{source}: currency {code} appears twice")
+        rates[code] = value
+    if not rates:
+        raise FxFormatError(f"{source}: the day {when.isoformat()} holds no rates")
+    rates["EUR"] = Decimal(1)
+    return when, rates
+
+
+def user_fx_dir() -> Path:
+    """Where `planner fx refresh` stores its copy: $PLANNER_FX_DIR, else the platform user data dir."""
+    env = os.environ.get("PLANNER_FX_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("planner")) / "fx"
+
+
+def read_rates_file(path: Path, today: Optional[date] = None) -> Rates:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FxFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    when, rates = parse_ecb_xml(data, source=str(path))
+    return Rates(rates=rates, date=when, source=str(path), age_days=((today or date.today()) - when).days)
+
+
+def load_rates(
+    *, today: Optional[date] = None, snapshot: Optional[Path] = None, user_dir: Optional[Path] = None
+) -> Rates:
+    """The fresher of the user's fetched copy and the shipped snapshot (a broken user copy is ignored)."""
+    shipped = read_rates_file(snapshot or SNAPSHOT_PATH, today)
+    user_path = (user_dir or user_fx_dir()) / FILE_NAME
+    if not user_path.exists():
+        return shipped
+    try:
+        fetched = read_rates_file(user_path, today)
+    except FxFormatError as exc:
+        return replace(shipped, warnings=shipped.warnings + (f"ignored the fetched copy: {exc}",))
+    return fetched if fetched.date >= shipped.date else shipped
+
+
+def refresh(
+    url: str = ECB_DAILY_URL,
+    *,
+    user_dir: Optional[Path] = None,
+    today: Optional[date] = None,
+    client: Optional[httpx.Client] = None,
+    timeout_s: float = TIMEOUT_S,
+) -> Rates:
+    """Fetch the ECB daily XML, validate it, store it atomically in the user dir; FetchError on any failure."""
+    own = client is None
+    http = client or httpx.Client(timeout=timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True)
+    try:
+        response = http.get(url, headers={"User-Agent": USER_AGENT, "Accept": "application/xml, text/xml"})
+    except httpx.HTTPError as exc:
+        raise FetchError(f"could not reach {url}: {type(exc).__name__}: {exc}") from None
+    finally:
+        if own:
+            http.close()
+    if response.status_code != 200:
+        raise FetchError(f"{url} answered HTTP {response.status_code}")
+    try:
+        when, rates = parse_ecb_xml(response.content, source=url)
+    except FxFormatError as exc:
+        raise FetchError(f"{exc}") from None
+    folder = user_dir or user_fx_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / FILE_NAME
+        tmp = folder / f".{FILE_NAME}.{os.getpid()}.tmp"
+        tmp.write_bytes(response.content)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise FetchError(f"could not write the rates to {folder}: {exc.strerror or exc}") from None
+    return Rates(rates=rates, date=when, source=str(target), age_days=((today or date.today()) - when).days)
+
+
+def _rates_map(rates: Union[Rates, Mapping[str, Decimal]]) -> Mapping[str, Decimal]:
+    return rates.rates if isinstance(rates, Rates) else rates
+
+
+def convert_exact(
+    amount: Decimal, from_ccy: str, to_ccy: str, rates: Union[Rates, Mapping[str, Decimal]]
+) -> Decimal:
+    """amount in from_ccy -> to_ccy through EUR, unrounded (for sums that are rounded once at the end)."""
+    if not isinstance(amount, Decimal):
+        raise TypeError("amount must be a Decimal")
+    src, dst = str(from_ccy).strip().upper(), str(to_ccy).strip().upper()
+    table = _rates_map(rates)
+    missing = [c for c in (src, dst) if c not in table and c != "EUR"]
+    if missing:
+        known = ", ".join(sorted(set(table) | {"EUR"}))
+        raise CurrencyError(f"unknown currency {missing[0]!r}: no ECB reference rate (known: {known})")
+    if src == dst:
+        return amount
+    in_eur = amount if src == "EUR" else amount / table[src]
+    return in_eur if dst == "EUR" else in_eur * table[dst]
+
+
+def convert(amount: Decimal, from_ccy: str, to_ccy: str, rates: Union[Rates, Mapping[str, Decimal]]) -> Decimal:
+    """amount in from_ccy -> to_ccy through EUR, rounded half-up to cents once, at the end."""
+    return convert_exact(amount, from_ccy, to_ccy, rates).quantize(CENT, rounding=ROUND_HALF_UP)
