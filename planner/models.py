@@ -110,7 +110,7 @@ class Gpu(Part):
     power_12v2x6: OptInt = Field(default=None, ge=0)  # 16-pin inputs on the card
     power_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin inputs on the card
     recommended_psu_w: OptInt = None  # board vendor's figure; falls back to the chip's
-    cooling: Literal["open-air", "blower", "passive", "hybrid", None] = None
+    cooling: Annotated[Literal["open-air", "blower", "passive", "hybrid", None], BeforeValidator(_blank_to_none)] = None
 
     @property
     def slot_count(self) -> Optional[int]:
@@ -140,8 +140,11 @@ class Cpu(Part):
 
     @property
     def power_w(self) -> int:
-        """Sustained package power: PPT/PL2 when known, else AMD's 1.35 x TDP rule (hardware-facts 2.2)."""
-        return self.package_power_w or round(self.base_power_w * 1.35)
+        """Sustained package power: PPT/PL2 when known; else AMD's PPT = 1.35 x TDP (hardware-facts §2.2), or
+        for Intel an estimate of PL2 = 2 x base power (i9-14900K: 125 -> 253 W, hardware-facts §2.4)."""
+        if self.package_power_w:
+            return self.package_power_w
+        return round(self.base_power_w * (2.0 if self.brand.lower() == "intel" else 1.35))
 
 
 class Motherboard(Part):
@@ -202,7 +205,7 @@ class Cooler(Part):
 class Psu(Part):
     category: ClassVar[str] = "psu"
     wattage_w: int = Field(gt=0)
-    atx_version: Literal["2.x", "3.0", "3.1", None] = None
+    atx_version: Annotated[Literal["2.x", "3.0", "3.1", None], BeforeValidator(_blank_to_none)] = None
     connectors_12v2x6: OptInt = Field(default=None, ge=0)  # native 16-pin cables
     connectors_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin cables
     efficiency: Literal[EFFICIENCIES] = "none"  # type: ignore[valid-type]

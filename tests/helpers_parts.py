@@ -52,7 +52,7 @@ def gpu(**kw: Any) -> Gpu:
 
 def cpu(**kw: Any) -> Cpu:
     base = dict(id="cpu-test", name="Test CPU", brand="Acme", source=SRC, socket="AM5", cores=16, threads=32,
-                base_power_w=170, package_power_w=230, memory_types=["DDR5"], max_memory_gb=None)
+                base_power_w=170, package_power_w=230, memory_types=["DDR5"], max_memory_gb=None, gpu_pcie_lanes=16)
     base.update(kw)
     return Cpu(**base)
 

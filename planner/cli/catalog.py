@@ -88,5 +88,80 @@ def validate_cmd(
         raise typer.Exit(1)
 
 
+@sub.command("import-pcpp")
+@handle_errors
+def import_pcpp_cmd(
+    src: Path = typer.Argument(..., help="pc-part-dataset directory holding <category>.json files"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Catalog directory to write"),
+    include_all: bool = typer.Option(False, "--all", help="Also keep unpriced parts (written without offers)"),
+    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON"),
+) -> None:
+    """Import the PCPartPicker-derived dataset into a catalog directory (USD snapshot prices)."""
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from planner.cli.common import err_console
+    from planner.importers import import_pcpp
+
+    if out is None:
+        fail("missing --out DIR (the catalog directory to write)")
+    if not src.is_dir():
+        fail(f"dataset directory {src} does not exist")
+    with Progress(TextColumn("{task.description:<12}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  console=err_console, transient=True, disable=as_json) as bar:
+        tasks: dict[str, int] = {}
+
+        def step(category: str, done: int, total: int) -> None:
+            if category not in tasks:
+                tasks[category] = bar.add_task(category, total=total)
+            bar.update(tasks[category], completed=done)
+
+        report = import_pcpp(src, out, include_unpriced=include_all, progress=step)
+    if as_json:
+        emit_json(report.to_json())
+        return
+    table = Table(title=f"Imported {report.total('written')} parts into {out} (USD, {report.observed_on})")
+    for col in ("category", "read", "priced", "written", "offers", "skipped (reason: count)"):
+        table.add_column(col)
+    for cat, n in report.categories.items():
+        skipped = "; ".join(f"{r}: {k}" for r, k in n.skipped.most_common())
+        table.add_row(cat, str(n.read), str(n.priced), str(n.written), str(n.offers), skipped)
+    console.print(table)
+    for cat, n in report.categories.items():
+        for col, known in n.dropped_columns.items():
+            if known:
+                console.print(f"[yellow]note:[/] {cat}.{col} left out: the model takes no empty value there "
+                              f"({known} derived values not stored)")
+
+
+@sub.command("generate")
+@handle_errors
+def generate_cmd(
+    parts: int = typer.Option(1000, "--parts", help="About how many parts to write (16 to 1 000 000)"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Catalog directory to write"),
+    seed: int = typer.Option(0, "--seed", help="Random seed (same seed, same catalog)"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Write a synthetic catalog of any size (synthetic specs and estimate prices) for benchmarks."""
+    from planner.catalog import REPO_DATA_DIR
+    from planner.synth import generate
+
+    if out is None:
+        fail("missing --out DIR (the catalog directory to write)")
+    if not 16 <= parts <= 1_000_000:
+        fail(f"--parts must be between 16 and 1000000, got {parts}")
+    if out.resolve() == REPO_DATA_DIR.resolve():
+        fail(f"refusing to overwrite the shipped catalog {out}; choose another --out directory")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} exists and is not a directory")
+    generate(out, parts, seed=seed)
+    cat = load_catalog(out)
+    counts = {c: len(cat.by_category(c)) for c in CATEGORIES}
+    if as_json:
+        emit_json({"out": str(out), "seed": seed, "parts": sum(counts.values()), "counts": counts})
+    else:
+        console.print(f"{sum(counts.values())} synthetic parts written to {out} (seed {seed}): "
+                      + ", ".join(f"{c} {n}" for c, n in counts.items()))
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(sub, name="catalog")

@@ -273,7 +273,9 @@ class GpuPcieLink(Rule):
 
     def check(self, b: Build):
         cpu = b.parts["cpu"]
-        if cpu.gpu_pcie_lanes is None or cpu.gpu_pcie_lanes >= MIN_GPU_LANES:
+        if cpu.gpu_pcie_lanes is None:
+            return [self.unverified("CPU lanes to the GPU slot", b.ids("cpu"))]
+        if cpu.gpu_pcie_lanes >= MIN_GPU_LANES:
             return []
         return [self.finding(f"{cpu.name} runs the GPU at x{cpu.gpu_pcie_lanes}: host-to-GPU transfers get "
                              f"{cpu.gpu_pcie_lanes}/16 of the bandwidth", b.ids(*self.categories))]

@@ -36,14 +36,16 @@ def prune(
             vecs = np.array([[(-f(parts[i]) if d > 0 else f(parts[i])) for f, d in signed] for i in members],
                             dtype=np.int64).reshape(len(members), len(signed))
             order = np.lexsort(vecs.T[::-1]) if len(signed) else np.arange(len(members))
-            front: list[np.ndarray] = []
+            front = np.empty_like(vecs)
+            size = 0
             for j in order:
                 v = vecs[j]
-                if front and np.any(np.all(np.stack(front) <= v, axis=1)):
+                if size and np.any(np.all(front[:size] <= v, axis=1)):
                     if parts[members[j]].id in keep:
                         kept.append(members[j])
                     continue
-                front.append(v)
+                front[size] = v
+                size += 1
                 kept.append(members[j])
         out[cat] = [parts[i] for i in sorted(kept)]
     return out
