@@ -1,0 +1,87 @@
+"""Streamlit web UI: a thin shell over planner — inputs in the sidebar, one tab per question, permalinks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit beside this file
+
+from planner.errors import ShareError  # noqa: E402
+from planner.share import decode_token, encode_token  # noqa: E402
+from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
+from ui.state import apply_inputs, ensure_defaults, inputs_from_state, same_inputs  # noqa: E402
+from ui.widgets import sidebar  # noqa: E402
+
+st.set_page_config(page_title="planner: an ML training workstation", page_icon="🛠️", layout="wide")
+ss = st.session_state
+ensure_defaults(ss)
+
+st.title("planner")
+st.caption("The best compatible ML-training workstation for your budget: prices with date and source, "
+           "PSU sized for transients, speed vs your GTX 1080 Ti, rent or buy, and a link to share it.")
+
+cat = services.run_guarded("Loading the catalog", services.catalog)
+if cat is None:
+    st.stop()
+
+
+def restore_from_link() -> None:
+    """Opening `?b=<token>` restores those inputs and that exact build (once per token)."""
+    token = st.query_params.get("b")
+    if not token or token == ss.get("_token"):
+        return
+    ss["_token"] = token
+    try:
+        state = decode_token(token, cat)
+    except ShareError as exc:
+        ss["_link_error"] = f"This link could not be opened: {services.one_line(exc)}"
+        return
+    apply_inputs(ss, state.inputs, cat)
+    ss["shared"] = {"origin": "link", "parts": list(state.parts), "inputs": inputs_from_state(ss)} if state.parts else None
+
+
+restore_from_link()
+with services.guard("Drawing the inputs"):
+    sidebar(cat)
+if ss.get("_link_error"):
+    st.error(ss.pop("_link_error"))
+
+inputs = services.run_guarded("Reading the inputs", lambda: inputs_from_state(ss))
+if inputs is None:
+    st.stop()
+shared = ss.get("shared")
+if shared and not same_inputs(shared["inputs"], inputs):
+    ss["shared"] = shared = None  # an input changed: plan again from scratch
+
+# Switching tabs reruns the page; only the cloud comparison (the heaviest tab) waits until it is opened.
+tabs = st.tabs(["Plan", "Cloud vs buy", "Check my build", "Prices", "Share", "Doctor"], key="tab", on_change="rerun")
+view = None
+with tabs[0]:
+    with services.guard("Planning"):
+        view = pages_plan.render(cat, inputs, shared)
+with tabs[1]:
+    if tabs[1].open:
+        with services.guard("Cloud vs buy"):
+            pages_cloud.render(view, inputs)
+with tabs[2]:
+    with services.guard("Checking the build"):
+        pages_check.render(cat, inputs)
+with tabs[3]:
+    with services.guard("Price history"):
+        pages_prices.render(cat, view)
+with tabs[4]:
+    with services.guard("Sharing"):
+        pages_share.render(cat, inputs, view)
+with tabs[5]:
+    with services.guard("Doctor"):
+        pages_doctor.render()
+
+# The address bar always holds the permalink of what is on screen.
+with services.guard("Making the permalink"):
+    token = view["build"].token() if view else encode_token(inputs, [])
+    if st.query_params.get("b") != token:
+        st.query_params["b"] = token
+    ss["_token"] = token

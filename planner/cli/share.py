@@ -1,0 +1,136 @@
+"""`planner share export|import`: a build as a permalink, Markdown, CSV or JSON, and back into the planner."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from planner.catalog import load_catalog
+from planner.cli.common import console, emit_json, err_console, handle_errors
+from planner.errors import InputError, ShareError
+from planner.money import format_money
+from planner.share import (
+    DEFAULT_BASE_URL, SharedBuild, build_from_json, import_build, permalink, to_csv,
+    to_json_text, to_markdown,
+)
+
+share_app = typer.Typer(help="Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back.",
+                        no_args_is_help=True)
+FORMATS = ("md", "csv", "json", "link")
+MAX_FILE_BYTES = 5_000_000
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(share_app, name="share")
+
+
+def _read_text(path: Path) -> str:
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: over {MAX_FILE_BYTES // 1_000_000} MB, not a build list")
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+
+
+def _is_file(source: str) -> bool:
+    try:
+        return len(source) < 4096 and Path(source).is_file()
+    except OSError:  # e.g. a name too long for the file system
+        return False
+
+
+def _load_build(path: Path) -> SharedBuild:
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    return build_from_json(data)
+
+
+def _check_known(build: SharedBuild) -> None:
+    """A link is opened against the catalog: every part must exist there."""
+    cat = load_catalog()
+    missing = [ln.part_id for ln in build.lines if ln.part_id not in cat.parts]
+    if missing:
+        raise ShareError(f"part {missing[0]!r} is not in the catalog, so a link to it could not be opened")
+
+
+@share_app.command("export")
+@handle_errors
+def export_cmd(
+    build: Path = typer.Option(..., "--build", help="`planner recommend --json` output (first plan), one plan, or our JSON export"),
+    fmt: str = typer.Option("md", "--format", help="md | csv | json | link"),
+    base_url: str = typer.Option(DEFAULT_BASE_URL, "--base-url", help="Address of the web UI, for the link"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
+    as_json: bool = typer.Option(False, "--json", help="Print {format, content, token} as JSON"),
+) -> None:
+    """Export a build as a permalink, Markdown table, CSV or versioned JSON."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if not base_url.startswith(("http://", "https://")):
+        raise InputError(f"--base-url must start with http:// or https:// (got {base_url!r})")
+    shared = _load_build(build)
+    if not shared.lines:
+        raise InputError(f"{build}: the build has no parts")
+    token = shared.token()
+    if fmt == "link":
+        _check_known(shared)
+    link = permalink(token, base_url)
+    content = {"md": lambda: to_markdown(shared, link=link), "csv": lambda: to_csv(shared),
+               "json": lambda: to_json_text(shared), "link": lambda: link + "\n"}[fmt]()
+    if output is not None:
+        output.write_text(content, encoding="utf-8")
+        err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)
+    if as_json:
+        emit_json({"format": fmt, "content": content if output is None else None, "token": token,
+                   "link": link, "output": None if output is None else str(output)})
+    elif output is None:
+        typer.echo(content, nl=False)
+
+
+@share_app.command("import")
+@handle_errors
+def import_cmd(
+    source: str = typer.Argument(..., help="A file (Markdown table, our JSON, recommend output) or a link/token"),
+    currency: Optional[str] = typer.Option(None, "--currency", help="Price the build in this currency"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+) -> None:
+    """Import a shared build: match its parts to the catalog, check them and price them."""
+    if _is_file(source):
+        text = _read_text(Path(source))
+    elif re.match(r"v\d+\.", source.strip()) or "b=" in source:
+        text = source
+    else:
+        raise InputError(f"{source[:80]}: no such file, and not a build link or token")
+    result = import_build(text, load_catalog(price_db=True), currency=currency)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    table = Table(title=f"Imported from {result.kind}")
+    for col in ("type", "part", "qty", "matched from", "how"):
+        table.add_column(col)
+    for m in result.matched:
+        table.add_row(m.part.category, f"{m.part.name} [dim]({m.part.id})[/]", str(m.quantity),  # type: ignore[union-attr]
+                      m.text, m.how + (f" ({m.note})" if m.note else ""))
+    console.print(table)
+    for m in result.unmatched:
+        console.print(f"[yellow]not matched[/] ({m.category or '?'}): {m.text} — {m.note}", highlight=False)
+    for n in result.notes:
+        console.print(f"[dim]note: {n}[/]", highlight=False)
+    if result.report is None:
+        console.print("[red]no part could be matched; nothing to check[/]")
+        return
+    rep, shared = result.report, result.build
+    verdict = "[green]compatible[/]" if rep.compatible else f"[red]{len(rep.problems)} problem(s)[/]"
+    total = format_money(shared.total, shared.currency) if shared else str(rep.total)
+    console.print(f"Verdict: {verdict}; total {total} (today's catalog prices)", highlight=False)
+    for f in rep.problems:
+        console.print(f"  [red]✗ {f.rule}[/]: {f.message}", highlight=False)
+    for f in rep.warnings:
+        console.print(f"  [yellow]! {f.rule}[/]: {f.message}", highlight=False)

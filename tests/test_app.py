@@ -1,0 +1,211 @@
+"""The Streamlit page driven headless with AppTest: plan, why-not, permalink, import, check, doctor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.catalog import load_catalog
+from planner.share import ShareInputs, encode_token
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+DOCTOR_LOG = REPO / "tests" / "data" / "doctor" / "user-system.csv"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped catalog, no personal price history, no base-URL override."""
+    monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
+    monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
+    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
+
+
+def run(at=None, **query: str):
+    at = at or AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def headline(at) -> str:
+    return next(s.value for s in at.subheader if s.value.startswith(("Recommended", "Build restored", "Imported")))
+
+
+def plan_parts(at) -> list[str]:
+    """Part names of the build table on the Plan tab (the first dataframe of the page)."""
+    return list(at.tabs[0].dataframe[0].value["Part"])
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def test_changing_the_budget_changes_the_plan() -> None:
+    at = run()
+    assert headline(at).startswith("Recommended") and not errors(at)
+    first, first_parts = headline(at), plan_parts(at)
+    assert len(first_parts) == 8
+    assert any(m.label == "Speed vs a GTX 1080 Ti" for m in at.metric)
+    at.number_input(key="in_budget").set_value(2000.0)
+    run(at)
+    assert headline(at) != first and plan_parts(at) != first_parts
+    total = headline(at).rsplit("EUR", 1)[1]
+    assert float(total.replace(" ", "").replace("\u00a0", "")) <= 2000
+
+
+def test_an_impossible_request_shows_why_not() -> None:
+    at = run()
+    at.number_input(key="in_min_vram").set_value(1000.0)
+    run(at)
+    assert any("No build fits" in e for e in errors(at))
+    text = " ".join(m.value for m in at.tabs[0].markdown)
+    assert "Requirements that collide" in text and "VRAM" in text
+    assert at.query_params["b"].startswith("v1.")  # the link still records the request
+
+
+def test_permalink_round_trips_inputs_and_parts() -> None:
+    at = run()
+    at.number_input(key="in_budget").set_value(3500.0)
+    at.number_input(key="in_runs").set_value(12)
+    at.selectbox(key="in_precision").set_value("fp32")
+    at.number_input(key="in_model_m").set_value(15.0)
+    run(at)
+    token, parts, title = at.query_params["b"], plan_parts(at), headline(at)
+    assert token.startswith("v1.")
+
+    opened = run(b=token)  # a fresh session opening the link
+    assert opened.number_input(key="in_budget").value == 3500.0
+    assert opened.number_input(key="in_runs").value == 12
+    assert opened.selectbox(key="in_precision").value == "fp32"
+    assert opened.number_input(key="in_model_m").value == 15.0
+    assert headline(opened).startswith("Build restored from a shared link")
+    assert plan_parts(opened) == parts
+    assert title.split(":", 1)[1].split(",")[0].strip() in headline(opened)
+    assert opened.query_params["b"] == token  # nothing changed, same link
+
+    opened.number_input(key="in_budget").set_value(2500.0)  # any change re-plans from scratch
+    run(opened)
+    assert headline(opened).startswith("Recommended") and opened.query_params["b"] != token
+
+
+def test_model_size_sets_a_vram_floor() -> None:
+    at = run()
+    at.number_input(key="in_model_m").set_value(2000.0)  # 2 B parameters: ~37 GiB before activations
+    run(at)
+    caption = next(c.value for c in at.tabs[0].caption if "M-parameter model" in c.value)
+    floor = float(caption.split("GB VRAM floor")[0].split()[-1])
+    assert floor >= 30
+    if any("No build fits" in e for e in errors(at)):
+        return
+    gpu_spec = at.tabs[0].dataframe[0].value.set_index("Type").loc["Video Card", "Key spec"]
+    assert float(gpu_spec.split(" GB")[0]) >= floor
+
+
+def test_a_damaged_link_shows_a_clear_error_not_a_traceback() -> None:
+    token = encode_token(ShareInputs(), [("gpu-nvidia-rtx5090-fe", 1)])
+    at = run(b=token[:-6])
+    assert any("could not be opened" in e and "truncated" in e for e in errors(at))
+    assert headline(at).startswith("Recommended")  # the page still plans with the defaults
+    at = run(b=encode_token(ShareInputs(), [("gpu-that-does-not-exist", 1)]))
+    assert any("gpu-that-does-not-exist" in e for e in errors(at))
+
+
+def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
+    inputs = ShareInputs(budget="50", hours=0.01, excluded_brands=("NoSuchBrand",), runs=10_000)
+    at = run(b=encode_token(inputs, []))
+    assert at.number_input(key="in_budget").value == 100.0
+    assert at.number_input(key="in_hours").value == 0.1
+    assert at.multiselect(key="in_brands").value == []
+
+
+def test_importing_the_markdown_list_gives_the_same_parts() -> None:
+    at = run()
+    parts = plan_parts(at)
+    md = next(c.value for c in at.code if c.value.startswith("Type|Item|Price"))
+
+    other = run()
+    other.number_input(key="in_budget").set_value(2500.0)
+    run(other)
+    assert plan_parts(other) != parts
+    other.text_area(key="import_text").input(md)
+    other.button(key="import_btn").click()
+    run(other)
+    assert headline(other).startswith("Imported build")
+    assert sorted(plan_parts(other)) == sorted(parts)
+    assert any("Imported 8 part(s) from markdown" in s.value for s in other.success)
+
+    other.text_area(key="import_text").input("nothing useful here\nat all")
+    other.button(key="import_btn").click()
+    run(other)
+    assert any(e.startswith("Import failed:") for e in errors(other))
+
+
+def test_check_tab_flags_an_incompatible_pick() -> None:
+    cat = load_catalog()
+    cpu = cat.by_category("cpu")[0]
+    other_socket = next(p for p in cat.by_category("motherboard") if p.socket != cpu.socket)
+    at = run()
+    at.selectbox(key="chk_cpu").set_value(cpu.id)
+    at.selectbox(key="chk_motherboard").set_value(other_socket.id)
+    run(at)
+    check = at.tabs[2]
+    assert any(e.value.startswith("Not compatible") for e in check.error)
+    assert any("✗" in e.value and "socket" in e.value.lower() for e in check.error)
+
+
+def test_doctor_tab_reads_an_uploaded_event_log() -> None:
+    at = run()
+    at.file_uploader(key="doc_events_file").upload("user-system.csv", DOCTOR_LOG.read_bytes(), "text/csv")
+    run(at)
+    doctor = at.tabs[5]
+    assert not doctor.error
+    assert any("incident(s) on the timeline" in m.value for m in doctor.markdown)
+    titles = [e.label for e in doctor.expander]
+    assert titles and any("driver" in t.lower() for t in titles)
+    assert any("Runbook" in m.value for m in doctor.markdown)
+
+
+def test_doctor_tab_rejects_garbage_with_one_line() -> None:
+    at = run()
+    at.text_area(key="doc_events_text").input("this is not an event log\nnor this")
+    run(at)
+    assert at.tabs[5].error and "\n" not in at.tabs[5].error[0].value
+
+
+def test_cloud_tab_charts_rent_vs_buy_when_opened() -> None:
+    at = run()
+    assert not any("Time and cost to finish" in m.value for m in at.markdown)  # not computed while hidden
+    at.session_state["tab"] = "Cloud vs buy"
+    run(at)
+    cloud = at.tabs[1]
+    assert not cloud.error
+    assert any("Time and cost to finish the sweep" in m.value for m in cloud.markdown)
+    assert any(m.value.startswith("**Buying** finishes in") for m in cloud.markdown)
+    table = cloud.table[0].value
+    assert table.iloc[0, 0].startswith("Buy: ") and any(v.startswith("Rent: ") for v in table.iloc[:, 0])
+
+
+def test_prices_and_share_tabs() -> None:
+    at = run()
+    prices, share = at.tabs[3], at.tabs[4]
+    assert any("No price history yet" in i.value and "planner prices refresh" in i.value for i in prices.info)
+    labels = [b.label for b in share.get("download_button")]
+    assert labels == ["Download Markdown", "Download CSV", "Download JSON"]
+    link = next(c.value for c in share.code if "?b=v1." in c.value)
+    assert link.endswith(at.query_params["b"])
+
+
+def test_doctor_tab_reads_training_metrics() -> None:
+    rows = ["step,loss,tokens_per_s"] + [f"{i},{3.0 - i * 0.01:.3f},{1000 if i < 60 else 400}" for i in range(100)]
+    at = run()
+    at.file_uploader(key="doc_metrics_file").upload("metrics.csv", "\n".join(rows).encode(), "text/csv")
+    run(at)
+    doctor = at.tabs[5]
+    assert not doctor.error
+    findings = doctor.dataframe[0].value
+    assert any("throughput" in str(k).lower() for k in findings["Finding"])

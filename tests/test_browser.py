@@ -1,0 +1,132 @@
+"""Real browser: `streamlit run app.py` driven by Debian's chromium through Playwright; screenshots kept."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+SHOTS = REPO / "artifacts" / "screenshots"
+CHROMIUM = Path(os.environ.get("PLANNER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+WAIT_MS = 90_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_server(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}: {proc.stdout.read()[-2000:]}")  # type: ignore[union-attr]
+        try:
+            with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not answer on {url} within {timeout_s:.0f} s")
+
+
+def start_server(tmp: Path, port: int) -> subprocess.Popen:
+    env = {**os.environ, "PLANNER_PRICE_DB": str(tmp / "no-history.sqlite"), "PYTHONUNBUFFERED": "1"}
+    env.pop("PLANNER_DATA_DIR", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    proc = start_server(tmp_path_factory.mktemp("ui"), port)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for_server(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
+                    "this test drives a real browser and must not be skipped", pytrace=False)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright Python package is missing: pip install -e '.[test]' (no browser download "
+                    "needed, the test drives Debian's chromium)", pytrace=False)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def wait_for_plan(page, title: str = "Recommended:") -> str:
+    heading = page.get_by_role("heading", name=re.compile(re.escape(title)))
+    heading.first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("Speed vs a GTX 1080 Ti").first.wait_for(timeout=WAIT_MS)
+    return heading.first.inner_text()
+
+
+def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, browser) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server)
+    first = wait_for_plan(page)
+    assert re.search(r"Recommended: .+, EUR \d", first)
+    page.wait_for_function("() => location.search.includes('b=v1.')", timeout=WAIT_MS)
+    first_url = page.evaluate("location.href")
+    page.screenshot(path=str(SHOTS / "plan.png"), full_page=True)
+
+    budget = page.get_by_role("spinbutton", name="Budget", exact=True)
+    budget.fill("2500")
+    budget.press("Enter")
+    page.wait_for_function("(before) => { const h = [...document.querySelectorAll('h3')]"
+                           ".map(e => e.innerText).find(t => t.startsWith('Recommended:')); return h && h !== before; }",
+                           arg=first, timeout=WAIT_MS)
+    changed = wait_for_plan(page)
+    page.wait_for_function("(old) => location.search.includes('b=v1.') && location.href !== old",
+                           arg=first_url, timeout=WAIT_MS)
+    link = page.evaluate("location.href")
+    page.close()
+
+    fresh = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fresh.goto(link)
+    restored = wait_for_plan(fresh, "Build restored from a shared link")
+    assert changed.split(":", 1)[1].split(",")[0].strip() in restored
+    assert fresh.get_by_role("spinbutton", name="Budget", exact=True).input_value() == "2500.00"
+    fresh.screenshot(path=str(SHOTS / "permalink-restored.png"), full_page=True)
+    fresh.get_by_role("tab", name="Share").click()  # the restored build encodes to the very same token
+    shown = fresh.locator("code").filter(has_text="?b=v1.").first
+    shown.wait_for(timeout=WAIT_MS)
+    assert shown.inner_text().split("b=")[1].strip() == link.split("b=")[1]
+    fresh.get_by_role("tab", name="Cloud vs buy").click()
+    fresh.get_by_text("Time and cost to finish the sweep").first.wait_for(timeout=WAIT_MS)
+    fresh.screenshot(path=str(SHOTS / "cloud-vs-buy.png"), full_page=True)
+    fresh.close()
+    for shot in ("plan.png", "permalink-restored.png", "cloud-vs-buy.png"):
+        assert (SHOTS / shot).stat().st_size > 10_000

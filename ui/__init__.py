@@ -1,0 +1,1 @@
+"""UI-only helpers for app.py (Streamlit); planner/ never imports these."""

@@ -1,0 +1,81 @@
+"""Share tab: permalink, Markdown/CSV/JSON downloads, and an import box for a pasted list, JSON or link."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import pandas as pd
+import streamlit as st
+
+from planner.catalog import Catalog
+from planner.errors import PlannerError
+from planner.share import ShareInputs, import_build, permalink, to_csv, to_json_text, to_markdown
+from ui import services
+from ui.state import apply_inputs, inputs_from_state
+
+
+def _do_import(cat: Catalog) -> None:
+    """Button callback: runs before the page, so it may set the sidebar widgets."""
+    ss = st.session_state
+    text = ss.get("import_text", "")
+    try:
+        result = import_build(text, cat, currency=ss.get("in_currency"))
+    except PlannerError as exc:
+        ss["import_msg"] = {"error": services.one_line(exc)}
+        return
+    except Exception as exc:  # noqa: BLE001 - never a traceback in the page
+        ss["import_msg"] = {"error": f"the import failed unexpectedly ({type(exc).__name__}: {services.one_line(exc)})"}
+        return
+    ss["import_msg"] = {"kind": result.kind, "json": result.to_json()}
+    if result.parts():
+        apply_inputs(ss, result.inputs or inputs_from_state(ss), cat)
+        ss["shared"] = {"origin": "import", "parts": [(m.part.id, m.quantity) for m in result.matched],  # type: ignore[union-attr]
+                        "inputs": inputs_from_state(ss)}
+
+
+def import_report() -> None:
+    msg = st.session_state.get("import_msg")
+    if not msg:
+        return
+    if "error" in msg:
+        st.error(f"Import failed: {msg['error']}")
+        return
+    data = msg["json"]
+    if data["matched"]:
+        verdict = data["check"]["compatible"] if data.get("check") else None
+        st.success(f"Imported {len(data['matched'])} part(s) from {msg['kind']}"
+                   + ("" if verdict is None else "; compatible" if verdict else "; NOT compatible, see the Plan tab")
+                   + ". The Plan tab shows the imported build.")
+        st.table(pd.DataFrame([{"Type": m["category"], "Part": m["name"], "Qty": m["quantity"],
+                                    "Matched from": m["from"], "How": m["how"]} for m in data["matched"]]),
+                     hide_index=True)
+    else:
+        st.error("No part of the list matched the catalog.")
+    for m in data["unmatched"]:
+        st.warning(f"Not matched ({m['category'] or '?'}): {m['text']} — {m['reason']}")
+    for n in data["notes"]:
+        st.caption(n)
+
+
+def render(cat: Catalog, inputs: ShareInputs, view: Optional[dict[str, Any]]) -> None:
+    st.subheader("Share this build")
+    if view is not None:
+        build = view["build"]
+        link = permalink(build.token(), services.app_url())
+        st.markdown("**Permalink** (also in the address bar): opening it restores these inputs and this exact build.")
+        st.code(link, language=None, wrap_lines=True)
+        md = to_markdown(build, link=link)
+        c1, c2, c3 = st.columns(3)
+        c1.download_button("Download Markdown", md, file_name="build.md", mime="text/markdown", key="dl_md")
+        c2.download_button("Download CSV", to_csv(build), file_name="build.csv", mime="text/csv", key="dl_csv")
+        c3.download_button("Download JSON", to_json_text(build), file_name="build.json", mime="application/json", key="dl_json")
+        with st.expander("Markdown to paste in a forum post"):
+            st.code(md, language="markdown")
+    else:
+        st.info("Nothing to share yet: no build on the Plan tab.")
+    st.markdown("---")
+    st.markdown("**Import a build**: paste a Markdown table (ours or PCPartPicker's), our JSON, or a link/token.")
+    st.text_area("Build to import", key="import_text", height=160, label_visibility="collapsed",
+                 placeholder="Type|Item|Price\n:----|:----|:----\n**CPU** | [AMD Ryzen 9 9950X ...](https://...) | $549.99")
+    st.button("Import", key="import_btn", on_click=_do_import, args=(cat,), type="primary")
+    import_report()

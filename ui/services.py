@@ -1,0 +1,126 @@
+"""Cached calls into planner for the web UI: catalog, solves, cost comparisons, guarded rendering."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+import streamlit as st
+
+from planner.catalog import Catalog, default_data_dir, load_catalog
+from planner.errors import PlannerError
+from planner.requirements import Requirements
+
+
+def _price_db() -> Optional[Path]:
+    try:
+        from planner.prices.store import default_path
+    except ImportError:
+        return None
+    path = default_path()
+    return path if path.exists() else None
+
+
+def catalog_key() -> str:
+    """Changes whenever a catalog file or the price history changes (invalidates the caches)."""
+    root = default_data_dir()
+    stamps = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
+    db = _price_db()
+    if db is not None:
+        stamps.append((str(db), db.stat().st_mtime_ns))
+    return json.dumps([str(root), stamps])
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _catalog(key: str) -> Catalog:
+    db = _price_db()
+    return load_catalog(json.loads(key)[0], price_db=db if db is not None else None)
+
+
+def catalog() -> Catalog:
+    return _catalog(catalog_key())
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def solve(req_json: str, alternatives: int, key: str) -> dict[str, Any]:
+    """recommend() for one request, as plain JSON (cheap to cache); keyed on the request JSON."""
+    from planner.solver import recommend
+
+    req = Requirements.model_validate_json(req_json)
+    return recommend(_catalog(key), req, alternatives=alternatives, time_limit=8.0).to_json()
+
+
+def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float) -> Any:
+    """Speedup vs the GTX 1080 Ti (value/low/high/basis): the calibrated model, else the spec estimate."""
+    from planner.speed import gpu_speed
+
+    cat = catalog()
+    return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precision: str, currency: str,
+                  key: str) -> dict[str, Any]:
+    """Buy the plan vs rent each cloud GPU: options, break-even and the cumulative-cost chart rows."""
+    from planner import costs as C
+    from planner.cli.costs import build_from_plan
+    from planner.cloud import latest_offers, load_cloud_offers
+    from planner.fx import load_rates
+
+    cat = _catalog(key)
+    rates = load_rates()
+    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload)
+    build, notes = build_from_plan(json.loads(plan_json), rates, currency, lookup=cat.get)
+    from planner.speed import gpu_speed
+    from planner.sweep import sweep_time
+
+    speedup = lambda chip: gpu_speed(cat.chips[chip], cat.chips, workload, precision)  # noqa: E731
+    comp = C.compare(work, C.CostParams(currency=currency), rates, offers=latest_offers(load_cloud_offers()),
+                     build=build, speedup=speedup, sweep=sweep_time)
+    frame = C.cost_curve(comp, names=[o.name for o in comp.options])
+    return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
+            "curve": frame.to_dict("records"), "skipped": comp.skipped,
+            "notes": notes + list(rates.warnings), "rates_date": rates.date.isoformat(),
+            "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
+            "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": work.baseline_gpu_hours}
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:400] if text else type(exc).__name__
+
+
+@contextmanager
+def guard(what: str) -> Iterator[None]:
+    """Show a one-line st.error instead of a traceback; unexpected errors are logged to stderr too."""
+    try:
+        yield
+    except PlannerError as exc:
+        st.error(f"{what}: {one_line(exc)}")
+    except Exception as exc:  # noqa: BLE001 - never a traceback in the page
+        traceback.print_exc(file=sys.stderr)
+        st.error(f"{what} failed unexpectedly ({type(exc).__name__}: {one_line(exc)}). "
+                 "Please report it with the link of this page.")
+
+
+def run_guarded(what: str, fn: Callable[[], Any]) -> Any:
+    with guard(what):
+        return fn()
+    return None
+
+
+def app_url() -> str:
+    """Base address of this page for permalinks: the browser's URL when Streamlit knows it."""
+    env = os.environ.get("PLANNER_BASE_URL")
+    if env:
+        return env
+    try:
+        url = st.context.url  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - older Streamlit or no browser (AppTest)
+        url = None
+    return (url or "http://localhost:8501/").split("?")[0]

@@ -1,0 +1,101 @@
+"""Page inputs <-> widget state: read the sidebar into ShareInputs, write a shared build's inputs back."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, MutableMapping, Optional
+
+from planner.catalog import Catalog
+from planner.share import ShareInputs
+
+CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
+# widget key -> default value (0 in a number widget means "no constraint")
+DEFAULTS: dict[str, Any] = {
+    "in_budget": 7000.0,
+    "in_currency": "EUR",
+    "in_mode": "best",
+    "in_hours": 7.0,
+    "in_runs": 8,
+    "in_precision": "amp",
+    "in_workload": "transformer",
+    "in_model_m": 0.0,
+    "in_min_vram": 0.0,
+    "in_deadline": 0.0,
+    "in_owned": [],
+    "in_pinned": [],
+    "in_excluded": [],
+    "in_brands": [],
+    "in_cooler": "any",
+    "in_max_wall": 0,
+    "in_gpus": 1,
+    "in_power": 100,
+    "in_used": "gpu",
+    "in_alts": 2,
+}
+
+
+def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
+    for key, value in DEFAULTS.items():
+        if key not in ss:
+            ss[key] = list(value) if isinstance(value, list) else value
+
+
+def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
+    """The widget values as validated inputs (ShareError one-liner when a value is out of range)."""
+    g = lambda k: ss.get(k, DEFAULTS[k])  # noqa: E731
+    opt = lambda v: None if not v else v  # noqa: E731 - 0 means "no constraint" in the widgets
+    return ShareInputs.parse(
+        budget=Decimal(str(g("in_budget"))), currency=g("in_currency"), mode=g("in_mode"),
+        workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")), hours=float(g("in_hours")),
+        model_params_m=opt(float(g("in_model_m"))), min_vram_gb=opt(float(g("in_min_vram"))),
+        deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
+        excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
+        cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
+        gpu_count=int(g("in_gpus")), power_fraction=int(g("in_power")) / 100, used=g("in_used"),
+        alternatives=int(g("in_alts")),
+    )
+
+
+# widget key -> (min, max) of the number widgets (ui.widgets); a shared value outside is clamped.
+RANGES: dict[str, tuple[float, float]] = {
+    "in_budget": (100.0, 1_000_000.0), "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
+    "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
+    "in_max_wall": (0, 10_000), "in_gpus": (1, 4), "in_power": (50, 100), "in_alts": (0, 5),
+}
+
+
+def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optional[Catalog] = None) -> None:
+    """Put a shared build's inputs into the widgets (before the widgets are drawn, or from a callback).
+    Values are clamped to the widgets' ranges; ids and brands the catalog lacks are dropped."""
+    if cat is not None:
+        brands = {p.brand for p in cat.parts.values()}
+        known = lambda ids: tuple(i for i in ids if i in cat.parts)  # noqa: E731
+        inputs = inputs.model_copy(update={
+            "owned": known(inputs.owned), "pinned": known(inputs.pinned), "excluded": known(inputs.excluded),
+            "excluded_brands": tuple(b for b in inputs.excluded_brands if b in brands)})
+    ss["in_budget"] = float(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
+    ss["in_currency"] = inputs.currency if inputs.currency in CURRENCIES else "EUR"
+    ss["in_mode"] = inputs.mode
+    ss["in_hours"] = float(inputs.hours)
+    ss["in_runs"] = int(inputs.runs)
+    ss["in_precision"] = inputs.precision
+    ss["in_workload"] = inputs.workload
+    ss["in_model_m"] = float(inputs.model_params_m or 0.0)
+    ss["in_min_vram"] = float(inputs.min_vram_gb or 0.0)
+    ss["in_deadline"] = float(inputs.deadline_hours or 0.0)
+    ss["in_owned"] = list(inputs.owned)
+    ss["in_pinned"] = list(inputs.pinned)
+    ss["in_excluded"] = list(inputs.excluded)
+    ss["in_brands"] = list(inputs.excluded_brands)
+    ss["in_cooler"] = inputs.cooler_type or "any"
+    ss["in_max_wall"] = int(inputs.max_wall_w or 0)
+    ss["in_gpus"] = int(inputs.gpu_count)
+    ss["in_power"] = int(round(inputs.power_fraction * 100))
+    ss["in_used"] = inputs.used
+    ss["in_alts"] = int(inputs.alternatives)
+    for key, (low, high) in RANGES.items():
+        ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
+
+
+def same_inputs(a: ShareInputs, b: ShareInputs) -> bool:
+    return a.model_dump(mode="json") == b.model_dump(mode="json")

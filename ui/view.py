@@ -1,0 +1,132 @@
+"""Pure view models for the web UI: table rows, key specs, PSU breakdown, sweep times (no Streamlit here)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any, Optional
+
+from planner.catalog import Catalog
+from planner.models import AnyPart
+from planner.money import format_money
+from planner.share import TYPE_LABELS, SharedBuild
+
+
+def key_spec(part: AnyPart) -> str:
+    """The one line that tells parts of a category apart."""
+    c, p = part.category, part
+    g = lambda name: getattr(p, name, None)  # noqa: E731
+    if c == "gpu":
+        bits = [f"{g('vram_gb'):g} GB", f"{g('tgp_w')} W" if g("tgp_w") else "", f"{g('length_mm'):g} mm" if g("length_mm") else ""]
+    elif c == "cpu":
+        bits = [g("socket"), f"{g('cores')} cores / {g('threads')} threads", f"{p.power_w} W package"]  # type: ignore[union-attr]
+    elif c == "motherboard":
+        bits = [f"{g('socket')} {g('chipset')}", g("form_factor"), g("memory_type"), f"{g('dimm_slots')} DIMM"]
+    elif c == "memory":
+        bits = [f"{g('modules')} x {g('module_gb')} GB", f"{g('memory_type')}-{g('speed_mts')}",
+                f"CL{g('cas_latency')}" if g("cas_latency") else ""]
+    elif c == "storage":
+        bits = [f"{g('capacity_gb'):,} GB".replace(",", " "), g("interface"), f"PCIe {g('pcie_gen')}" if g("pcie_gen") else ""]
+    elif c == "cooler":
+        bits = [f"AIO {g('radiator_mm')} mm" if g("type") == "aio" else f"air, {g('height_mm'):g} mm tall" if g("height_mm") else "air"]
+    elif c == "psu":
+        bits = [f"{g('wattage_w')} W", f"ATX {g('atx_version')}" if g("atx_version") else "", str(g("efficiency") or "")]
+    elif c == "case":
+        bits = ["/".join(g("form_factors") or []), f"GPU <= {g('max_gpu_length_mm'):g} mm" if g("max_gpu_length_mm") else ""]
+    else:
+        bits = []
+    return ", ".join(str(b) for b in bits if b)
+
+
+def _age(observed_on: Optional[str], today: date) -> Optional[int]:
+    if not observed_on:
+        return None
+    try:
+        return (today - date.fromisoformat(observed_on[:10])).days
+    except ValueError:
+        return None
+
+
+def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = None) -> list[dict[str, Any]]:
+    """Rows for the build table: type, part, key spec, price (qty x unit @ retailer), price date, age, source, link."""
+    today = today or date.today()
+    rows = []
+    for ln in build.lines:
+        part = catalog.parts.get(ln.part_id)
+        if ln.owned:
+            price = "owned"
+        elif ln.unit_price is None:
+            price = "no price"
+        else:
+            price = (f"{ln.quantity} x " if ln.quantity > 1 else "") + format_money(ln.unit_price, build.currency)
+            price += f" @ {ln.retailer}" if ln.retailer else ""
+        rows.append({
+            "Type": TYPE_LABELS.get(ln.category, ln.category),
+            "Part": ln.name,
+            "Key spec": key_spec(part) if part is not None else "",
+            "Price": price,
+            "Price date": ln.observed_on or "",
+            "Age (days)": _age(ln.observed_on, today),
+            "Source": "owned" if ln.owned else (ln.price_source or ""),
+            "Link": ln.url or None,
+            "id": ln.part_id,
+        })
+    return rows
+
+
+PSU_TERMS = (
+    ("gpu_w", "GPU board power (after power limit)"),
+    ("cpu_w", "CPU package power"),
+    ("rest_w", "board, memory, drives, fans, pumps"),
+    ("sustained_w", "sustained DC draw"),
+    ("required_sustained_w", "PSU rating for <= 80 % sustained load"),
+    ("transient_w", "worst 100 µs transient (3 x GPU + rest)"),
+    ("required_atx3_w", "rating needed, ATX 3.x unit with 12V-2x6"),
+    ("required_atx2_w", "rating needed, ATX 2.x unit"),
+    ("vendor_floor_w", "GPU vendor's recommended PSU"),
+    ("recommended_w", "recommended commercial size (ATX 3.1)"),
+)
+
+
+def psu_rows(breakdown: Optional[dict[str, Any]]) -> list[dict[str, Any]]:
+    if not breakdown:
+        return []
+    return [{"Term": label, "Watts": breakdown.get(key)} for key, label in PSU_TERMS if breakdown.get(key) is not None]
+
+
+def sweep_view(speed: float, low: float, high: float, runs: int, hours: float, gpus: int) -> Any:
+    """planner.sweep.sweep_time: independent runs spread over identical GPUs, wall = ceil(runs / gpus) x hours / speedup."""
+    from planner.sweep import Estimate, sweep_time
+
+    return sweep_time(runs, hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpus))
+
+
+def model_memory_gib(params_m: Optional[float], precision: str) -> Optional[float]:
+    """Weights, gradients, AdamW states and runtime overhead of a model (planner.memfit; activations not counted)."""
+    if not params_m:
+        return None
+    from planner.memfit import ModelShape, estimate_memory
+
+    return estimate_memory(ModelShape(params=params_m * 1e6, precision=precision)).total_gib
+
+
+def hours_text(h: float) -> str:
+    if h < 1:
+        return f"{h * 60:.0f} min"
+    if h < 48:
+        return f"{h:.1f} h"
+    return f"{h / 24:.1f} days"
+
+
+def money(amount: Any, currency: str) -> str:
+    return format_money(Decimal(str(amount)), currency)
+
+
+def plan_summary_rows(plan: dict[str, Any]) -> list[dict[str, str]]:
+    """Compact rows for an alternative: type, part, price."""
+    out = []
+    for p in plan.get("parts", []):
+        qty = f"{p['quantity']} x " if p.get("quantity", 1) > 1 else ""
+        price = "owned" if p.get("owned") else qty + money(p["price"]["amount"], p["price"]["currency"])
+        out.append({"Type": TYPE_LABELS.get(p["category"], p["category"]), "Part": p["name"], "Price": price})
+    return out

@@ -1,0 +1,62 @@
+"""Sidebar widgets: budget, workload, owned parts and preferences; keys match ui.state.DEFAULTS."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.catalog import Catalog
+from planner.share import TYPE_LABELS
+from ui.state import CURRENCIES
+
+
+def _part_label(cat: Catalog):
+    def label(part_id: str) -> str:
+        p = cat.parts.get(part_id)
+        return part_id if p is None else f"{TYPE_LABELS.get(p.category, p.category)}: {p.name}"
+    return label
+
+
+def sidebar(cat: Catalog) -> None:
+    """Draw the inputs; their values live in st.session_state under the in_* keys."""
+    sb = st.sidebar
+    sb.header("What you need")
+    c1, c2 = sb.columns([3, 2])
+    c1.number_input("Budget", min_value=100.0, max_value=1_000_000.0, step=100.0, key="in_budget",
+                    help="Total for the parts you buy (owned parts cost nothing)")
+    c2.selectbox("Currency", CURRENCIES, key="in_currency")
+    sb.radio("Goal", ["best", "cheapest"], key="in_mode", horizontal=True,
+             format_func=lambda m: {"best": "fastest within budget", "cheapest": "cheapest meeting targets"}[m])
+
+    sb.subheader("Workload")
+    c1, c2 = sb.columns(2)
+    c1.number_input("Hours per run on the GTX 1080 Ti", min_value=0.1, max_value=10_000.0, step=0.5, key="in_hours")
+    c2.number_input("Runs in the sweep", min_value=1, max_value=10_000, step=1, key="in_runs")
+    c1, c2 = sb.columns(2)
+    c1.selectbox("Precision", ["amp", "tf32", "fp32"], key="in_precision",
+                 help="amp = mixed precision (fp16/bf16 with fp32 master weights)")
+    c2.selectbox("Workload class", ["transformer", "cnn", "generic"], key="in_workload")
+    c1, c2 = sb.columns(2)
+    c1.number_input("Model size (M parameters, 0 = not given)", min_value=0.0, max_value=1_000_000.0, step=1.0,
+                    key="in_model_m", help="Sets a VRAM floor from weights, gradients and AdamW states (activations not counted)")
+    c2.number_input("Min VRAM per GPU, GB (0 = any)", min_value=0.0, max_value=1024.0, step=1.0, key="in_min_vram")
+    sb.number_input("Sweep deadline, hours (0 = none)", min_value=0.0, max_value=100_000.0, step=1.0, key="in_deadline")
+
+    sb.subheader("Parts")
+    ids = sorted(cat.parts, key=lambda i: (cat.parts[i].category, cat.parts[i].name))
+    label = _part_label(cat)
+    sb.multiselect("Parts you already own (cost 0)", ids, key="in_owned", format_func=label)
+    sb.multiselect("Parts that must be used", ids, key="in_pinned", format_func=label)
+    sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
+    sb.multiselect("Brands to leave out", sorted({p.brand for p in cat.parts.values()}), key="in_brands")
+
+    sb.subheader("Preferences")
+    c1, c2 = sb.columns(2)
+    c1.selectbox("CPU cooler", ["any", "air", "aio"], key="in_cooler",
+                 format_func=lambda v: {"any": "air or AIO", "air": "air only", "aio": "AIO only"}[v])
+    c2.selectbox("Bought used", ["gpu", "none", "all"], key="in_used",
+                 format_func=lambda v: {"gpu": "GPU may be used", "none": "all new", "all": "any part"}[v])
+    c1, c2 = sb.columns(2)
+    c1.number_input("GPUs (identical)", min_value=1, max_value=4, step=1, key="in_gpus")
+    c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
+    sb.slider("GPU power limit, % of stock", min_value=50, max_value=100, step=5, key="in_power")
+    sb.slider("Alternatives to show", min_value=0, max_value=5, key="in_alts")
