@@ -68,7 +68,7 @@ def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precis
                   key: str) -> dict[str, Any]:
     """Buy the plan vs rent each cloud GPU: options, break-even and the cumulative-cost chart rows."""
     from planner import costs as C
-    from planner.cli.costs import build_from_plan
+    from planner.plan_file import build_from_plan
     from planner.cloud import latest_offers, load_cloud_offers
     from planner.fx import load_rates
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Optional
@@ -16,6 +15,7 @@ from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.memfit import ModelShape, estimate_memory
 from planner.models import GpuChip
 from planner.perf import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
+from planner.plan_file import read_plan
 from planner.sweep import estimated_wall_power_w, sweep_time
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
@@ -51,13 +51,7 @@ def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
 
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    plan = doc["plans"][0] if isinstance(doc, dict) and doc.get("plans") else doc
-    if not isinstance(plan, dict) or not isinstance(plan.get("parts"), list):
-        raise InputError(f"{path}: expected a plan with a 'parts' list (or {{\"plans\": [plan, ...]}})")
+    plan = read_plan(path)
     gpus = [p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "gpu"]
     if not gpus:
         raise InputError(f"{path}: the plan has no GPU part")

@@ -1,0 +1,244 @@
+"""Import a shared build: a token, our JSON or a Markdown table, matched to the catalog and checked."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from planner.catalog import Catalog
+from planner.checker import CheckReport, check_parts
+from planner.errors import PlannerError, ShareError
+from planner.models import AnyPart
+from planner.money import check_currency
+from planner.share.export import SharedBuild, build_from_catalog, build_from_json
+from planner.share.token import MATCH_THRESHOLD, ShareInputs, VARIANT_WORDS, _TYPE_ALIASES, decode_token
+
+# ---------------------------------------------------------------- import
+
+
+def _tokens(text: str) -> list[str]:
+    t = re.sub(r"\b(\d{1,2})\s*[x×]\s*(\d{1,3})\b(?!\.)", r"\1x\2", text.lower())
+    t = re.sub(r"(\d)\s*(gb|tb|w|mm|mhz|ghz)\b", r"\1 \2", t)
+    return list(dict.fromkeys(re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", t)))
+
+
+def _model_number(token: str) -> bool:
+    """Tokens with digits name a model (9950x, 5090, rm850x), except memory generations (ddr5, gddr7)."""
+    return bool(re.search(r"\d", token)) and not re.fullmatch(r"g?ddr\d+x?", token)
+
+
+def _score(part: AnyPart, query: set[str]) -> tuple[float, int]:
+    """Weighted share of the part's name tokens found in the query: model numbers count double, words in
+    parentheses (part numbers, revisions) half. Ruled out: a plain number of the name or the brand missing
+    from the query, or a variant word (Ti, SUPER, XT, Pro...) on one side only."""
+    name = f"{part.brand} {part.name}"
+    extra = set(_tokens(" ".join(re.findall(r"\(([^)]*)\)", name))))
+    main = _tokens(re.sub(r"\([^)]*\)", " ", name))
+    weights = {t: 0.5 for t in extra} | {t: 2.0 if _model_number(t) else 1.0 for t in main}
+    if any(t.isdigit() and t not in query for t in main) or not set(_tokens(part.brand)) <= query:
+        return 0.0, 0  # a plain number of the name (capacity, series) or the brand is missing
+    if VARIANT_WORDS & query != VARIANT_WORDS & (set(main) | (extra & query)):
+        return 0.0, 0  # an RTX 4070 is not an RTX 4070 SUPER, a 360 AIO is not its Pro version
+    got = [t for t in weights if t in query]
+    return sum(weights[t] for t in got) / max(1.0, sum(weights.values())), len(got)
+
+
+@dataclass(frozen=True)
+class Match:
+    category: Optional[str]
+    text: str
+    quantity: int
+    part: Optional[AnyPart] = None
+    how: str = "none"  # id | name | fuzzy | none
+    note: str = ""
+
+
+def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: int = 1) -> Match:
+    """Exact id, exact name, Catalog.find, then a token-overlap fuzzy match; unmatched says the best guess."""
+    q = text.strip()
+    pool = catalog.parts.values() if category is None else catalog.by_category(category)
+    if q in catalog.parts and (category is None or catalog.parts[q].category == category):
+        return Match(category, text, quantity, catalog.parts[q], "id")
+    named = [p for p in pool if p.name.lower() == q.lower()]
+    if len(named) == 1:
+        return Match(category, text, quantity, named[0], "name")
+    try:
+        return Match(category, text, quantity, catalog.find(q, category), "name")
+    except PlannerError:
+        pass
+    query = set(_tokens(q))
+    ranked = sorted(((_score(p, query), p) for p in pool), key=lambda sp: (sp[0], -len(sp[1].name)), reverse=True)
+    if not ranked or ranked[0][0][0] == 0:
+        return Match(category, text, quantity, note="no catalog part resembles it")
+    (best, covered), part = ranked[0]
+    if len(ranked) > 1 and ranked[1][0] == (best, covered):
+        return Match(category, text, quantity, note=f"ambiguous: {part.id} or {ranked[1][1].id}")
+    if best < MATCH_THRESHOLD:
+        return Match(category, text, quantity, note=f"closest is {part.id} ({part.name}), {best:.0%} alike")
+    return Match(category, text, quantity, part, "fuzzy", f"{best:.0%} of its name found")
+
+
+_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(\s*([^)\s]*)(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
+    """Rows of a `Type | Item | Price` table as (category or None, item text, quantity, price cell)."""
+    rows: list[tuple[Optional[str], str, int, str]] = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())]
+        if len(cells) < 2:
+            continue
+        if cells and cells[0] == "" and line.strip().startswith("|"):
+            cells = cells[1:]
+        if cells and cells[-1] == "" and line.strip().endswith("|"):
+            cells = cells[:-1]
+        if len(cells) < 2 or re.fullmatch(r":?-{2,}:?", cells[0]) or not cells[0]:
+            continue
+        label = re.sub(r"[*_`]", "", cells[0]).strip().lower()
+        if label in ("type", "total", "category"):
+            continue
+        item = cells[1]
+        link = _LINK.search(item)
+        name = link.group(1) if link else re.sub(r"[*_`]", "", item)
+        qty = 1
+        m = re.match(r"\s*(\d{1,2})\s*[x×]\s+(.*)", name if not link else item[: link.start()] + name)
+        if m:
+            qty, name = int(m.group(1)), m.group(2)
+        name = re.sub(r"\\(.)", r"\1", name).strip()
+        if name:
+            cat = _TYPE_ALIASES.get(label)
+            rows.append((cat, name if cat else f"{label}: {name}", qty, cells[2] if len(cells) > 2 else ""))
+    return rows
+
+
+@dataclass
+class ImportResult:
+    kind: str  # token | json | markdown
+    matches: list[Match]
+    inputs: Optional[ShareInputs] = None
+    notes: list[str] = field(default_factory=list)
+    report: Optional[CheckReport] = None
+    build: Optional[SharedBuild] = None
+
+    @property
+    def matched(self) -> list[Match]:
+        return [m for m in self.matches if m.part is not None]
+
+    @property
+    def unmatched(self) -> list[Match]:
+        return [m for m in self.matches if m.part is None]
+
+    def parts(self) -> list[tuple[str, int]]:
+        return [(m.part.id, m.quantity) for m in self.matched]  # type: ignore[union-attr]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "matched": [{"category": m.part.category, "id": m.part.id, "name": m.part.name,  # type: ignore[union-attr]
+                         "quantity": m.quantity, "from": m.text, "how": m.how, "note": m.note} for m in self.matched],
+            "unmatched": [{"category": m.category, "text": m.text, "reason": m.note} for m in self.unmatched],
+            "notes": list(self.notes),
+            "inputs": None if self.inputs is None else self.inputs.model_dump(mode="json"),
+            "check": None if self.report is None else self.report.to_json(),
+            "build": None if self.build is None else self.build.to_json(),
+        }
+
+
+def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
+    """Repeated rows of one part add up (PCPartPicker lists two GPUs as two rows); one part per category."""
+    merged: dict[str, Match] = {}
+    out: list[Match] = []
+    for m in matches:
+        if m.part is None:
+            out.append(m)
+            continue
+        prev = merged.get(m.part.category)
+        if prev is None:
+            merged[m.part.category] = m
+            out.append(m)
+        elif prev.part.id == m.part.id:  # type: ignore[union-attr]
+            i = out.index(prev)
+            out[i] = merged[m.part.category] = Match(prev.category, prev.text, prev.quantity + m.quantity,
+                                                     prev.part, prev.how, prev.note)
+        else:
+            notes.append(f"a build takes one {m.part.category}; kept {prev.part.id}, left out {m.part.id}")  # type: ignore[union-attr]
+    return out
+
+
+def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[ShareInputs]]:
+    state = decode_token(raw, catalog)
+    return [Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs
+
+
+def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[ShareInputs], tuple[str, ...]]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ShareError(f"the pasted JSON is invalid ({exc.msg} at line {exc.lineno})") from None
+    shared = build_from_json(data)
+    matches = []
+    for ln in shared.lines:
+        m = match_part(catalog, ln.part_id, ln.category, ln.quantity)
+        matches.append(m if m.part else match_part(catalog, ln.name, ln.category, ln.quantity))
+    owned = tuple(m.part.id for m, ln in zip(matches, shared.lines) if ln.owned and m.part)
+    return matches, shared.inputs, owned
+
+
+def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[Match], tuple[str, ...]]:
+    rows = parse_markdown(raw)
+    if not rows:
+        raise ShareError("no part rows found in the table (expected `Type | Item | Price` rows)")
+    matches, owned = [], []
+    for cat, name, qty, price in rows:
+        if cat is None:
+            notes.append(f"skipped {name!r}: not a part type the planner builds with")
+            continue
+        m = match_part(catalog, name, cat, qty)
+        matches.append(m)
+        if m.part is not None and price.strip().lower() == "owned":
+            owned.append(m.part.id)
+    return matches, tuple(owned)
+
+
+def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None) -> ImportResult:
+    """Read a pasted link/token, our JSON (or recommend output) or a Markdown table; match, check and price it."""
+    raw = (text or "").strip()
+    if not raw:
+        raise ShareError("nothing to import: paste a link, a build token, our JSON or a Markdown table")
+    if len(raw) > 1_000_000:
+        raise ShareError("the pasted text is over 1 MB; a build list is far smaller")
+    notes: list[str] = []
+    owned: tuple[str, ...] = ()
+    if raw.startswith("{"):
+        matches, inputs, owned = _from_json(raw, catalog)
+        kind = "json"
+    elif "|" in raw:
+        matches, owned = _from_markdown(raw, catalog, notes)
+        inputs, kind = None, "markdown"
+    elif "\n" not in raw:
+        matches, inputs = _from_token(raw, catalog)
+        kind = "token"
+    else:
+        raise ShareError("not a build link, token, JSON or Markdown table")
+    result = ImportResult(kind, _merge(matches, notes), inputs, notes)
+    parts = result.parts()
+    if not parts:
+        return result
+    inputs = inputs or ShareInputs(currency=currency or "EUR")
+    gpus = next((q for i, q in parts if catalog.parts[i].category == "gpu"), inputs.gpu_count)
+    if not 1 <= gpus <= 4:
+        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
+    update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
+    if currency:
+        update["currency"] = check_currency(currency)
+    result.inputs = inputs = inputs.model_copy(update=update)
+    parts = [(i, gpus if catalog.parts[i].category == "gpu" else 1) for i, _ in parts]
+    owned_here = tuple(i for i in inputs.owned if i in dict(parts))
+    result.report = check_parts(catalog, [catalog.parts[i] for i, _ in parts], gpu_count=gpus,
+                                power_fraction=inputs.power_fraction, workload=inputs.workload,
+                                precision=inputs.precision, owned=owned_here, used=inputs.used)
+    result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
+                                      used=inputs.used)
+    return result

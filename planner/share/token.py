@@ -1,0 +1,228 @@
+"""Share inputs and the versioned permalink token (compressed, base64url, CRC-checked, size-bounded)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+import urllib.parse
+import zlib
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from planner.catalog import Catalog
+from planner.errors import PlannerError, ShareError
+from planner.models import CATEGORIES
+from planner.money import check_currency, parse_decimal, quantize
+from planner.requirements import Requirements
+
+SCHEMA = "planner.build/1"
+TOKEN_VERSION = "v1"
+MAX_TOKEN_CHARS = 2048  # a token longer than this is refused before decoding
+MAX_INFLATED_BYTES = 64 * 1024  # zip-bomb guard: never inflate more than this
+MAX_LINES = 64  # parts in one shared build
+DEFAULT_BASE_URL = "http://localhost:8501/"
+# PCPartPicker's row labels, in its order; our category ids are accepted too when importing.
+TYPE_LABELS = {"cpu": "CPU", "cooler": "CPU Cooler", "motherboard": "Motherboard", "memory": "Memory",
+               "storage": "Storage", "gpu": "Video Card", "case": "Case", "psu": "Power Supply"}
+_TYPE_ALIASES = {
+    **{v.lower(): k for k, v in TYPE_LABELS.items()}, **{c: c for c in CATEGORIES},
+    "graphics card": "gpu", "video cards": "gpu", "processor": "cpu", "cpu cooler": "cooler", "ram": "memory",
+    "ssd": "storage", "nvme": "storage", "psu": "psu", "power supply unit": "psu", "mainboard": "motherboard",
+}
+# Words that make a different product of the same model number: present on one side only = no match.
+VARIANT_WORDS = frozenset("ti super xt xtx gre pro ultra max plus lite mini se lc".split())
+MATCH_THRESHOLD = 0.8  # weighted share of a catalog name found in an imported line to accept it
+_HEADER = struct.Struct(">IH")  # CRC-32 of the deflate stream, its length in bytes
+
+
+class ShareInputs(BaseModel):
+    """The inputs of the planner page: what a permalink restores besides the parts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    budget: Optional[Decimal] = Decimal("7000.00")
+    currency: str = "EUR"
+    mode: Literal["best", "cheapest"] = "best"
+    workload: Literal["transformer", "cnn", "generic"] = "transformer"
+    precision: Literal["fp32", "tf32", "amp"] = "amp"
+    runs: int = Field(default=8, ge=1, le=10_000)
+    hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
+    model_params_m: Optional[float] = Field(default=None, gt=0, le=1_000_000)  # model size, M parameters
+    min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
+    deadline_hours: Optional[float] = Field(default=None, gt=0)
+    owned: tuple[str, ...] = ()
+    pinned: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    excluded_brands: tuple[str, ...] = ()
+    cooler_type: Optional[Literal["air", "aio"]] = None
+    max_wall_w: Optional[int] = Field(default=None, gt=0, le=10_000)
+    gpu_count: int = Field(default=1, ge=1, le=4)
+    power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
+    used: Literal["none", "gpu", "all"] = "gpu"  # which parts may be bought used
+    alternatives: int = Field(default=2, ge=0, le=5)
+
+    @field_validator("currency")
+    @classmethod
+    def _ccy(cls, v: str) -> str:
+        return check_currency(v)
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget(cls, v: object) -> object:
+        return None if v in (None, "") else quantize(parse_decimal(v, "budget"))  # one spelling per amount
+
+    def requirements(self) -> Requirements:
+        """The solver request these inputs stand for (InputError one-liners on bad values)."""
+        return Requirements.parse(
+            budget=self.budget if self.mode == "best" else None, currency=self.currency, mode=self.mode,
+            min_vram_gb=self.min_vram_gb, deadline_hours=self.deadline_hours, runs=self.runs,
+            baseline_hours=self.hours, workload=self.workload, precision=self.precision, gpu_count=self.gpu_count,
+            power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
+            excluded_brands=self.excluded_brands, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
+            used=self.used)
+
+    @classmethod
+    def parse(cls, **raw: Any) -> "ShareInputs":
+        try:
+            return cls(**raw)
+        except ValidationError as exc:
+            raise ShareError(_one_line(exc)) from None
+
+
+def _one_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    cause = err.get("ctx", {}).get("error")
+    if isinstance(cause, PlannerError):
+        return str(cause)
+    where = ".".join(str(p) for p in err["loc"]) or "value"
+    return f"{where}: {err['msg']} (got {_short(err.get('input'))})"
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+@dataclass(frozen=True)
+class SharedState:
+    """What a token carries: the inputs and the chosen parts with quantities."""
+
+    inputs: ShareInputs
+    parts: tuple[tuple[str, int], ...]
+
+
+# ---------------------------------------------------------------- token
+
+
+def _b64encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def encode_token(inputs: ShareInputs, parts: list[tuple[str, int]] | tuple[tuple[str, int], ...]) -> str:
+    """`v1.` + base64url(CRC-32, length, deflate(JSON of non-default inputs and [id, qty] pairs)); <= 2 KB."""
+    if len(parts) > MAX_LINES:
+        raise ShareError(f"a shared build holds at most {MAX_LINES} parts, got {len(parts)}")
+    body = {"i": inputs.model_dump(mode="json", exclude_defaults=True), "p": [[str(i), int(q)] for i, q in parts]}
+    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    stream = packer.compress(text) + packer.flush()
+    token = f"{TOKEN_VERSION}.{_b64encode(_HEADER.pack(zlib.crc32(stream), len(stream)) + stream)}"
+    if len(token) > MAX_TOKEN_CHARS:
+        raise ShareError(f"this build makes a {len(token)}-character link (limit {MAX_TOKEN_CHARS}); "
+                         "share the JSON export instead")
+    return token
+
+
+def token_from_text(text: str) -> str:
+    """The token inside a pasted link (`...?b=v1.xxx`) or the text itself."""
+    t = text.strip()
+    if "b=" in t and ("?" in t or "&" in t or t.startswith("b=")):
+        query = urllib.parse.urlsplit(t).query if "?" in t else t
+        values = urllib.parse.parse_qs(query).get("b")
+        if values:
+            return values[-1].strip()
+    return t
+
+
+def decode_token(token: str, catalog: Optional[Catalog] = None) -> SharedState:
+    """Parse a token; every way it can be wrong (version, size, tampering, schema, unknown part) is a ShareError."""
+    t = token_from_text(token)
+    if len(t) > MAX_TOKEN_CHARS:
+        raise ShareError(f"the build token is {len(t)} characters long, over the {MAX_TOKEN_CHARS} limit (refused)")
+    version, dot, payload = t.partition(".")
+    if not dot:
+        raise ShareError("not a planner build token (expected it to start with 'v1.')")
+    if version != TOKEN_VERSION:
+        label = version if re.fullmatch(r"v\d{1,4}", version) else version[:12] + "..."
+        raise ShareError(f"unknown build token version {label!r}; this planner reads {TOKEN_VERSION!r} tokens")
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", payload):
+        raise ShareError("the build token holds characters outside base64url: it was altered or mis-copied")
+    try:
+        raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    except (binascii.Error, ValueError):
+        raise ShareError("the build token is truncated (its base64 length is impossible)") from None
+    if len(raw) < _HEADER.size:
+        raise ShareError("the build token is truncated (too short to hold a build)")
+    crc, length = _HEADER.unpack_from(raw)
+    stream = raw[_HEADER.size:]
+    if len(stream) < length:
+        raise ShareError(f"the build token is truncated ({len(stream)} of {length} bytes): copy the whole link")
+    if len(stream) > length:
+        raise ShareError("the build token has extra data after its end: it was altered")
+    if zlib.crc32(stream) != crc or _b64encode(raw) != payload:  # (stray bits in the last character)
+        raise ShareError("the build token fails its checksum: it was altered or mis-copied")
+    return SharedState(*_parse_body(_inflate(stream), catalog))
+
+
+def _inflate(stream: bytes) -> bytes:
+    inflater = zlib.decompressobj(-15)
+    try:
+        out = inflater.decompress(stream, MAX_INFLATED_BYTES)
+    except zlib.error:
+        raise ShareError("the build token does not decompress: it was altered or mis-copied") from None
+    if inflater.unconsumed_tail or (not inflater.eof and inflater.decompress(b"", 1)):
+        raise ShareError(f"the build token inflates beyond {MAX_INFLATED_BYTES // 1024} KB (refused)")
+    if not inflater.eof:
+        raise ShareError("the build token is truncated (its data stream does not end)")
+    return out
+
+
+def _parse_body(text: bytes, catalog: Optional[Catalog]) -> tuple[ShareInputs, tuple[tuple[str, int], ...]]:
+    try:
+        body = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ShareError("the build token does not hold a build (not JSON)") from None
+    if not isinstance(body, dict) or set(body) - {"i", "p"} or not isinstance(body.get("p", []), list):
+        raise ShareError("the build token does not hold a build (unexpected fields)")
+    inputs = ShareInputs.parse(**body.get("i", {})) if isinstance(body.get("i", {}), dict) else None
+    if inputs is None:
+        raise ShareError("the build token does not hold a build (inputs are not an object)")
+    parts: list[tuple[str, int]] = []
+    for item in body.get("p", []):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and type(item[1]) is int and 1 <= item[1] <= 8):
+            raise ShareError(f"the build token holds a malformed part entry {_short(item)}")
+        parts.append((item[0], item[1]))
+    if len(parts) > MAX_LINES:
+        raise ShareError(f"the build token lists {len(parts)} parts (limit {MAX_LINES})")
+    if catalog is not None:
+        unknown = [i for i, _ in parts if i not in catalog.parts]
+        for ident in (*inputs.owned, *inputs.pinned, *inputs.excluded):
+            if ident not in catalog.parts:
+                unknown.append(ident)
+        if unknown:
+            raise ShareError(f"the shared build names part {unknown[0]!r}, which this catalog does not have"
+                             + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    return inputs, tuple(parts)
+
+
+def permalink(token: str, base_url: str = DEFAULT_BASE_URL) -> str:
+    base = base_url.split("#")[0]
+    sep = "&" if "?" in base else "?"
+    return f"{base}{sep}b={token}"
