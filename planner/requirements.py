@@ -8,7 +8,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from planner.errors import InputError
+from planner.errors import InputError, validation_message
 from planner.money import check_currency, parse_decimal
 
 MIN_RAM_FLOOR_GB = 32
@@ -80,12 +80,10 @@ class Requirements(BaseModel):
         try:
             return cls(**raw)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            cause = err.get("ctx", {}).get("error")
+            cause = exc.errors()[0].get("ctx", {}).get("error")
             if isinstance(cause, InputError):
                 raise cause from None
-            field = ".".join(str(p) for p in err["loc"]) or "request"
-            raise InputError(f"{field.replace('_', ' ')}: {err['msg']} (got {err.get('input')!r})") from None
+            raise InputError(validation_message(exc, "request")) from None
 
     def effective_min_ram_gb(self, total_vram_gb: float) -> int:
         if self.min_ram_gb is not None:

@@ -16,7 +16,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.catalog import Catalog
-from planner.errors import PlannerError, ShareError
+from planner.errors import ShareError, validation_message
 from planner.models import CATEGORIES
 from planner.money import check_currency, parse_decimal, quantize
 from planner.requirements import Requirements
@@ -96,12 +96,7 @@ class ShareInputs(BaseModel):
 
 
 def _one_line(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    cause = err.get("ctx", {}).get("error")
-    if isinstance(cause, PlannerError):
-        return str(cause)
-    where = ".".join(str(p) for p in err["loc"]) or "value"
-    return f"{where}: {err['msg']} (got {_short(err.get('input'))})"
+    return validation_message(exc)
 
 
 def _short(value: object, limit: int = 60) -> str:
