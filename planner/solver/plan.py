@@ -74,7 +74,10 @@ class Plan:
 
     def headline(self) -> str:
         n = f"{self.gpu_count} x " if self.gpu_count > 1 else ""
-        return f"{n}{self.chip.name} build, {format_money(self.total, self.currency)}, {self.speed.value:.1f}x a GTX 1080 Ti"
+        speed = f"{self.speed.value:.1f}x a GTX 1080 Ti"
+        if self.gpu_count > 1:
+            speed += f" per GPU ({self.speed.value * self.gpu_count:.1f}x sweep throughput)"
+        return f"{n}{self.chip.name} build, {format_money(self.total, self.currency)}, {speed}"
 
 
 def trade_offs(first: Plan, other: Plan) -> list[str]:
