@@ -59,6 +59,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             price = "no price"
         else:
             price = (f"{ln.quantity} x " if ln.quantity > 1 else "") + format_money(ln.unit_price, build.currency)
+            price += f" ({ln.condition})" if ln.used else ""
             price += f" @ {ln.retailer}" if ln.retailer else ""
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),

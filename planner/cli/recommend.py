@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Optional
 
@@ -33,7 +34,9 @@ def print_recommendation(rec: Recommendation) -> None:
         for part in plan.to_json()["parts"]:
             qty = f"{part['quantity']} x " if part["quantity"] > 1 else ""
             price = "owned" if part["owned"] else qty + format_money(
-                __import__("decimal").Decimal(part["price"]["amount"]), part["price"]["currency"])
+                Decimal(part["price"]["amount"]), part["price"]["currency"])
+            if part.get("condition") in ("used", "refurbished"):
+                price += f" ({part['condition']})"
             when = "" if part["owned"] else f"{part['price_observed_on']}, {part['price_source']}, {part['retailer']}"
             table.add_row(part["category"], part["name"], price, when)
         console.print(table)

@@ -33,6 +33,11 @@ class SharedLine:
     observed_on: Optional[str] = None
     price_source: Optional[str] = None
     owned: bool = False
+    condition: Optional[str] = None  # new / used / refurbished, as the offer says
+
+    @property
+    def used(self) -> bool:
+        return self.condition in ("used", "refurbished")
 
     @property
     def line_total(self) -> Decimal:
@@ -42,7 +47,8 @@ class SharedLine:
         price = None if self.unit_price is None else {"amount": str(quantize(self.unit_price)), "currency": currency}
         return {"category": self.category, "id": self.part_id, "name": self.name, "quantity": self.quantity,
                 "price": price, "retailer": self.retailer, "url": self.url, "price_observed_on": self.observed_on,
-                "price_source": "owned" if self.owned else self.price_source, "owned": self.owned}
+                "price_source": "owned" if self.owned else self.price_source, "owned": self.owned,
+                "condition": self.condition}
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,8 @@ def build_from_json(data: Any, inputs: Optional[ShareInputs] = None) -> SharedBu
             category=p["category"], part_id=str(p["id"]), name=str(p.get("name") or p["id"]), quantity=qty,
             unit_price=amount, retailer=p.get("retailer"), url=p.get("url"),
             observed_on=p.get("price_observed_on") or (price or {}).get("observed_on"),
-            price_source=p.get("price_source") or (price or {}).get("source"), owned=bool(p.get("owned"))))
+            price_source=p.get("price_source") or (price or {}).get("source"), owned=bool(p.get("owned")),
+            condition=p.get("condition")))
     if len(lines) > MAX_LINES:
         raise ShareError(f"a shared build holds at most {MAX_LINES} parts")
     return SharedBuild(_sorted(lines), currency, inputs)
@@ -128,7 +135,8 @@ def build_from_catalog(catalog: Catalog, parts: list[tuple[str, int]], *, curren
             category=part.category, part_id=part.id, name=part.name, quantity=qty, unit_price=price,
             retailer=offer.retailer if offer else None, url=offer.url if offer else None,
             observed_on=offer.observed_on.isoformat() if offer else None,
-            price_source=offer.source if offer else None, owned=part.id in owned))
+            price_source=offer.source if offer else None, owned=part.id in owned,
+            condition=offer.condition if offer else None))
     return SharedBuild(_sorted(lines), check_currency(currency), inputs)
 
 
@@ -144,7 +152,7 @@ def _price_cell(ln: SharedLine, currency: str) -> str:
         return "owned"
     if ln.unit_price is None:
         return "no price"
-    bits = [format_money(ln.unit_price, currency)]
+    bits = [format_money(ln.unit_price, currency) + (f" ({ln.condition})" if ln.used else "")]
     if ln.retailer:
         bits.append(f"@ {_md_escape(ln.retailer)}")
     meta = ", ".join(x for x in (ln.observed_on, ln.price_source) if x)
