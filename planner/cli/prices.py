@@ -105,11 +105,12 @@ def _catalog_parts() -> list:
 @prices_app.command("history")
 @handle_errors
 def history_cmd(
-    part: str = typer.Argument(..., help="Part id."),
+    part: str = typer.Argument(..., help="Part id or an unambiguous name fragment."),
     db: Optional[Path] = typer.Option(None, "--db", help="Price database (default: user data dir)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Every price observed for one part, oldest first, with its status (trusted or suspect)."""
+    from planner.catalog import cached_catalog
     from planner.prices.store import PriceStore, default_path
 
     path = db or default_path()
@@ -117,6 +118,9 @@ def history_cmd(
         raise InputError(f"no price database at {path}; run `planner prices refresh` first or pass --db")
     with PriceStore(path) as store:
         rows = store.history(part)
+        if not rows:  # not an id with history: resolve a catalog id or name fragment (unknown -> exit 2)
+            part = cached_catalog().find(part).id
+            rows = store.history(part)
     if as_json:
         emit_json({"part_id": part, "observations": [o.to_json() for o in rows]})
         return
