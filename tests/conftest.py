@@ -19,3 +19,19 @@ def repo_dir() -> Path:
 def shared_dir() -> Path:
     assert SHARED.is_dir(), f"../shared must sit beside the repo (looked in {SHARED})"
     return SHARED
+
+
+@pytest.fixture(scope="module")
+def cat():
+    """The shipped catalog (data/), without any user price history."""
+    from planner.catalog import REPO_DATA_DIR, load_catalog
+
+    return load_catalog(REPO_DATA_DIR)
+
+
+@pytest.fixture
+def no_price_history(monkeypatch, tmp_path):
+    """CLI commands read the shipped data/ and no user price DB."""
+    from helpers_parts import isolate_cli_env
+
+    isolate_cli_env(monkeypatch, tmp_path)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from helpers_parts import isolate_cli_env
 from planner.catalog import REPO_DATA_DIR, load_catalog
 from planner.errors import CatalogError
 from planner.models import (
@@ -22,14 +21,7 @@ from planner.validate import catalog_invariants
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _no_price_history(monkeypatch, tmp_path):
-    isolate_cli_env(monkeypatch, tmp_path)
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalog(REPO_DATA_DIR)
+pytestmark = pytest.mark.usefixtures("no_price_history")
 
 
 # ---- invariants of the shipped catalog -------------------------------------------------------------

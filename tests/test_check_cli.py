@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from helpers_parts import isolate_cli_env
 from planner import power
-from planner.catalog import REPO_DATA_DIR, load_catalog
 from planner.cli import app
 from planner.rules.base import power_terms
 from planner.rules import Build
@@ -23,14 +21,7 @@ from planner.rules import Build
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _no_price_history(monkeypatch, tmp_path):
-    isolate_cli_env(monkeypatch, tmp_path)
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalog(REPO_DATA_DIR)
+pytestmark = pytest.mark.usefixtures("no_price_history")
 
 
 def pick(cat, category: str, **want: Any) -> Any:

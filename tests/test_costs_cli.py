@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import planner.cli.costs as cli_costs
+from helpers_costs import Est, Sweep
 from planner.cli import app
 
 PLAN = Path(__file__).parent / "data" / "costs" / "user-target-build.json"
@@ -19,17 +19,6 @@ REAL_SPEED = cli_costs._speed_functions  # kept before the autouse fixture swaps
 USER_CASE = ["costs", "--runs", "8", "--hours", "7", "--build", str(PLAN)]
 
 
-@dataclass(frozen=True)
-class Est:
-    value: float
-    low: float
-    high: float
-
-
-@dataclass(frozen=True)
-class Sweep:
-    hours_per_run: float
-    wall_hours: float
 
 
 def fake_speed(workload):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
@@ -12,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import planner.costs as C
+from helpers_costs import Est, Sweep
 from planner.cloud import CloudOffer
 from planner.errors import InputError, UnknownPartError
 from planner.fx import Rates
@@ -20,17 +20,6 @@ RATES = Rates(rates={"EUR": Decimal(1), "USD": Decimal("1.1225"), "GBP": Decimal
               date=date(2026, 10, 2), source="test")
 
 
-@dataclass(frozen=True)
-class Est:
-    value: float
-    low: float
-    high: float
-
-
-@dataclass(frozen=True)
-class Sweep:
-    hours_per_run: float
-    wall_hours: float
 
 
 SPEED = {"rtx-5090": Est(5.0, 4.0, 6.0), "h100-sxm5-80gb": Est(8.0, 6.4, 9.6), "a100-sxm4-80gb": Est(4.0, 3.2, 4.8)}

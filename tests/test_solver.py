@@ -14,8 +14,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from helpers_parts import isolate_cli_env
-from planner.catalog import REPO_DATA_DIR, load_catalog
 from planner.checker import check_parts
 from planner.cli import app
 from planner.errors import InputError
@@ -25,14 +23,7 @@ from planner.solver import recommend
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _no_price_history(monkeypatch, tmp_path):
-    isolate_cli_env(monkeypatch, tmp_path)
-
-
-@pytest.fixture(scope="module")
-def cat():
-    return load_catalog(REPO_DATA_DIR)
+pytestmark = pytest.mark.usefixtures("no_price_history")
 
 
 def solve(cat, alternatives: int = 0, **kw: Any):
