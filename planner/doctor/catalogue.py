@@ -22,10 +22,10 @@ Kind = Literal[
 ]
 Weight = Literal["high", "medium", "low", "none"]
 
-FACTS = "hardware-facts §5.1"
-# Meanings not covered by hardware-facts §5.1 are the commonly documented ones; they are marked
+FACTS = "docs/doctor.md §5.1"
+# Meanings not covered by docs/doctor.md §5.1 are the commonly documented ones; they are marked
 # so nobody mistakes them for verified facts.
-UNVERIFIED = "meaning as commonly reported; not in hardware-facts §5.1 [UNVERIFIED]"
+UNVERIFIED = "meaning as commonly reported; not in docs/doctor.md §5.1 [UNVERIFIED]"
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ _ENTRIES = (
               UNVERIFIED),
     EventInfo("nvlddmkm", 14, "gpu_exception", "NVIDIA driver reported a GPU engine error", "medium", UNVERIFIED),
     EventInfo("BugCheck", 1001, "bugcheck", "rebooted from a bugcheck (blue screen); the stop code is logged", "high",
-              "hardware-facts §5.2"),
+              "docs/doctor.md §5.2"),
     EventInfo("EventLog", 6008, "unexpected_shutdown", "the previous system shutdown was unexpected", "medium",
-              "hardware-facts §5 (pairs with Kernel-Power 41)"),
+              "docs/doctor.md §5 (pairs with Kernel-Power 41)"),
     EventInfo("WHEA-Logger", 1, "whea_fatal", "fatal hardware error reported by the platform (WHEA)", "high",
               UNVERIFIED),
     EventInfo("WHEA-Logger", 17, "whea_pcie", "corrected hardware error on a PCI Express link", "medium", UNVERIFIED),

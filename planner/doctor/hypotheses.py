@@ -93,7 +93,7 @@ def _gpu_hangs(board: _Board, groups: list[IncidentGroup]) -> None:
     unknown = n - len(idle) - len(busy)
     what = (f"{n} GPU hang/reset incident(s) (nvlddmkm 153, Display 4101 TDR) on {_n_days(hangs)} day(s): "
             f"{_dates(hangs)}")
-    board.add("driver", 1.5 * min(n, CAP), what + "; each is the driver resetting a hung GPU (hardware-facts §5.1)")
+    board.add("driver", 1.5 * min(n, CAP), what + "; each is the driver resetting a hung GPU (docs/doctor.md §5.1)")
     board.add("gpu_hardware", 1.0 * min(n, CAP), what + "; an ageing card (VRAM, power stage) hangs the same way")
     board.add("overclock", 0.5 * min(n, CAP), "GPU hangs also come from an unstable or factory GPU overclock (§5.2)")
     if idle:
@@ -104,7 +104,7 @@ def _gpu_hangs(board: _Board, groups: list[IncidentGroup]) -> None:
     if busy:
         board.add("psu_power", 1.0 * min(len(busy), CAP),
                   f"{len(busy)} GPU hang incident(s) during training windows: sustained ML load makes the largest "
-                  "power excursions (hardware-facts §1.2)")
+                  "power excursions (docs/doctor.md §1.2)")
         board.add("thermal", 0.5 * min(len(busy), CAP),
                   f"{len(busy)} GPU hang incident(s) under sustained load, where a Pascal card sits at its 83 °C "
                   "GPU Boost target (§4.1)")
@@ -134,7 +134,7 @@ def _hard_resets(board: _Board, groups: list[IncidentGroup]) -> None:
     capped = min(n, 3)
     when = _dates([g for g, _ in resets])
     text = (f"{n} Kernel-Power 41 reset(s) with no stop code ({when}): a reset with no bugcheck is the classic sign "
-            "of a PSU protection trip, an unstable overclock or overheating (hardware-facts §5.2, errorcodeswiki "
+            "of a PSU protection trip, an unstable overclock or overheating (docs/doctor.md §5.2, errorcodeswiki "
             "Event 41)")
     board.add("psu_power", 2.5 * capped, text)
     board.add("thermal", 1.0 * capped, text)
@@ -222,7 +222,7 @@ def _power_link(board: _Board, power: PowerContext) -> Optional[PsuSizing]:
     board.add("psu_power", 0.0, (
         f"planner sizing for {label}: {sizing.sustained_w} W sustained; a legacy ATX 2.x unit needs at least "
         f"{sizing.required_atx2_w} W to carry 100 µs transients, an ATX 3.x unit with native 12V-2x6 at least "
-        f"{sizing.required_atx3_w} W; the planner would pick {sizing.recommended_w} W ATX 3.1 (hardware-facts §1.7)"))
+        f"{sizing.required_atx3_w} W; the planner would pick {sizing.recommended_w} W ATX 3.1 (docs/doctor.md §1.7)"))
     if power.psu_w is not None:
         if power.psu_w < sizing.required_atx2_w:
             board.add("psu_power", 1.0, f"your {power.psu_w} W unit is below the {sizing.required_atx2_w} W a legacy "
@@ -237,7 +237,7 @@ def _pascal(board: _Board, power: PowerContext) -> None:
     pascal = sorted(n for n in power.gpu_mentions if n.startswith("GTX 10"))
     if pascal and board.score["driver"] > 0:
         board.add("driver", 0.5, f"the log names a {pascal[0]} (Pascal): its last full driver branch is R580, with "
-                  "quarterly security-only updates after October 2025 (hardware-facts §5.4)")
+                  "quarterly security-only updates after October 2025 (docs/doctor.md §5.4)")
 
 
 def _step_text(key: str, sizing: Optional[PsuSizing]) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 from planner.doctor.metrics_io import MetricSeries
 from planner.doctor.report import MetricFinding, Severity
 
-DEFAULT_TEMP_LIMIT_C = 83.0  # Pascal GPU Boost temperature target: clocks drop there (hardware-facts §4.1)
+DEFAULT_TEMP_LIMIT_C = 83.0  # Pascal GPU Boost temperature target: clocks drop there (docs/doctor.md §4.1)
 DIVERGENCE_RISE = 0.25  # smoothed loss 25 % above its best so far
 PLATEAU_MAX_DROP = 0.005  # fitted loss drop under 0.5 % across a window covering a quarter of the run
 THROUGHPUT_DROP = 0.75  # below 75 % of the run's usual throughput
@@ -227,7 +227,7 @@ def _thermal(f: _Findings, temp: list[float], label: str, limit: float, tp: Opti
         detail = f" ({', '.join(effects)})" if effects else ""
         f.add("thermal_throttling", sev, a, b,
               f"{label} temperature reached {peak:.0f} °C, at or above the {limit:.0f} °C limit, from step "
-              f"{f.step(a)} to {f.step(b)}{detail}: GPU Boost lowers clocks there (hardware-facts §4.1); clean the "
+              f"{f.step(a)} to {f.step(b)}{detail}: GPU Boost lowers clocks there (docs/doctor.md §4.1); clean the "
               "heatsink, raise the fan curve, improve case airflow or set a power limit")
 
 

@@ -1,4 +1,4 @@
-"""Diagnosis steps with their cost, from hardware-facts §5.3 (cheapest first; stop when crashes stop)."""
+"""Diagnosis steps with their cost, from docs/doctor.md §5.3 (cheapest first; stop when crashes stop)."""
 
 from __future__ import annotations
 
