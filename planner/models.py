@@ -111,6 +111,13 @@ class Gpu(Part):
     power_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin inputs on the card
     recommended_psu_w: OptInt = None  # board vendor's figure; falls back to the chip's
     cooling: Annotated[Literal["open-air", "blower", "passive", "hybrid", None], BeforeValidator(_blank_to_none)] = None
+    radiator_mm: OptInt = None  # hybrid cards: their own radiator needs a case mount
+
+    @model_validator(mode="after")
+    def _radiator(self) -> "Gpu":
+        if self.cooling == "hybrid" and self.radiator_mm is None:
+            raise ValueError("a hybrid-cooled card needs radiator_mm")
+        return self
 
     @property
     def slot_count(self) -> Optional[int]:

@@ -115,11 +115,22 @@ def slots_needed(gpu: Any, count: int) -> int:
     return count * width + (count - 1) * gap
 
 
-def radiator_front_only(cooler: Any, case: Any) -> Optional[bool]:
+def gpu_radiator_mm(gpu: Any) -> Optional[int]:
+    return gpu.radiator_mm if gpu is not None and gpu.cooling == "hybrid" else None
+
+
+def build_radiator_mm(cooler: Any, gpu: Any = None) -> Optional[int]:
+    """The build's liquid radiator: the CPU AIO's, or a hybrid card's (the planner fits one per case)."""
+    if cooler is not None and cooler.type == "aio":
+        return cooler.radiator_mm
+    return gpu_radiator_mm(gpu)
+
+
+def radiator_front_only(cooler: Any, case: Any, gpu: Any = None) -> Optional[bool]:
     """None: no radiator or it fits nowhere; False: fits top/rear; True: only the front takes it."""
-    if cooler.type != "aio":
+    size = build_radiator_mm(cooler, gpu)
+    if size is None:
         return None
-    size = cooler.radiator_mm
     if size in case.radiator_top or size in case.radiator_rear:
         return False
     if size in case.radiator_front:

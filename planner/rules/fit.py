@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from planner.models import FORM_FACTORS
 from planner.rules.base import (
-    PERMISSIVE, Build, Encoder, Rule, fmt_mm, front_loss_mm, mm, radiator_front_only, slots_needed,
+    PERMISSIVE, Build, Encoder, Rule, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
+    radiator_front_only, slots_needed,
 )
 
 
@@ -32,8 +33,7 @@ class GpuLengthFitsCase(Rule):
     summary = "card length within the case clearance, less a front radiator where one is mounted"
 
     def _front(self, b: Build) -> bool:
-        cooler = b.get("cooler")
-        return bool(cooler is not None and radiator_front_only(cooler, b.parts["case"]))
+        return bool(radiator_front_only(b.get("cooler"), b.parts["case"], b.get("gpu")))
 
     def check(self, b: Build):
         gpu, case = b.parts["gpu"], b.parts["case"]
@@ -104,32 +104,48 @@ class AirCoolerHeight(Rule):
 class RadiatorMount(Rule):
     name = "radiator_mount"
     categories = ("cooler", "case")
-    summary = "an AIO radiator size the case mounts (top/rear first, else front)"
+    summary = "the liquid radiator (CPU AIO or hybrid GPU) has a mount: top/rear first, else front; one per build"
+
+    def applies(self, b: Build) -> bool:
+        return b.has("case") and (b.has("cooler") or b.has("gpu"))
 
     def check(self, b: Build):
-        cooler, case = b.parts["cooler"], b.parts["case"]
-        if cooler.type != "aio":
+        cooler, case, gpu = b.get("cooler"), b.parts["case"], b.get("gpu")
+        gpu_rad = gpu_radiator_mm(gpu)
+        cpu_aio = cooler is not None and cooler.type == "aio"
+        if cpu_aio and gpu_rad is not None:
+            return [self.finding(f"{cooler.radiator_mm} mm CPU radiator and the card's own {gpu_rad} mm radiator: "
+                                 "this planner fits one radiator per case; choose an air cooler or another card",
+                                 b.ids("cooler", "gpu", "case"))]
+        size = build_radiator_mm(cooler, gpu)
+        if size is None:
             return []
         if not (case.radiator_top or case.radiator_front or case.radiator_rear):
             return [self.unverified("case radiator support", b.ids(*self.categories))]
-        if radiator_front_only(cooler, case) is not None:
+        if radiator_front_only(cooler, case, gpu) is not None:
             return []
         spots = "; ".join(f"{k} {'/'.join(map(str, v))}" for k, v in
                           (("top", case.radiator_top), ("front", case.radiator_front), ("rear", case.radiator_rear)) if v)
-        return [self.finding(f"{cooler.radiator_mm} mm radiator has no mount in the case (supports {spots} mm)",
-                             b.ids(*self.categories))]
+        whose = "" if cpu_aio else " (the graphics card's own)"
+        return [self.finding(f"{size} mm radiator{whose} has no mount in the case (supports {spots or 'none'} mm)",
+                             b.ids("cooler", "gpu", "case") if whose else b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
         front = m.front_radiator()
         unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear), unknown=False)
         aio = m.has("cooler", lambda c: c.type == "aio")
-        m.model.Add(front <= aio)
+        hybrid = m.has("gpu", lambda g: gpu_radiator_mm(g) is not None, unknown=False)
+        m.model.Add(aio + hybrid <= 1)
+        m.model.Add(front <= aio + hybrid)
         m.model.Add(front == 0).OnlyEnforceIf(m.model_bool(unknown_case))
-        for size in sorted({c.radiator_mm for c in m.candidates("cooler") if c.type == "aio"}):
-            rad = m.has("cooler", lambda c, s=size: c.type == "aio" and c.radiator_mm == s)
+        sizes = {c.radiator_mm for c in m.candidates("cooler") if c.type == "aio"}
+        sizes |= {gpu_radiator_mm(g) for g in m.candidates("gpu") if gpu_radiator_mm(g) is not None}
+        for size in sorted(sizes):
+            rad = (m.has("cooler", lambda c, s=size: c.type == "aio" and c.radiator_mm == s)
+                   + m.has("gpu", lambda g, s=size: gpu_radiator_mm(g) == s, unknown=False))
             top = m.has("case", lambda c, s=size: s in c.radiator_top or s in c.radiator_rear)
             fr = m.has("case", lambda c, s=size: s in c.radiator_front)
-            # rad fitted not at the front needs a top/rear mount; at the front, a front mount.
+            # the radiator fitted not at the front needs a top/rear mount; at the front, a front mount.
             m.model.Add(rad - front <= top + unknown_case)
             m.model.Add(rad + front - 1 <= fr)
 

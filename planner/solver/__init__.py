@@ -121,7 +121,7 @@ class _Session:
                 continue
             out.append(f"or drop the requirement '{s}'")
         _ = sentences
-        return out
+        return [s[3:] if i == 0 and s.startswith("or ") else s for i, s in enumerate(out)]
 
     def plan_cost(self, chosen: dict[str, Any], req: Requirements) -> int:
         return sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
