@@ -122,14 +122,17 @@ def check_parts(
     """Check a list of catalog parts (at most one per category)."""
     by_cat: dict[str, AnyPart] = {}
     for p in parts:
+        if p.category in by_cat and by_cat[p.category].id == p.id:
+            hint = " (use --gpu-count for several identical GPUs)" if p.category == "gpu" else ""
+            raise InputError(f"{p.id} is given twice; a build takes one {p.category}{hint}")
         if p.category in by_cat and by_cat[p.category].id != p.id:
             raise InputError(f"two {p.category} parts given ({by_cat[p.category].id}, {p.id}); "
                              "a build takes one of each (use --gpu-count for several identical GPUs)")
         by_cat[p.category] = p
     if not 1 <= gpu_count <= 8:
         raise InputError(f"gpu count {gpu_count} out of range 1..8")
-    if not 0.3 <= power_fraction <= 1.0:
-        raise InputError(f"power limit {power_fraction} out of range 0.3..1.0")
+    if not 0.5 <= power_fraction <= 1.0:
+        raise InputError(f"power limit {power_fraction} out of range 0.5..1.0 (a fraction of stock board power)")
     build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction,
                   workload=workload, precision=precision)
     owned_set = frozenset(owned)

@@ -72,7 +72,7 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents], default=_default_pick(rents))
     shown = ([buy["name"]] if buy else []) + names
     st.altair_chart(chart(data["curve"], shown, data["baseline_gpu_hours"], inputs.currency), width="stretch")
-    st.caption(f"Buying = parts minus resale after {data['horizon_months']} months, plus electricity "
+    st.caption(f"On the chart, buying = parts minus resale after {data['horizon_months']} months, plus electricity "
                f"(EUR {data['kwh']['price']}/kWh); renting = the bill. Diamonds mark break-even; the dashed line is "
                f"your sweep ({inputs.runs} x {inputs.hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
     if buy is not None:

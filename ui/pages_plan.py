@@ -96,7 +96,7 @@ def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
         with st.expander("PSU sizing breakdown"):
             st.table(pd.DataFrame(psu_rows(power.get("breakdown"))), hide_index=True)
             st.caption("Sustained load at most 80 % of the rating; transients sized for ATX 3.x (200 % for 100 µs) "
-                       "or 1.47 x sustained for ATX 2.x; never below the GPU vendor's figure (hardware-facts §1.7).")
+                       "or 1.47 x sustained for ATX 2.x; never below the GPU vendor's figure (docs/rules.md).")
 
 
 def render_view(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None:

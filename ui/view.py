@@ -67,7 +67,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             "Key spec": key_spec(part) if part is not None else "",
             "Price": price,
             "Price date": ln.observed_on or "",
-            "Age (days)": _age(ln.observed_on, today),
+            "Age (days)": None if ln.price_source == "estimate" else _age(ln.observed_on, today),
             "Source": "owned" if ln.owned else (ln.price_source or ""),
             "Link": ln.url or None,
             "id": ln.part_id,

@@ -33,7 +33,7 @@ def _print_events(report: EventReport) -> None:
                   f"{catalogued} matter for GPU/PSU stability, {report.unrecognised} not relevant.")
     if report.ignored:
         noise = ", ".join(f"{escape(k)} ×{v}" for k, v in sorted(report.ignored.items()))
-        console.print(f"Ignored as noise (unrelated to crashes, hardware-facts §5.1): {noise}")
+        console.print(f"Ignored as noise (unrelated to crashes, docs/doctor.md §5.1): {noise}")
     if not report.incidents:
         console.print("[green]No GPU, power or crash events found.[/]")
     for n, inc in enumerate(report.incidents, 1):
@@ -119,7 +119,7 @@ def metrics_cmd(
     expected_steps: Optional[int] = typer.Option(None, "--expected-steps", help="Total steps the run should reach; "
                                                  "a shorter log is reported as stopped."),
     temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
-                                     "drop; 83 is the Pascal/Ada GPU Boost target (hardware-facts §4.1)."),
+                                     "drop; 83 is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
     report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit)

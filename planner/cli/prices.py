@@ -84,6 +84,8 @@ def refresh_cmd(
         report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json)
     if as_json:
         emit_json(report.to_json())
+        if report.errors and not report.pages:
+            raise typer.Exit(1)
         return
     console.print(f"{report.pages} page(s), {report.stored} price(s) stored ({report.suspects} suspect), "
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
@@ -92,6 +94,8 @@ def refresh_cmd(
         console.print(f"  [red]error[/] {e}", highlight=False)
     for u in report.blocked:
         console.print(f"  [yellow]blocked[/] {u}", highlight=False)
+    if report.errors and not report.pages:
+        raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 
 
 def _catalog_parts() -> list:

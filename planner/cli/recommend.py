@@ -11,6 +11,7 @@ from rich.table import Table
 
 from planner.catalog import load_catalog
 from planner.cli.common import console, emit_json, handle_errors
+from planner.errors import InputError
 from planner.money import format_money
 from planner.requirements import Requirements
 from planner.solver import Recommendation, recommend
@@ -44,8 +45,15 @@ def print_recommendation(rec: Recommendation) -> None:
         console.print(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti (range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, "
                       f"{plan.speed.basis}); power: {s.sustained_w} W sustained, PSU needed "
                       f"{max(s.required_atx3_w, s.vendor_floor_w or 0)} W (ATX 3.x)")
+        rounds = -(-rec.stats.get("runs", 8) // plan.gpu_count)
+        hours = rec.stats.get("baseline_hours", 7.0)
+        console.print(f"Sweep: {rec.stats.get('runs', 8)} runs of {hours:g} h on the GTX 1080 Ti take about "
+                      f"{rounds * hours / plan.speed.value:.1f} h (range {rounds * hours / plan.speed.high:.1f}-"
+                      f"{rounds * hours / plan.speed.low:.1f} h) on this build")
         for f in plan.report.warnings:
             console.print(f"  [yellow]! {f.rule}[/]: {f.message}")
+        for f in plan.report.unverified:
+            console.print(f"  [dim]? {f.rule}: {f.message}[/]")
         for t in plan.trade_offs:
             console.print(f"  vs recommended: {t}")
     console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
@@ -83,6 +91,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
+        if not time_limit > 0:
+            raise InputError(f"--time-limit must be a positive number of seconds (got {time_limit})")
         cat = load_catalog(catalog_dir, price_db=True if catalog_dir is None else None)
         resolve = lambda qs: tuple(cat.find(q).id for q in qs)  # noqa: E731
         req = Requirements.parse(

@@ -87,7 +87,7 @@ def diagnose_events(
     if busy and utc:
         notes.append("busy windows were compared with the XML's UTC times")
     if not busy:
-        notes.append("load vs idle unknown: pass --busy START/END windows or --metrics FILE with timestamps")
+        notes.append("load vs idle unknown: give the training time windows (CLI: --busy START/END or --metrics FILE with timestamps)")
     if collected.truncated:
         notes.append(f"only the first {len(collected.events)} catalogued events were analysed")
     return EventReport(

@@ -36,7 +36,8 @@ class _Session:
         self.time_limit, self.workers = time_limit, workers
         self.cands: Candidates = build_candidates(catalog, req, to_eur)
         self.parts = self.cands.parts
-        self.stats: dict[str, Any] = {"candidates": sum(len(v) for v in self.parts.values())}
+        self.stats: dict[str, Any] = {"candidates": sum(len(v) for v in self.parts.values()),
+                                      "runs": req.runs, "baseline_hours": req.baseline_hours}
         if not self.cands.missing:
             rec = record(self.cands, req, catalog)
             keep = set(self.cands.owned) | {catalog.get(i).id for i in req.pinned}
@@ -159,6 +160,14 @@ def recommend(
     if alternatives < 0 or alternatives > 20:
         from planner.errors import InputError
         raise InputError(f"alternatives must be between 0 and 20, got {alternatives}")
+    pinned: dict[str, str] = {}
+    for pid in req.pinned:
+        part = catalog.get(pid)
+        if part.category in pinned and pinned[part.category] != part.id:
+            from planner.errors import InputError
+            raise InputError(f"two {part.category} parts pinned ({pinned[part.category]}, {part.id}); "
+                             "a build takes one of each")
+        pinned[part.category] = part.id
     s = _Session(catalog, req, time_limit, workers)
     if s.cands.missing:
         return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
