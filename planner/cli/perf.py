@@ -59,8 +59,22 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
     if len(chips) > 1:
         raise InputError(f"{path}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
     chip, count = next(iter(chips.values()))
-    sustained = (plan.get("power") or {}).get("sustained_w")
-    return chip, count, (float(sustained) if sustained else None), str(gpus[0].get("name") or gpus[0].get("id"))
+    return chip, count, _plan_wall_w(plan), str(gpus[0].get("name") or gpus[0].get("id"))
+
+
+def _plan_wall_w(plan: dict[str, Any]) -> Optional[float]:
+    """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
+    from planner.power import wall_w
+
+    power = plan.get("power") or {}
+    if not power.get("sustained_w"):
+        return None
+    dc = float(power["sustained_w"])
+    psu = next((p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "psu"), None)
+    known = cached_catalog().parts.get(str(psu.get("id"))) if psu else None
+    if known is None:  # no PSU we know: a typical Gold unit at the recommended size
+        return wall_w(dc, "gold", int(power.get("recommended_psu_w") or dc / 0.8))
+    return wall_w(dc, known.efficiency, known.wattage_w)
 
 
 def _part_chip(part: dict[str, Any], m: PerfModel) -> GpuChip:
@@ -142,7 +156,7 @@ def register(app: typer.Typer) -> None:
         configs: list[tuple[GpuChip, int, Optional[float], str]] = []
         if build is not None:
             chip, n, sustained, label = _build_gpus(build, m)
-            configs.append((chip, n, sustained, f"plan sustained_w ({label})"))
+            configs.append((chip, n, sustained, f"plan sustained_w through its PSU's efficiency ({label})"))
         for spec in gpu:
             name, n = _parse_gpu_spec(spec, count)
             if n < 1:
