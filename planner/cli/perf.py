@@ -49,6 +49,10 @@ def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
     return (match.group(2).strip(), int(match.group(1))) if match else (spec, default_count)
 
 
+MAX_GPUS = 64  # one machine or one rented cluster
+MAX_HOURS = 100_000
+
+
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
     plan = read_plan(path)
@@ -149,8 +153,10 @@ def register(app: typer.Typer) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
         if not gpu and build is None:
             raise InputError("give --gpu NAME (repeatable, '2x RTX 3090' allowed) or --build FILE.json")
-        if count < 1:
-            raise InputError(f"--count must be >= 1 (got {count})")
+        if not 1 <= count <= MAX_GPUS:
+            raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
+        if not 0 < hours <= MAX_HOURS:
+            raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
         m = load_perf_model()
         fraction = _fraction(power_limit)
         configs: list[tuple[GpuChip, int, Optional[float], str]] = []
@@ -159,8 +165,8 @@ def register(app: typer.Typer) -> None:
             configs.append((chip, n, sustained, f"plan sustained_w through its PSU's efficiency ({label})"))
         for spec in gpu:
             name, n = _parse_gpu_spec(spec, count)
-            if n < 1:
-                raise InputError(f"GPU count must be >= 1 in {spec!r}")
+            if not 1 <= n <= MAX_GPUS:
+                raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
         results = []
         for chip, n, plan_w, plan_label in configs:
@@ -170,7 +176,8 @@ def register(app: typer.Typer) -> None:
             elif plan_w is not None:
                 watts, source = plan_w, plan_label
             else:
-                watts, source = estimated_wall_power_w(chip, n, fraction), "estimate: TDP x power limit x GPUs + 150 W"
+                busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
+                watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
             s = sweep_time(runs, hours, e, n, wall_power_w=watts)
             results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source})
         base = m.resolve(vs)

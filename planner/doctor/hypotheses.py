@@ -242,8 +242,9 @@ def _pascal(board: _Board, power: PowerContext) -> None:
 
 def _step_text(key: str, sizing: Optional[PsuSizing]) -> str:
     if key == "psu_swap" and sizing is not None:
-        return (f"Swap the PSU for a {sizing.recommended_w} W ATX 3.1 unit with native 12V-2x6 (planner sizing; "
-                f"a legacy ATX 2.x unit would need {sizing.recommended_atx2_w} W) (§5.3 step 10, §1.7)")
+        return (f"Swap the PSU for a {sizing.recommended_w} W ATX 3.1 unit with native 12V-2x6: what matters is its "
+                f"rated 200 % transient headroom, not only the wattage (a legacy ATX 2.x unit would need "
+                f"{sizing.recommended_atx2_w} W for the same spikes) (§5.3 step 10, §1.7)")
     return STEPS[key].text
 
 
