@@ -10,7 +10,7 @@ from planner.catalog import Catalog
 from planner.checker import CheckReport
 from planner.models import CATEGORIES
 from planner.money import format_money, from_cents, quantize
-from planner.solver.currency import convert, from_eur
+from planner.solver.currency import convert
 from planner.speed import Speed
 
 
@@ -39,7 +39,11 @@ class Plan:
 
     @property
     def total(self) -> Decimal:
-        return quantize(from_eur(from_cents(self.total_cents_eur), self.currency))
+        """The sum of the lines as shown (each converted and rounded to the cent), so a table adds up."""
+        if self.currency == "EUR":
+            return from_cents(self.total_cents_eur)
+        return sum((Decimal(self.part_json(p)["price"]["amount"]) * (self.gpu_count if c == "gpu" else 1)
+                    for c, p in self.parts.items()), Decimal(0))
 
     def part_json(self, part: Any) -> dict[str, Any]:
         qty = self.gpu_count if part.category == "gpu" else 1
