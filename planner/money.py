@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from planner.errors import CurrencyError, InputError
 
@@ -39,6 +40,9 @@ def check_currency(code: str) -> str:
     return c
 
 
+CurrencyCode = Annotated[str, AfterValidator(check_currency)]  # an ISO code, upper-cased; unknown -> CurrencyError
+
+
 def quantize(amount: Decimal) -> Decimal:
     return amount.quantize(CENT, rounding=ROUND_HALF_UP)
 
@@ -57,12 +61,7 @@ class Money(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     amount: Decimal
-    currency: str = "EUR"
-
-    @field_validator("currency")
-    @classmethod
-    def _currency(cls, v: str) -> str:
-        return check_currency(v)
+    currency: CurrencyCode = "EUR"
 
     def to_json(self) -> dict[str, str]:
         return {"amount": str(quantize(self.amount)), "currency": self.currency}

@@ -9,7 +9,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planner.errors import InputError, validation_message
-from planner.money import check_currency, parse_decimal
+from planner.money import CurrencyCode, parse_decimal
 
 MIN_RAM_FLOOR_GB = 32
 RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
@@ -22,7 +22,7 @@ class Requirements(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     budget: Optional[Decimal] = None
-    currency: str = "EUR"
+    currency: CurrencyCode = "EUR"
     mode: Literal["best", "cheapest"] = "best"
     min_vram_gb: Optional[float] = Field(default=None, ge=0)
     min_ram_gb: Optional[int] = Field(default=None, ge=0)  # None = tied to VRAM
@@ -44,11 +44,6 @@ class Requirements(BaseModel):
     precision: Literal["fp32", "tf32", "amp"] = "amp"
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
-
-    @field_validator("currency")
-    @classmethod
-    def _ccy(cls, v: str) -> str:
-        return check_currency(v)
 
     @field_validator("budget", mode="before")
     @classmethod

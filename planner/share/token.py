@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from planner.catalog import Catalog
 from planner.errors import ShareError, validation_message
 from planner.models import CATEGORIES
-from planner.money import check_currency, parse_decimal, quantize
+from planner.money import CurrencyCode, parse_decimal, quantize
 from planner.requirements import Requirements
 
 SCHEMA = "planner.build/1"
@@ -47,7 +47,7 @@ class ShareInputs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     budget: Optional[Decimal] = Decimal("7000.00")
-    currency: str = "EUR"
+    currency: CurrencyCode = "EUR"
     mode: Literal["best", "cheapest"] = "best"
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
     precision: Literal["fp32", "tf32", "amp"] = "amp"
@@ -66,11 +66,6 @@ class ShareInputs(BaseModel):
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     used: Literal["none", "gpu", "all"] = "gpu"  # which parts may be bought used
     alternatives: int = Field(default=2, ge=0, le=5)
-
-    @field_validator("currency")
-    @classmethod
-    def _ccy(cls, v: str) -> str:
-        return check_currency(v)
 
     @field_validator("budget", mode="before")
     @classmethod
