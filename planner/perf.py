@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,8 +16,8 @@ from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.models import GpuChip
 from planner.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 
-__all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "energy_kwh", "load_perf_model", "power_scale",
-           "sweep_time"]
+__all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_share", "energy_kwh", "load_perf_model",
+           "power_scale", "sweep_time"]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 PARAMS_FILE = DATA_DIR / "perf_params.json"
@@ -32,6 +33,10 @@ OLD_SM_ARCHS = frozenset({"maxwell", "pascal"})
 # Power-limit curve (hardware-facts.md section 4.2): fraction of stock power -> fraction of throughput.
 POWER_CURVE: tuple[tuple[float, float], ...] = ((0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0))
 MIN_POWER_FRACTION = 0.4
+# Model-size term: compute share = clip(s_w + k * log10(P / MODEL_SIZE_REF), *SHARE_BOUNDS); P = trainable parameters.
+MODEL_SIZE_REF = 1e8
+SHARE_BOUNDS = (0.02, 0.98)
+MAX_MODEL_PARAMS = 1e13
 _VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon)\b")
 
 
@@ -46,6 +51,8 @@ class PerfParams:
     dual_fp32_efficiency: float = 0.65  # prior: share of the doubled FP32 rate reached (Ampere onwards)
     amd_fp32_efficiency: float = 0.45  # prior: RDNA dual-issue FP32 rarely reached (7900 XTX measured ~25 of 61.4)
     amd_software_factor: float = 0.8  # prior: ROCm stack maturity versus CUDA for the same specs
+    model_size_slope: float = 0.0  # k: change of the compute share per decade of parameters (0 = no size term)
+    typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # tier -> (low, high) multipliers
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -60,6 +67,8 @@ class PerfParams:
             dual_fp32_efficiency=float(p.get("dual_fp32_efficiency", 0.65)),
             amd_fp32_efficiency=float(p.get("amd_fp32_efficiency", 0.45)),
             amd_software_factor=float(p.get("amd_software_factor", 0.8)),
+            model_size_slope=float(p.get("model_size_slope", 0.0)),
+            typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={k: (float(v[0]), float(v[1])) for k, v in data.get("ranges", {}).items()},
             meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
         )
@@ -104,9 +113,21 @@ def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
     return chip.mem_bandwidth_gbs / (p.amp_memory_factor if precision == "amp" else 1.0)
 
 
-def relative_step_time(chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip) -> float:
+def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
+    """Compute-bound share of a 1080 Ti fp32 step: class share shifted by k per decade of parameters, clipped.
+
+    None = the class's typical size (p.typical_params, the geometric mean of the calibration rows of that class).
+    """
+    size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
+    share = p.compute_share[workload] + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
+    return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
+
+
+def relative_step_time(
+    chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None
+) -> float:
     """Step time relative to the reference chip at fp32: compute share / compute ratio + memory share / bandwidth ratio."""
-    share = p.compute_share[workload]
+    share = compute_share(p, workload, model_params)
     t = share * compute_tflops(ref, "fp32", p) / compute_tflops(chip, precision, p)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
     return t / (p.amd_software_factor if chip.vendor == "AMD" else 1.0)
@@ -191,8 +212,12 @@ class PerfModel:
     def _range(self, tier: str) -> tuple[float, float]:
         return self.params.ranges.get(tier, (0.7, 1.3))
 
-    def step_time(self, chip: GpuChip, precision: str, workload: str) -> float:
-        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP])
+    def step_time(self, chip: GpuChip, precision: str, workload: str, model_params: Optional[float] = None) -> float:
+        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP], model_params)
+
+    def typical_params(self, workload: str) -> float:
+        """Model size assumed when none is given: the class's typical size (calibration geometric mean)."""
+        return self.params.typical_params.get(workload, MODEL_SIZE_REF)
 
     def speedup(
         self,
@@ -202,15 +227,23 @@ class PerfModel:
         workload: str = "transformer",
         precision: str = "amp",
         power_fraction: float = 1.0,
+        model_params: float | None = None,
     ) -> Estimate:
-        """Throughput ratio target/baseline; a baseline without tensor cores runs fp32 whatever the target precision."""
+        """Throughput ratio target/baseline; a baseline without tensor cores runs fp32 whatever the target precision.
+
+        model_params: trainable parameters of the user's model (small models lean memory-bound, so they gain less
+        from compute); None = the workload class's typical size (`typical_params`).
+        """
+        if model_params is not None and not (0 < float(model_params) <= MAX_MODEL_PARAMS):
+            raise InputError(f"model size must be a positive parameter count up to {MAX_MODEL_PARAMS:g} (got {model_params})")
         if workload not in WORKLOADS:
             raise InputError(f"unknown workload {workload!r}; expected one of {', '.join(WORKLOADS)}")
         if precision not in PRECISIONS:
             raise InputError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
         target, base = self.resolve(chip_id), self.resolve(baseline)
         base_prec = precision if base.has_tensor_cores else "fp32"
-        value = self.step_time(base, base_prec, workload) / self.step_time(target, precision, workload)
+        size = float(model_params) if model_params is not None else None
+        value = self.step_time(base, base_prec, workload, size) / self.step_time(target, precision, workload, size)
         scale = power_scale(power_fraction)
         if target.id == base.id and executed_precision(target, precision) == executed_precision(base, base_prec):
             return Estimate(scale, scale, scale)

@@ -17,8 +17,8 @@ import numpy as np
 from planner.catalog import load_chips
 from planner.models import GpuChip
 from planner.perf import (
-    DATA_DIR, OLD_SM_ARCHS, PARAMS_FILE, REFERENCE_CHIP, TF32_ARCHS, PerfParams, build_name_index, compute_terms,
-    name_key, relative_step_time,
+    DATA_DIR, MODEL_SIZE_REF, OLD_SM_ARCHS, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, TF32_ARCHS, PerfParams,
+    build_name_index, compute_terms, name_key, relative_step_time,
 )
 
 SHARED_CSV = DATA_DIR.parent.parent / "shared" / "facts" / "gpu-training-benchmarks-calibration.csv"
@@ -26,13 +26,44 @@ CALIBRATION_CSV = DATA_DIR / "calibration" / "gpu-training-benchmarks.csv"
 FIT_COMMAND = "python -m planner.perf_fit --write"
 CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
 FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "amp_memory_factor",
-          "pascal_compute_efficiency")
+          "pascal_compute_efficiency", "model_size_slope")
 MIN_BASELINE_THROUGHPUT = 20.0  # below this the source's integer rounding moves a ratio by more than 2.5 %
-COLUMNS = ["source", "date", "workload", "workload_class", "precision_reported", "precision", "batch_size", "gpu", "chip",
+COLUMNS = ["source", "date", "workload", "workload_class", "model_params", "model_params_source", "precision_reported", "precision", "batch_size", "gpu", "chip",
            "throughput", "unit", "ratio_vs_1080ti_same_precision", "baseline_1080ti_fp32_throughput",
            "ratio_vs_1080ti_fp32", "use_in_fit", "excluded_because", "notes"]
 RANGE_QUANTILES = (0.10, 0.90)
 AMD_WIDENING = (0.75, 1.10)  # judgment: no AMD row in the calibration set, so the LOAO range is widened further
+
+
+# Trainable parameters per benchmark model (workload name prefix -> count, source). "approx." marks estimates.
+MODEL_PARAMS: tuple[tuple[str, float, str], ...] = (
+    ("BERT-base", 110e6, "Devlin et al. 2019 (BERT paper): BERT-base 110M"),
+    ("BERT-large", 340e6, "Devlin et al. 2019 (BERT paper): BERT-large 340M"),
+    ("Transformer-XL base", 151e6, "approx.: Dai et al. 2019 Table 1, WikiText-103 standard model 151M "
+                                   "(DLE base config assumed to match it)"),
+    ("Transformer-XL large", 257e6, "approx.: Dai et al. 2019 Table 1, WikiText-103 large model 257M "
+                                    "(DLE large config assumed to match it)"),
+    ("GNMT", 160e6, "approx.: estimate for GNMT v2 as configured in NVIDIA DLE (4+4 LSTM layers of 1024, "
+                    "32k shared vocabulary); not a published figure"),
+    ("ResNet-50", 25.6e6, "He et al. 2016 / torchvision resnet50: 25.6M"),
+    ("ResNet-152", 60.2e6, "torchvision resnet152: 60.2M"),
+    ("Inception v3", 23.8e6, "approx.: Keras Applications InceptionV3 23.9M without aux head "
+                             "(torchvision with aux head 27.2M)"),
+    ("Inception v4", 42.7e6, "approx.: commonly cited 42.7M (timm inception_v4); not checked against the paper"),
+    ("VGG-16", 138e6, "Simonyan & Zisserman 2015 Table 2: 138M"),
+    ("AlexNet", 61e6, "torchvision alexnet 61.1M (Krizhevsky et al. 2012: 60M)"),
+    ("SSD300", 26e6, "approx.: estimate for SSD300 with ResNet-50 backbone (NVIDIA DLE); not a published figure"),
+    ("Tacotron2", 28e6, "approx.: commonly cited ~28M for NVIDIA's Tacotron2; not a published figure"),
+    ("WaveGlow", 88e6, "approx.: commonly cited ~88M for NVIDIA's WaveGlow (256 channels); not a published figure"),
+)
+
+
+def model_size(workload: str) -> tuple[Optional[float], str]:
+    """(parameters, source) of a benchmark model; (None, reason) for averages over several models."""
+    for prefix, params, source in MODEL_PARAMS:
+        if workload.startswith(prefix):
+            return params, source
+    return None, "average over several models: no single size"
 
 
 def workload_class(workload: str) -> str:
@@ -99,9 +130,12 @@ def normalise(shared_csv: Path, resolve: Callable[[str], GpuChip]) -> list[dict[
         if prec == "tf32":
             note = ("precision: Lambda 'fp32' column on Ampere = TF32 tensor math (on by default in NGC 20.10 / "
                     "TF 2.x); " + note)
+        size, size_source = model_size(r["workload"])
         out.append({
             "source": r["source"], "date": source_date(r["source"], r["notes"]), "workload": r["workload"],
-            "workload_class": workload_class(r["workload"]), "precision_reported": r["precision"],
+            "workload_class": workload_class(r["workload"]),
+            "model_params": "" if size is None else f"{size:.4g}", "model_params_source": size_source,
+            "precision_reported": r["precision"],
             "precision": prec, "batch_size": r["batch_size"], "gpu": r["gpu"],
             "chip": chip.id, "throughput": r["throughput"], "unit": r["unit"],
             "ratio_vs_1080ti_same_precision": r["ratio_vs_1080ti"],
@@ -127,12 +161,14 @@ class Row:
     precision: str
     wclass: str
     ratio: float
+    model_params: float = MODEL_SIZE_REF
 
 
 def load_rows(path: Path = CALIBRATION_CSV, chips: Optional[dict[str, GpuChip]] = None) -> list[Row]:
     chips = chips or load_chips()
     with path.open(newline="", encoding="utf-8") as fh:
-        return [Row(chips[r["chip"]], r["precision"], r["workload_class"], float(r["ratio_vs_1080ti_fp32"]))
+        return [Row(chips[r["chip"]], r["precision"], r["workload_class"], float(r["ratio_vs_1080ti_fp32"]),
+                    float(r["model_params"]))
                 for r in csv.DictReader(fh) if r["use_in_fit"] == "true"]
 
 
@@ -145,16 +181,17 @@ def _logit(p: float) -> float:
 
 
 def params_from_vector(x: Sequence[float], base: PerfParams) -> PerfParams:
-    """Unconstrained vector -> parameters, each squeezed into (0, 1) by a logistic."""
-    s = [_sig(v) for v in x]
+    """Unconstrained vector -> parameters: the first six squeezed into (0, 1) by a logistic, the size slope k as is."""
+    s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
+    slope = float(x[6]) if len(x) > 6 else base.model_size_slope
     return replace(base, compute_share=shares, tensor_efficiency=s[3], amp_memory_factor=s[4],
-                   pascal_compute_efficiency=s[5])
+                   pascal_compute_efficiency=s[5], model_size_slope=slope)
 
 
 def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip) -> np.ndarray:
     """Predicted ratio vs the 1080 Ti at fp32, row by row, with the model of planner.perf (the reference)."""
-    return np.array([1.0 / relative_step_time(r.chip, r.precision, r.wclass, p, ref) for r in rows])
+    return np.array([1.0 / relative_step_time(r.chip, r.precision, r.wclass, p, ref, r.model_params) for r in rows])
 
 
 class Design:
@@ -170,6 +207,7 @@ class Design:
         self.bw = np.array([r.chip.mem_bandwidth_gbs for r in rows])
         self.cls = np.array([list(classes).index(r.wclass) for r in rows])
         self.log_ratio = np.log([r.ratio for r in rows])
+        self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
         ref_cuda, _ = compute_terms(ref, "fp32", base)
         self.ref_cuda, self.ref_old, self.ref_bw = ref_cuda, ref.architecture in OLD_SM_ARCHS, ref.mem_bandwidth_gbs
 
@@ -178,7 +216,8 @@ class Design:
         c = np.maximum(self.cuda, self.tensor * p.tensor_efficiency) * np.where(self.old, pe, 1.0)
         c_ref = self.ref_cuda * (pe if self.ref_old else 1.0)
         b = self.bw / np.where(self.amp, p.amp_memory_factor, 1.0)
-        share = np.array([p.compute_share[k] for k in classes])[self.cls]
+        share = np.array([p.compute_share[k] for k in classes])[self.cls] + p.model_size_slope * self.log_size
+        share = np.clip(share, *SHARE_BOUNDS)
         t = share * c_ref / c + (1.0 - share) * self.ref_bw / b
         return 1.0 / (t / np.where(self.amd, p.amd_software_factor, 1.0))
 
@@ -223,7 +262,8 @@ def nelder_mead(
 
 
 def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> PerfParams:
-    """Fit the six free numbers (three compute shares, tensor and Pascal efficiency, amp memory); then the generic share.
+    """Fit the seven free numbers (three compute shares, tensor and Pascal efficiency, amp memory, size slope k);
+    then the generic share (k kept).
 
     Nelder-Mead from a few starting points (the logistic squeeze has flat edges), best result refined once more.
     """
@@ -231,7 +271,7 @@ def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> Per
     design = Design(rows, ref, base)
     loss = lambda v: _loss(design, params_from_vector(v, base))  # noqa: E731
     starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
-    best = min((nelder_mead(loss, np.array([_logit(v) for v in s0])) for s0 in starts), key=loss)
+    best = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + [0.0])) for s0 in starts), key=loss)
     p = params_from_vector(nelder_mead(loss, best, step=0.1), base)
     pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",))
     g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
@@ -280,6 +320,14 @@ def summarise(held: list[Held]) -> dict[str, object]:
             "measured_over_predicted_q10_q90": q, "per_architecture": per_arch, "per_precision": per_prec}
 
 
+def typical_params(rows: Sequence[Row]) -> dict[str, float]:
+    """Size assumed when the user gives none: geometric mean of the calibration rows per class (2 significant digits)."""
+    def gmean(sizes: list[float]) -> float:
+        return float(f"{math.exp(sum(math.log(v) for v in sizes) / len(sizes)):.2g}")
+    out = {c: gmean([r.model_params for r in rows if r.wclass == c]) for c in CLASSES if any(r.wclass == c for r in rows)}
+    return {**out, "generic": gmean([r.model_params for r in rows])}
+
+
 def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
     """Fit on all rows, cross-validate by GPU and by architecture, and build the params document."""
     p = fit(rows, ref)
@@ -290,13 +338,17 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
     ranges = {"seen_architecture": logo["measured_over_predicted_q10_q90"], "new_architecture": [lo, hi],
               "amd": [round(lo * AMD_WIDENING[0], 4), round(hi * AMD_WIDENING[1], 4)]}
     return {
-        "model": "roofline mix v1: time = share*C_ref/C + (1-share)*B_ref/B, normalised on the GTX 1080 Ti at fp32",
+        "model": "roofline mix v2: time = share*C_ref/C + (1-share)*B_ref/B, normalised on the GTX 1080 Ti at fp32; "
+                 f"share = clip(s_w + k*log10(P/{MODEL_SIZE_REF:g}), {SHARE_BOUNDS[0]}, {SHARE_BOUNDS[1]}), "
+                 "P = trainable parameters (default: typical_params of the class)",
         "fitted_on": date.today().isoformat(), "command": FIT_COMMAND,
         "calibration": {"file": "data/calibration/gpu-training-benchmarks.csv", "rows_used": len(rows),
                         "chips": sorted({r.chip.id for r in rows})},
         "params": {"compute_share": {k: round(v, 4) for k, v in p.compute_share.items()},
                    "tensor_efficiency": round(p.tensor_efficiency, 4), "amp_memory_factor": round(p.amp_memory_factor, 4),
                    "pascal_compute_efficiency": round(p.pascal_compute_efficiency, 4),
+                   "model_size_slope": round(p.model_size_slope, 4), "model_size_ref": MODEL_SIZE_REF,
+                   "typical_params": typical_params(rows),
                    "dual_fp32_efficiency": p.dual_fp32_efficiency, "amd_fp32_efficiency": p.amd_fp32_efficiency,
                    "amd_software_factor": p.amd_software_factor},
         "fitted": list(FITTED) + ["share_generic"],

@@ -125,3 +125,20 @@ def test_memfit_json() -> None:
     ids = {c["chip_id"]: c for c in doc["chips"]}
     assert ids["rtx-4090"]["fits"] and not ids["gtx-1080-ti"]["fits"]  # the 1080 Ti is always listed for comparison
     assert set(doc["breakdown_gib"]) == {"weights", "amp_weight_copies", "gradients", "optimizer_states", "activations", "overhead"}
+
+
+def test_model_params_option_in_speedup_and_sweep() -> None:
+    m = load_perf_model()
+    default = json.loads(run("speedup", "--gpu", "RTX 4090", "--precision", "amp", "--json").stdout)
+    small = json.loads(run("speedup", "--gpu", "RTX 4090", "--precision", "amp", "--model-params", "15e6", "--json").stdout)
+    assert default["model_params"] == m.typical_params("transformer") and "typical" in default["model_params_source"]
+    assert small["model_params"] == 15e6 and "--model-params" in small["model_params_source"]
+    assert small["results"][0]["speedup"] == pytest.approx(m.speedup("rtx-4090", model_params=15e6).value, abs=0.01)
+    assert small["results"][0]["speedup"] < default["results"][0]["speedup"]
+    sweep = json.loads(run("sweep", "--runs", "8", "--hours", "7", "--gpu", "RTX 4090", "--model-params", "15e6",
+                           "--json").stdout)
+    assert sweep["model_params"] == 15e6
+    assert sweep["results"][0]["hours_per_run"]["value"] == pytest.approx(7.0 / small["results"][0]["speedup"], rel=0.01)
+    for cmd in (("speedup", "--gpu", "RTX 4090"), ("sweep", "--runs", "8", "--hours", "7", "--gpu", "RTX 4090")):
+        r = run(*cmd, "--model-params", "-1")
+        assert r.exit_code == 2 and "model size" in r.stderr and "Traceback" not in r.stderr

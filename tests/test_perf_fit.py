@@ -16,7 +16,8 @@ from planner.perf_fit import (
 )
 
 # Brief target: median <= 15 % on unseen rows, no architecture biased by more than 25 %.
-# Reached: leave-one-GPU-out 15.7 %, leave-one-architecture-out 17.0 % (docs/perf.md); guard at 18 % against regressions.
+# Reached with the model-size term: leave-one-GPU-out 13.0 %, leave-one-architecture-out 14.8 % (docs/perf.md; before
+# it 15.7 % / 17.0 %); guard at 18 % against regressions, and the 15 % target is now an ordinary test.
 REGRESSION_BOUND = 0.18
 TARGET = 0.15
 MAX_BIAS = 0.25
@@ -78,6 +79,25 @@ def test_stored_params_match_a_fresh_fit(rows, chips) -> None:
     assert stored["params"]["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
     assert stored["params"]["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
     assert stored["params"]["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
+    assert stored["params"]["model_size_slope"] == pytest.approx(p.model_size_slope, abs=0.01)
+
+
+def test_size_slope_has_the_physical_sign(rows, chips) -> None:
+    """Bigger models are more compute-bound: the fitted k is positive, and it stays so without either smallest model."""
+    ref = chips[REFERENCE_CHIP]
+    assert fit(rows, ref).model_size_slope > 0.1
+    small = {r.model_params for r in rows if r.model_params < 30e6 and r.wclass == "rnn"}  # Tacotron2
+    assert fit([r for r in rows if r.model_params not in small], ref).model_size_slope > 0.1
+
+
+def test_every_fitted_row_has_a_model_size_with_source() -> None:
+    with CALIBRATION_CSV.open(newline="", encoding="utf-8") as fh:
+        data = [r for r in csv.DictReader(fh) if r["use_in_fit"] == "true"]
+    for r in data:
+        assert 1e6 < float(r["model_params"]) < 1e9, r["workload"]
+        assert r["model_params_source"], r["workload"]
+    bert = next(r for r in data if r["workload"].startswith("BERT-base"))
+    assert float(bert["model_params"]) == 110e6 and "Devlin" in bert["model_params_source"]
 
 
 @pytest.mark.parametrize("scheme", ["logo", "loao"])
@@ -89,7 +109,6 @@ def test_cross_validated_error_bound(cv, scheme: str) -> None:
         assert abs(a["bias"]) <= MAX_BIAS, (scheme, arch, a)
 
 
-@pytest.mark.xfail(strict=True, reason="brief target 15 % not reached on this data: LOGO 15.7 %, LOAO 17.0 %")
 def test_cross_validated_error_meets_brief_target(cv) -> None:
     assert cv["logo"]["median_abs_error"] <= TARGET and cv["loao"]["median_abs_error"] <= TARGET
 

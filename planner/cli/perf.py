@@ -33,14 +33,31 @@ def _model_info(m: PerfModel) -> dict[str, Any]:
             "median_abs_error_leave_one_architecture_out": err.get("leave_one_architecture_out", {}).get("median_abs_error")}
 
 
-def speedup_rows(m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float) -> list[dict[str, Any]]:
+def speedup_rows(
+    m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
+    model_params: Optional[float] = None,
+) -> list[dict[str, Any]]:
     chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
     rows = []
     for chip in chips:
-        e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power)
+        e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
+                      model_params=model_params)
         rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
                      "high": round(e.high, 2), "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip)})
     return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
+
+
+def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
+    """Model size used by the estimate, and whether it was given or is the class default."""
+    if model_params is None:
+        return {"model_params": m.typical_params(workload), "model_params_source": "typical size of the workload class"}
+    return {"model_params": float(model_params), "model_params_source": "given with --model-params"}
+
+
+def _size_label(size: dict[str, Any]) -> str:
+    n = float(size["model_params"])
+    default = " (class default)" if size["model_params_source"].startswith("typical") else ""
+    return f"{n / 1e6:.3g}M params{default}"
 
 
 def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
@@ -109,19 +126,22 @@ def register(app: typer.Typer) -> None:
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp (fp16/bf16 mixed precision)"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
+        model_params: Optional[float] = typer.Option(
+            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."""
         m = load_perf_model()
         base = m.resolve(vs)
-        rows = speedup_rows(m, gpu, base.id, workload, precision, _fraction(power_limit))
+        rows = speedup_rows(m, gpu, base.id, workload, precision, _fraction(power_limit), model_params)
+        size = _size_info(m, workload, model_params)
         base_prec = precision if base.has_tensor_cores else "fp32"
         if as_json:
             emit_json({"baseline": base.name, "baseline_precision": base_prec, "workload": workload,
-                       "precision": precision, "power_fraction": _fraction(power_limit), "results": rows,
+                       "precision": precision, "power_fraction": _fraction(power_limit), **size, "results": rows,
                        "model": _model_info(m)})
             return
-        table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}")
+        table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
         for col in ("GPU", "speedup", "range (low-high)", "runs as", "error from"):
             table.add_column(col)
         tiers = {"seen_architecture": "LOGO", "new_architecture": "LOAO", "amd": "LOAO, widened"}
@@ -147,6 +167,8 @@ def register(app: typer.Typer) -> None:
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp on the new GPU"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
+        model_params: Optional[float] = typer.Option(
+            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
         wall_power: Optional[float] = typer.Option(None, "--wall-power", help="Machine power at the wall in W (overrides the estimate)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
@@ -158,6 +180,7 @@ def register(app: typer.Typer) -> None:
         if not 0 < hours <= MAX_HOURS:
             raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
         m = load_perf_model()
+        size = _size_info(m, workload, model_params)
         fraction = _fraction(power_limit)
         configs: list[tuple[GpuChip, int, Optional[float], str]] = []
         if build is not None:
@@ -170,7 +193,8 @@ def register(app: typer.Typer) -> None:
             configs.append((m.resolve(name), n, None, ""))
         results = []
         for chip, n, plan_w, plan_label in configs:
-            e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=fraction)
+            e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=fraction,
+                          model_params=model_params)
             if wall_power is not None:
                 watts, source = wall_power, "given with --wall-power"
             elif plan_w is not None:
@@ -183,9 +207,10 @@ def register(app: typer.Typer) -> None:
         base = m.resolve(vs)
         if as_json:
             emit_json({"runs": runs, "baseline_hours": hours, "baseline": base.name, "workload": workload,
-                       "precision": precision, "power_fraction": fraction, "results": results, "model": _model_info(m)})
+                       "precision": precision, "power_fraction": fraction, **size, "results": results,
+                       "model": _model_info(m)})
             return
-        table = Table(title=f"{runs} runs of {hours:g} h on {base.name} -> {workload}, {precision}"
+        table = Table(title=f"{runs} runs of {hours:g} h on {base.name} -> {workload}, {precision}, {_size_label(size)}"
                       + (f", power limit {fraction:.0%}" if fraction < 1 else ""))
         for col in ("GPUs", "speedup", "hours per run", "sweep wall time", "energy"):
             table.add_column(col)
