@@ -115,6 +115,7 @@ def check_parts(
     power_fraction: float = 1.0,
     workload: str = "transformer",
     precision: str = "amp",
+    model_params: Optional[float] = None,
     owned: Iterable[str] = (),
     used: str = "gpu",
     currency: str = "EUR",
@@ -134,7 +135,7 @@ def check_parts(
     if not 0.5 <= power_fraction <= 1.0:
         raise InputError(f"power limit {power_fraction} out of range 0.5..1.0 (a fraction of stock board power)")
     build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction,
-                  workload=workload, precision=precision)
+                  workload=workload, precision=precision, model_params=model_params)
     owned_set = frozenset(owned)
     offers = {p.id: catalog.offer_for(p.id, allow_used=used_allowed(used, p.category)) for p in by_cat.values()}
     total = Decimal(0)

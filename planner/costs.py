@@ -63,6 +63,7 @@ class Workload:
     baseline_hours: float
     precision: str = "amp"
     workload: str = "transformer"
+    model_params: Optional[float] = None  # model size in parameters (None: the class's typical size)
 
     def __post_init__(self) -> None:
         if not isinstance(self.runs, int) or self.runs < 1:

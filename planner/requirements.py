@@ -42,6 +42,7 @@ class Requirements(BaseModel):
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
     precision: Literal["fp32", "tf32", "amp"] = "amp"
+    model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
 

@@ -63,22 +63,23 @@ _MEMO: dict[tuple, Speed] = {}
 
 
 def gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
-              power_fraction: float = 1.0) -> Speed:
-    """Speedup vs the GTX 1080 Ti (memoised: the solver asks once per candidate card)."""
-    key = (chip.id, chip.fp32_tflops, chip.mem_bandwidth_gbs, workload, precision, power_fraction)
+              power_fraction: float = 1.0, model_params: Optional[float] = None) -> Speed:
+    """Speedup vs the GTX 1080 Ti for a workload class, precision and (optional) model size in parameters
+    (memoised: the solver asks once per candidate card)."""
+    key = (chip.id, chip.fp32_tflops, chip.mem_bandwidth_gbs, workload, precision, power_fraction, model_params)
     hit = _MEMO.get(key)
     if hit is None:
-        hit = _MEMO[key] = _gpu_speed(chip, chips, workload, precision, power_fraction)
+        hit = _MEMO[key] = _gpu_speed(chip, chips, workload, precision, power_fraction, model_params)
     return hit
 
 
 def _gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
-               power_fraction: float) -> Speed:
+               power_fraction: float, model_params: Optional[float]) -> Speed:
     model = _perf_model()
     if model is not None and chip.id in getattr(model, "chips", {}):
         try:
             est = model.speedup(chip.id, baseline=BASELINE, workload=workload, precision=precision,
-                                power_fraction=power_fraction)
+                                power_fraction=power_fraction, model_params=model_params)
             return Speed(est.value, est.low, est.high, "model")
         except Exception:
             pass

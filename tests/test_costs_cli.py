@@ -157,14 +157,14 @@ def test_budget_goes_through_the_solver(monkeypatch):
     plan = json.loads(PLAN.read_text(encoding="utf-8"))["plans"][0]
     seen = {}
 
-    def fake_solver(budget, currency):
-        seen.update(budget=budget, currency=currency)
+    def fake_solver(budget, currency, work):
+        seen.update(budget=budget, currency=currency, runs=work.runs, hours=work.baseline_hours)
         return plan
 
     monkeypatch.setattr(cli_costs, "_solver_plan", fake_solver)
     result = run("costs", "--runs", "8", "--hours", "7", "--budget", "7000", "--cloud-gpu", "h100-sxm5", "--json")
     assert result.exit_code == 0, result.output
-    assert seen == {"budget": Decimal("7000"), "currency": "EUR"}
+    assert seen == {"budget": Decimal("7000"), "currency": "EUR", "runs": 8, "hours": 7.0}
     assert json.loads(result.stdout)["options"][0]["kind"] == "buy"
 
 

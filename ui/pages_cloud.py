@@ -66,7 +66,8 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
         return
     plan_json = json.dumps(view["plan_json"], default=str, sort_keys=True)
     data = services.compare_costs(plan_json, inputs.runs, inputs.hours, inputs.workload, inputs.precision,
-                                  inputs.currency, services.catalog_key())
+                                  inputs.currency, services.catalog_key(),
+                                  inputs.model_params_m * 1e6 if inputs.model_params_m else None)
     rents = [o for o in data["options"] if o["kind"] == "rent"]
     buy = next((o for o in data["options"] if o["kind"] == "buy"), None)
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents], default=_default_pick(rents))

@@ -42,7 +42,8 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: ShareInp
     gpu = report.build.get("gpu")
     speed = None
     if gpu is not None:
-        s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction)  # type: ignore[attr-defined]
+        s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction,
+                              inputs.model_params_m * 1e6 if inputs.model_params_m else None)  # type: ignore[attr-defined]
         speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis}
     plan_json = {**build.to_json(with_token=False), "power": data["power"]}
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],

@@ -55,17 +55,18 @@ def solve(req_json: str, alternatives: int, key: str) -> dict[str, Any]:
     return recommend(_catalog(key), req, alternatives=alternatives, time_limit=8.0).to_json()
 
 
-def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float) -> Any:
+def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
+             model_params: Optional[float] = None) -> Any:
     """Speedup vs the GTX 1080 Ti (value/low/high/basis): the calibrated model, else the spec estimate."""
     from planner.speed import gpu_speed
 
     cat = catalog()
-    return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction)
+    return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precision: str, currency: str,
-                  key: str) -> dict[str, Any]:
+                  key: str, model_params: Optional[float] = None) -> dict[str, Any]:
     """Buy the plan vs rent each cloud GPU: options, break-even and the cumulative-cost chart rows."""
     from planner import costs as C
     from planner.plan_file import build_from_plan
@@ -74,12 +75,13 @@ def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precis
 
     cat = _catalog(key)
     rates = load_rates()
-    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload)
+    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
+                      model_params=model_params)
     build, notes = build_from_plan(json.loads(plan_json), rates, currency, lookup=cat.get)
     from planner.speed import gpu_speed
     from planner.sweep import sweep_time
 
-    speedup = lambda chip: gpu_speed(cat.chips[chip], cat.chips, workload, precision)  # noqa: E731
+    speedup = lambda chip: gpu_speed(cat.chips[chip], cat.chips, workload, precision, 1.0, model_params)  # noqa: E731
     comp = C.compare(work, C.CostParams(currency=currency), rates, offers=latest_offers(load_cloud_offers()),
                      build=build, speedup=speedup, sweep=sweep_time)
     frame = C.cost_curve(comp, names=[o.name for o in comp.options])

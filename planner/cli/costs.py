@@ -35,17 +35,20 @@ def _speed_functions(workload: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
     except ImportError as exc:
         raise PlannerError(f"the speed model (planner.perf) is not available: {exc}") from None
     model = load_perf_model()
-    return (lambda chip: model.speedup(chip, workload=workload.workload, precision=workload.precision)), sweep_time
+    return (lambda chip: model.speedup(chip, workload=workload.workload, precision=workload.precision,
+                                       model_params=workload.model_params)), sweep_time
 
 
-def _solver_plan(budget: Decimal, currency: str) -> dict[str, Any]:
+def _solver_plan(budget: Decimal, currency: str, work: C.Workload) -> dict[str, Any]:
     try:
         from planner.catalog import load_catalog
         from planner.requirements import Requirements
         from planner.solver import recommend
     except ImportError as exc:
         raise PlannerError(f"the solver is not available ({exc}); pass --build FILE.json instead") from None
-    result = recommend(load_catalog(), Requirements(budget=budget, currency=currency))
+    result = recommend(load_catalog(), Requirements.parse(budget=budget, currency=currency, runs=work.runs, baseline_hours=work.baseline_hours,
+                                           precision=work.precision, workload=work.workload,
+                                           model_params=work.model_params))
     plans = list(getattr(result, "plans", None) or [])
     if not plans:
         raise InfeasibleError(
@@ -168,6 +171,8 @@ def costs(
     runs: int = typer.Option(..., "--runs", help="Number of training runs in the sweep."),
     hours: float = typer.Option(..., "--hours", help="Hours per run on the GTX 1080 Ti (the baseline)."),
     precision: str = typer.Option("amp", "--precision", help="fp32, tf32 or amp on the target GPU."),
+    model_params: Optional[float] = typer.Option(
+        None, "--model-params", help="Model size in parameters, e.g. 15e6 (default: the workload class's typical size)."),
     workload: str = typer.Option(
         "transformer", "--workload", help="Workload class for the speed model (transformer, cnn, generic)."),
     budget: Optional[str] = typer.Option(
@@ -212,7 +217,10 @@ def costs(
         raise InputError("--limit must be >= 0")
     if any(n < 1 for n in gpus):
         raise InputError("--gpus must be >= 1")
-    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload)
+    if model_params is not None and not 0 < model_params <= 1e13:
+        raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
+    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
+                      model_params=model_params)
     cur = check_currency(currency)
     params = C.CostParams(
         currency=cur, kwh_price=parse_decimal(kwh_price, "--kwh-price"), kwh_currency=check_currency(kwh_currency),
@@ -228,7 +236,7 @@ def costs(
     notes: list[str] = list(rates.warnings)
     the_build: Optional[C.Build] = None
     if build is not None or budget is not None:
-        plan = read_plan(build) if build is not None else _solver_plan(parse_decimal(budget, "--budget"), cur)
+        plan = read_plan(build) if build is not None else _solver_plan(parse_decimal(budget, "--budget"), cur, work)
         the_build, more = build_from_plan(plan, rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
     else:

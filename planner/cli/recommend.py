@@ -76,6 +76,8 @@ def register(app: typer.Typer) -> None:
         hours: float = typer.Option(7.0, "--hours", help="Hours per run on the GTX 1080 Ti"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        model_params: Optional[float] = typer.Option(None, "--model-params",
+                                                     help="Model size in parameters, e.g. 15e6 (default: typical for the workload)"),
         gpus: int = typer.Option(1, "--gpus", help="Number of identical GPUs (1-4)"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
@@ -98,7 +100,7 @@ def register(app: typer.Typer) -> None:
         req = Requirements.parse(
             budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
             min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
-            baseline_hours=hours, workload=workload, precision=precision, gpu_count=gpus,
+            baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
             power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
             used=used,

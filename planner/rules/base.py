@@ -27,6 +27,7 @@ class Build:
     power_fraction: float = 1.0  # GPU power limit as a fraction of stock board power
     workload: str = "transformer"
     precision: str = "amp"
+    model_params: Optional[float] = None  # model size in parameters (None: the workload class's typical size)
 
     def get(self, category: str) -> Optional[AnyPart]:
         return self.parts.get(category)
@@ -160,6 +161,7 @@ class Encoder(Protocol):
     chips: dict[str, GpuChip]
     workload: str
     precision: str
+    model_params: Optional[float]
 
     def attr(self, category: str, fn: Callable[[Any], Optional[float]], unknown: int = PERMISSIVE) -> Any: ...
     def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any: ...

@@ -239,10 +239,11 @@ class DimmSpeed(Rule):
         m.model.Add(m.has("memory", self.risky, unknown=False) == 0)
 
 
-def cores_needed(gpu, chips, gpu_count: int, workload: str, precision: str, power_fraction: float = 1.0) -> int:
+def cores_needed(gpu, chips, gpu_count: int, workload: str, precision: str, power_fraction: float = 1.0,
+                 model_params: float | None = None) -> int:
     """Cores that keep the input pipeline of `gpu_count` such GPUs fed: at least CORES_PER_GPU per GPU and
     MIN_CORES, and more for faster GPUs (2 + 0.6 per unit of total speedup vs the GTX 1080 Ti)."""
-    speed = gpu_speed(chips[gpu.chip], chips, workload, precision, power_fraction).value
+    speed = gpu_speed(chips[gpu.chip], chips, workload, precision, power_fraction, model_params).value
     return max(MIN_CORES, CORES_PER_GPU * gpu_count, math.ceil(2 + CORES_PER_SPEEDUP * speed * gpu_count - 1e-9))
 
 
@@ -254,7 +255,7 @@ class CpuCoresPerGpu(Rule):
 
     def check(self, b: Build):
         cpu, gpu = b.parts["cpu"], b.parts["gpu"]
-        need = cores_needed(gpu, b.chips, b.gpu_count, b.workload, b.precision, b.power_fraction)
+        need = cores_needed(gpu, b.chips, b.gpu_count, b.workload, b.precision, b.power_fraction, b.model_params)
         if cpu.cores >= need:
             return []
         return [self.finding(f"{cpu.cores} cores for {b.gpu_count} x {b.chips[gpu.chip].name}; {need} or more keep "
@@ -262,7 +263,8 @@ class CpuCoresPerGpu(Rule):
 
     def encode(self, m: Encoder):
         m.model.Add(m.attr("cpu", lambda p: p.cores) >= m.attr(
-            "gpu", lambda g: cores_needed(g, m.chips, m.gpu_count, m.workload, m.precision, m.power_fraction)))
+            "gpu", lambda g: cores_needed(g, m.chips, m.gpu_count, m.workload, m.precision, m.power_fraction,
+                                          m.model_params)))
 
 
 class GpuPcieLink(Rule):

@@ -78,6 +78,7 @@ class ShareInputs(BaseModel):
             budget=self.budget if self.mode == "best" else None, currency=self.currency, mode=self.mode,
             min_vram_gb=self.min_vram_gb, deadline_hours=self.deadline_hours, runs=self.runs,
             baseline_hours=self.hours, workload=self.workload, precision=self.precision, gpu_count=self.gpu_count,
+            model_params=self.model_params_m * 1e6 if self.model_params_m else None,
             power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
             excluded_brands=self.excluded_brands, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
             used=self.used)

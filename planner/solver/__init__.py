@@ -72,7 +72,7 @@ class _Session:
         req = self.req
         report = check_parts(self.catalog, list(chosen.values()), gpu_count=req.gpu_count,
                              power_fraction=req.power_fraction, workload=req.workload,
-                             precision=req.precision, owned=self.cands.owned,
+                             precision=req.precision, model_params=req.model_params, owned=self.cands.owned,
                              used=req.used, currency="EUR")
         if report.problems:  # the solver and the checker share rules: this would be a bug
             raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")

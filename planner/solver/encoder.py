@@ -116,9 +116,10 @@ class BaseEncoder:
     """Shared state: gpu count, power limit, chips and candidate parts per category."""
 
     def __init__(self, candidates: dict[str, list[Any]], chips: dict[str, GpuChip], gpu_count: int,
-                 power_fraction: float, workload: str = "transformer", precision: str = "amp"):
+                 power_fraction: float, workload: str = "transformer", precision: str = "amp",
+                 model_params: Optional[float] = None):
         self.cands = candidates
-        self.workload, self.precision = workload, precision
+        self.workload, self.precision, self.model_params = workload, precision, model_params
         self.chips = chips
         self.gpu_count = gpu_count
         self.power_fraction = power_fraction

@@ -58,7 +58,7 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
     for g in parts["gpu"]:
         if g.chip not in speed:
             speed[g.chip] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
-                                      req.power_fraction)
+                                      req.power_fraction, req.model_params)
         score[g.id] = score_units(speed[g.chip], req.gpu_count)
     return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned, offers=offers,
                       missing=[c for c in CATEGORIES if not parts[c]])
@@ -151,7 +151,8 @@ def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
 
 
 def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingEncoder:
-    rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision)
+    rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
+                           req.model_params)
     terms = encode_all(rec, req, cands, lambda s: None, catalog)
     rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
     rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
@@ -161,7 +162,8 @@ def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingE
 def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirements, catalog: Catalog,
                 with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
     """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
-    m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision)
+    m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
+                     req.model_params)
     names: dict[int, str] = {}
 
     def switch(sentence: str) -> Optional[cp_model.IntVar]:
