@@ -269,3 +269,15 @@ def test_recommend_bad_input_in_process() -> None:
         res = CliRunner().invoke(app, ["recommend", *args, "--json"])
         assert res.exit_code == 2, (args, res.stdout, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_model_size_reaches_the_score_and_the_checker_agrees(cat) -> None:
+    """A small model is slower per GPU than the class default; the plan still passes check with that size."""
+    small = solve(cat, budget=7000, model_params=15e6)
+    default = solve(cat, budget=7000)
+    assert small.plans and default.plans
+    if small.plans[0].chip.id == default.plans[0].chip.id:
+        assert small.plans[0].speed.value < default.plans[0].speed.value
+    plan = small.plans[0]
+    report = check_parts(cat, list(plan.parts.values()), model_params=15e6)
+    assert not report.problems and not report.warnings, [f.message for f in report.problems + report.warnings]
