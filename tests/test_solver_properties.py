@@ -211,17 +211,22 @@ REQ_EXTRAS = st.sampled_from([
 ])
 
 
-# ---- (a) CP-SAT optimum == brute-force optimum ------------------------------------------------------
-
-@settings(max_examples=40, **SETTINGS)
-@given(cat=catalogs(), n=st.sampled_from([1, 1, 2]), budget=st.integers(2000, 12000), extra=REQ_EXTRAS)
-def test_optimum_equals_brute_force(cat, n, budget, extra) -> None:
+def assert_solver_matches_brute_force(cat, n: int, budget: int, extra: dict) -> None:
+    """Best (with and without warnings avoided) and cheapest: same objective values as brute force."""
     bf = brute_force(cat, req_for("best", True, n, budget, extra))
     for avoid, tag in ((True, "strict"), (False, "loose")):
         got = solver_value(cat, req_for("best", avoid, n, budget, extra))
         assert got == bf[f"best_{tag}"], (tag, got, bf)
         got = solver_value(cat, req_for("cheapest", avoid, n, None, extra))
         assert (None if got is None else -got[1]) == bf[f"cheap_{tag}"], (tag, got, bf)
+
+
+# ---- (a) CP-SAT optimum == brute-force optimum ------------------------------------------------------
+
+@settings(max_examples=40, **SETTINGS)
+@given(cat=catalogs(), n=st.sampled_from([1, 1, 2]), budget=st.integers(2000, 12000), extra=REQ_EXTRAS)
+def test_optimum_equals_brute_force(cat, n, budget, extra) -> None:
+    assert_solver_matches_brute_force(cat, n, budget, extra)
 
 
 @settings(max_examples=30, **SETTINGS)
@@ -237,12 +242,7 @@ def test_optimum_equals_brute_force_with_user_requirements(cat, budget, data) ->
                  max_wall_w=data.draw(st.sampled_from([None, 700, 1100]), "wall"),
                  power_fraction=data.draw(st.sampled_from([1.0, 0.7]), "power"))
     n = data.draw(st.sampled_from([1, 2]), "gpus")
-    bf = brute_force(cat, req_for("best", True, n, budget, extra))
-    for avoid, tag in ((True, "strict"), (False, "loose")):
-        got = solver_value(cat, req_for("best", avoid, n, budget, extra))
-        assert got == bf[f"best_{tag}"], (tag, got, bf)
-        got = solver_value(cat, req_for("cheapest", avoid, n, None, extra))
-        assert (None if got is None else -got[1]) == bf[f"cheap_{tag}"], (tag, got, bf)
+    assert_solver_matches_brute_force(cat, n, budget, extra)
 
 
 @settings(max_examples=20, **SETTINGS)
