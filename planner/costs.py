@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Protocol
 import pandas as pd
 
 from planner.cloud import CloudOffer
+from planner.power import wall_w
 from planner.errors import InputError, PlannerError
 from planner.fx import Rates, convert_exact
 from planner.money import check_currency
@@ -258,29 +259,11 @@ class Comparison:
 
 # ---------------------------------------------------------------- building blocks
 
-_FALLBACK_CURVES = {  # 80 PLUS 115 V minimums at 20/50/100 % load (hardware-facts §1.5); "none" is a guess
-    "none": (0.75, 0.78, 0.75), "white": (0.80, 0.80, 0.80), "bronze": (0.82, 0.85, 0.82),
-    "silver": (0.85, 0.88, 0.85), "gold": (0.87, 0.90, 0.87), "platinum": (0.90, 0.92, 0.89),
-    "titanium": (0.92, 0.94, 0.90),
-}
-
-
-def _fallback_wall_w(dc_w: float, efficiency: str, psu_w: int) -> float:
-    lo, mid, hi = _FALLBACK_CURVES.get(efficiency, _FALLBACK_CURVES["none"])
-    x = min(max(dc_w / psu_w, 0.0), 1.0)
-    eff = lo if x <= 0.2 else lo + (mid - lo) * (x - 0.2) / 0.3 if x <= 0.5 else mid + (hi - mid) * (x - 0.5) / 0.5
-    return dc_w / eff
-
-
 def wall_power_w(dc_w: float, efficiency: str, psu_w: Optional[int]) -> float:
-    """Wall draw for a DC load: planner.power.wall_w when present, else the same 80 PLUS interpolation."""
+    """Wall draw for a DC load through the PSU's 80 PLUS curve (planner.power.wall_w)."""
     if dc_w <= 0:
         return 0.0
     psu = psu_w or max(int(math.ceil(dc_w / 0.8)), 1)  # unknown rating: assume the unit runs at 80 % load
-    try:
-        from planner.power import wall_w
-    except ImportError:
-        return _fallback_wall_w(dc_w, efficiency, psu)
     return float(wall_w(dc_w, efficiency, psu))
 
 

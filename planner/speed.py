@@ -36,18 +36,10 @@ def _spec_compute(chip: GpuChip, precision: str) -> float:
 def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction: float = 1.0) -> Speed:
     compute = _spec_compute(chip, precision) / _spec_compute(baseline, "fp32")
     bandwidth = chip.mem_bandwidth_gbs / baseline.mem_bandwidth_gbs
+    from planner.perf import power_scale  # the one power-limit curve (hardware-facts §4.2)
+
     value = math.sqrt(compute * bandwidth) * power_scale(power_fraction)
     return Speed(value, value * 0.6, value * 1.4, "spec estimate")
-
-
-def power_scale(fraction: float) -> float:
-    """Throughput kept at a power limit (hardware-facts §4.2): 1.0 at 100 %, 0.95 at 80 %, 0.90 at 70 %."""
-    points = [(0.5, 0.72), (0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0)]
-    f = min(max(fraction, 0.5), 1.0)
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        if f <= x1:
-            return y0 + (y1 - y0) * (f - x0) / (x1 - x0)
-    return 1.0
 
 
 @lru_cache(maxsize=1)

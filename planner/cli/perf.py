@@ -85,7 +85,7 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _plan_wall_w(plan: dict[str, Any]) -> Optional[float]:
     """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
-    from planner.power import wall_w
+    from planner.costs import wall_power_w
 
     power = plan.get("power") or {}
     if not power.get("sustained_w"):
@@ -93,9 +93,9 @@ def _plan_wall_w(plan: dict[str, Any]) -> Optional[float]:
     dc = float(power["sustained_w"])
     psu = next((p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "psu"), None)
     known = cached_catalog().parts.get(str(psu.get("id"))) if psu else None
-    if known is None:  # no PSU we know: a typical Gold unit at the recommended size
-        return wall_w(dc, "gold", int(power.get("recommended_psu_w") or dc / 0.8))
-    return wall_w(dc, known.efficiency, known.wattage_w)
+    if known is None:  # no PSU we know: a typical Gold unit at the recommended size (else at 80 % load)
+        return wall_power_w(dc, "gold", power.get("recommended_psu_w"))
+    return wall_power_w(dc, known.efficiency, known.wattage_w)
 
 
 def _part_chip(part: dict[str, Any], m: PerfModel) -> GpuChip:
