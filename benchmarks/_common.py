@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from planner.catalog import Catalog
-from planner.checker import check_build
-from planner.models import CATEGORIES, Severity
+from planner.catalog.load import Catalog
+from planner.compat.checker import check_build
+from planner.catalog.models import CATEGORIES, Severity
 from planner.requirements import Requirements
-from planner.rules import Build
+from planner.compat.rules import Build
 from planner.solver.model import Candidates, build_candidates, cands_budget_cents
 from planner.solver.currency import to_eur
 

@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, Judge, brute_force, combinations, greedy_best_gpu_first, hot_spots, time_runs  # noqa: E402
 
-from planner.catalog import Catalog, load_catalog  # noqa: E402
-from planner.importers import import_pcpp  # noqa: E402
+from planner.catalog.load import Catalog, load_catalog  # noqa: E402
+from planner.catalog.importers import import_pcpp  # noqa: E402
 from planner.requirements import Requirements  # noqa: E402
 from planner.solver import recommend  # noqa: E402
-from planner.synth import generate  # noqa: E402
+from planner.catalog.synth import generate  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "datasets" / "pc-part-dataset"
 BEST = dict(budget=Decimal(7000), currency="EUR")  # the example request, in EUR on every catalog
@@ -68,7 +68,7 @@ def load_catalogs(tmp: Path, quick: bool) -> dict[str, tuple[Catalog, float, str
         generate(tmp / name.replace(" ", "-"), n, seed=1)
         t = time.perf_counter()
         cats[name] = (load_catalog(tmp / name.replace(" ", "-")), time.perf_counter() - t,
-                      f"planner.synth.generate({n}, seed=1) (EUR)")
+                      f"planner.catalog.synth.generate({n}, seed=1) (EUR)")
     return cats
 
 

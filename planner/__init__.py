@@ -15,14 +15,14 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "load_catalog": "planner.catalog",
-    "Catalog": "planner.catalog",
-    "check_parts": "planner.checker",
-    "CheckReport": "planner.checker",
+    "load_catalog": "planner.catalog.load",
+    "Catalog": "planner.catalog.load",
+    "check_parts": "planner.compat.checker",
+    "CheckReport": "planner.compat.checker",
     "Requirements": "planner.requirements",
     "recommend": "planner.solver",
     "Recommendation": "planner.solver",
-    "size_psu": "planner.power",
+    "size_psu": "planner.compat.power",
     "Money": "planner.money",
     "PlannerError": "planner.errors",
     "InputError": "planner.errors",

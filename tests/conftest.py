@@ -24,9 +24,9 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="module")
 def cat():
     """The shipped catalog (data/), without any user price history."""
-    from planner.catalog import REPO_DATA_DIR, load_catalog
+    from planner.catalog.load import SHIPPED_DATA_DIR, load_catalog
 
-    return load_catalog(REPO_DATA_DIR)
+    return load_catalog(SHIPPED_DATA_DIR)
 
 
 @pytest.fixture

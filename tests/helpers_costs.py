@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.perf import Estimate as Est  # noqa: F401 - the real estimate type, re-exported for the tests
+from planner.perf.model import Estimate as Est  # noqa: F401 - the real estimate type, re-exported for the tests
 
 
 @dataclass(frozen=True)

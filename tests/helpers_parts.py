@@ -7,12 +7,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from planner.catalog import Catalog
-from planner.models import (
+from planner.catalog.load import Catalog
+from planner.catalog.models import (
     Case, Cooler, Cpu, Gpu, GpuChip, Memory, Motherboard, Offer, Psu, Severity, Storage,
 )
 from planner.requirements import Requirements
-from planner.rules import Build
+from planner.compat.rules import Build
 
 SRC = "test fixture (made up for a unit test)"
 

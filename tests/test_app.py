@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import load_catalog
+from planner.catalog.load import load_catalog
 from planner.share import ShareInputs, encode_token
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest

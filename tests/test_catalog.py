@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import REPO_DATA_DIR, load_catalog
+from planner.catalog.load import SHIPPED_DATA_DIR, load_catalog
 from planner.errors import CatalogError
-from planner.models import (
+from planner.catalog.models import (
     ARCHITECTURES, CATEGORIES, EFFICIENCIES, FORM_FACTORS, MEMORY_TYPES, PRICE_SOURCES, SOCKETS,
 )
-from planner.validate import catalog_invariants
+from planner.catalog.invariants import catalog_invariants
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def test_shipped_catalog_has_no_invariant_violation(cat) -> None:
 def test_ids_unique_across_all_files() -> None:
     ids: list[str] = []
     for c in CATEGORIES:
-        with (REPO_DATA_DIR / f"{c}.csv").open(newline="", encoding="utf-8-sig") as fh:
+        with (SHIPPED_DATA_DIR / f"{c}.csv").open(newline="", encoding="utf-8-sig") as fh:
             ids += [row["id"] for row in csv.DictReader(fh)]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     assert dupes == []
@@ -41,7 +41,7 @@ def test_ids_unique_across_all_files() -> None:
 
 def test_every_category_file_is_loaded(cat) -> None:
     for c in CATEGORIES:
-        with (REPO_DATA_DIR / f"{c}.csv").open(newline="", encoding="utf-8-sig") as fh:
+        with (SHIPPED_DATA_DIR / f"{c}.csv").open(newline="", encoding="utf-8-sig") as fh:
             rows = [r for r in csv.DictReader(fh) if any((v or "").strip() for v in r.values())]
         assert len(cat.by_category(c)) == len(rows), c
 
@@ -106,9 +106,9 @@ def _copy(tmp_path: Path) -> Path:
     out = tmp_path / "cat"
     (out / "offers").mkdir(parents=True)
     for c in CATEGORIES:
-        shutil.copy(REPO_DATA_DIR / f"{c}.csv", out / f"{c}.csv")
-    shutil.copy(REPO_DATA_DIR / "gpu_chips.csv", out / "gpu_chips.csv")
-    for f in (REPO_DATA_DIR / "offers").glob("*.csv"):
+        shutil.copy(SHIPPED_DATA_DIR / f"{c}.csv", out / f"{c}.csv")
+    shutil.copy(SHIPPED_DATA_DIR / "gpu_chips.csv", out / "gpu_chips.csv")
+    for f in (SHIPPED_DATA_DIR / "offers").glob("*.csv"):
         shutil.copy(f, out / "offers" / f.name)
     return out
 

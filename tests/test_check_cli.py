@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from planner import power
+from planner.compat import power
 from planner.cli import app
-from planner.rules.base import power_terms
-from planner.rules import Build
+from planner.compat.rules.base import power_terms
+from planner.compat.rules import Build
 
 REPO = Path(__file__).resolve().parents[1]
 

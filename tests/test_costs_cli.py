@@ -22,7 +22,7 @@ USER_CASE = ["costs", "--runs", "8", "--hours", "7", "--build", str(PLAN)]
 
 
 def fake_speed(workload):
-    """Stands in for planner.perf: fixed speedups, and sweep_time's documented formula."""
+    """Stands in for planner.perf.model: fixed speedups, and sweep_time's documented formula."""
     table = {"rtx-5090": 5.0, "h100-sxm5-80gb": 8.0, "h100-pcie-80gb": 6.0}
 
     def speedup(chip):
@@ -139,8 +139,8 @@ def test_bad_plan_files_exit_2(tmp_path):
 
 
 def test_real_speed_model_wiring():
-    pytest.importorskip("planner.sweep")
-    from planner.costs import Workload, timing_from
+    pytest.importorskip("planner.perf.sweep")
+    from planner.costs.compare import Workload, timing_from
 
     work = Workload(8, 7.0)
     try:
@@ -169,13 +169,13 @@ def test_budget_goes_through_the_solver(monkeypatch):
 
 
 def test_solver_without_a_plan_is_a_clear_error(monkeypatch):
-    import planner.catalog
+    import planner.catalog.load
     import planner.solver
 
     class Empty:
         plans: list = []
 
-    monkeypatch.setattr(planner.catalog, "load_catalog", lambda *a, **k: None)
+    monkeypatch.setattr(planner.catalog.load, "load_catalog", lambda *a, **k: None)
     monkeypatch.setattr(planner.solver, "recommend", lambda catalog, req: Empty())
     result = run("costs", "--runs", "8", "--hours", "7", "--budget", "7000")
     assert result.exit_code == 2 and "no build within EUR 7 000.00" in result.stderr, result.output

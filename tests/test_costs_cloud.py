@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cloud import COLUMNS, CloudOffer, filter_offers, latest_offers, load_cloud_offers
+from planner.costs.cloud import COLUMNS, CloudOffer, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import CatalogError
 
 HEADER = ",".join(COLUMNS)

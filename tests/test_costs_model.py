@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import planner.costs as C
+import planner.costs.compare as C
 from helpers_costs import Est, Sweep
-from planner.cloud import CloudOffer
+from planner.costs.cloud import CloudOffer
 from planner.errors import InputError, UnknownPartError
-from planner.fx import Rates
+from planner.costs.fx import Rates
 
 RATES = Rates(rates={"EUR": Decimal(1), "USD": Decimal("1.1225"), "GBP": Decimal("0.85033")},
               date=date(2026, 10, 2), source="test")
@@ -32,7 +32,7 @@ def speedup(chip: str) -> Est:
 
 
 def sweep(runs: int, baseline_hours: float, est: Est, gpu_count: int = 1) -> Sweep:
-    """Same contract as planner.perf.sweep_time: wall = ceil(runs / gpus) x hours per run."""
+    """Same contract as planner.perf.model.sweep_time: wall = ceil(runs / gpus) x hours per run."""
     per_run = baseline_hours / est.value
     return Sweep(hours_per_run=per_run, wall_hours=math.ceil(runs / gpu_count) * per_run)
 

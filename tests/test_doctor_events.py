@@ -12,7 +12,7 @@ from planner.doctor.catalogue import lookup
 from planner.doctor.events import IncidentGroup, LogEvent, group_incidents
 from planner.doctor.runbook import COST_ORDER
 from planner.doctor.timestamps import parse_window
-from planner.power import size_psu
+from planner.compat.power import size_psu
 
 DATA = Path(__file__).parent / "data" / "doctor"
 USER_LOG = DATA / "user-system.xml"

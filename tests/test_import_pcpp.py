@@ -13,16 +13,16 @@ import pytest
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from planner.catalog import load_catalog
-from planner.checker import check_parts
+from planner.catalog.load import load_catalog
+from planner.compat.checker import check_parts
 from planner.cli import app
-from planner.importers import import_pcpp
-from planner.importers.pcpp import SOURCE_FILES, gapless_columns
-from planner.importers.pcpp_map import atx_version_from_name, brand_of
-from planner.models import CATEGORIES, OptStr, Severity
+from planner.catalog.importers import import_pcpp
+from planner.catalog.importers.pcpp import SOURCE_FILES, gapless_columns
+from planner.catalog.importers.pcpp_map import atx_version_from_name, brand_of
+from planner.catalog.models import CATEGORIES, OptStr, Severity
 from planner.requirements import Requirements
 from planner.solver import recommend
-from planner.validate import catalog_invariants
+from planner.catalog.invariants import catalog_invariants
 
 SMALL = {
     "video-card.json": [

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.perf import load_perf_model
+from planner.perf.model import load_perf_model
 
 runner = CliRunner()
 
@@ -97,7 +97,7 @@ def test_sweep_from_a_plan_file(tmp_path: Path, wrap: bool) -> None:
     r = run("sweep", "--runs", "8", "--hours", "7", "--build", str(path), "--json")
     assert r.exit_code == 0, r.stderr
     x = json.loads(r.stdout)["results"][0]
-    from planner.power import wall_w
+    from planner.compat.power import wall_w
 
     # no known PSU in the plan: its DC draw goes to the wall through a Gold unit at the 80 % size (as costs does)
     assert (x["id"], x["gpu_count"], x["waves"]) == ("rtx-5090", 2, 4)

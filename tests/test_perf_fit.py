@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.catalog import load_chips
-from planner.perf import PARAMS_FILE, REFERENCE_CHIP, PerfParams, build_name_index, name_key
-from planner.perf_fit import (
+from planner.catalog.load import load_chips
+from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfParams, build_name_index, name_key
+from planner.perf.fit import (
     CALIBRATION_CSV, COLUMNS, Design, cross_validate, fit, load_rows, normalise, predict, summarise,
 )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import InputError
-from planner.memfit import GIB, ModelShape, estimate_memory
-from planner.perf import load_perf_model
+from planner.perf.memfit import GIB, ModelShape, estimate_memory
+from planner.perf.model import load_perf_model
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import InputError
-from planner.perf import PerfModel, load_perf_model, power_scale
+from planner.perf.model import PerfModel, load_perf_model, power_scale
 
 PRECISIONS = ("fp32", "tf32", "amp")
 WORKLOADS = ("transformer", "cnn", "generic")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import CatalogError, UnknownPartError
-from planner.models import ARCHITECTURES
-from planner.perf import PerfModel, build_name_index, load_perf_model, name_key
+from planner.catalog.models import ARCHITECTURES
+from planner.perf.model import PerfModel, build_name_index, load_perf_model, name_key
 
 CONTRACT_IDS = set("""
 gtx-1070 gtx-1080 gtx-1080-ti titan-xp titan-v rtx-2080 rtx-2080-ti titan-rtx quadro-rtx-6000 quadro-rtx-8000 t4

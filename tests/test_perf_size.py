@@ -7,7 +7,7 @@ import json
 import pytest
 
 from planner.errors import InputError
-from planner.perf import MODEL_SIZE_REF, PARAMS_FILE, SHARE_BOUNDS, PerfModel, compute_share, load_perf_model
+from planner.perf.model import MODEL_SIZE_REF, PARAMS_FILE, SHARE_BOUNDS, PerfModel, compute_share, load_perf_model
 
 SIZES = (1e6, 5e6, 15e6, 50e6, 1e8, 3e8, 1e9, 1e10)
 WORKLOADS = ("transformer", "cnn", "generic")

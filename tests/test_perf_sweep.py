@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import InputError
-from planner.perf import Estimate, load_perf_model, sweep_time
-from planner.sweep import energy_kwh, estimated_wall_power_w
+from planner.perf.model import Estimate, load_perf_model, sweep_time
+from planner.perf.sweep import energy_kwh, estimated_wall_power_w
 
 
 def test_sweep_by_hand() -> None:

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers_parts import cooler, cpu, gpu, make_build, memory
-from planner import power
-from planner.checker import sizing_for
-from planner.rules import power_terms
+from planner.compat import power
+from planner.compat.checker import sizing_for
+from planner.compat.rules import power_terms
 
 
 # ---- §1.7 worked examples ------------------------------------------------------------------------
@@ -68,7 +68,7 @@ def test_example_3_gtx1080ti_on_legacy_psu() -> None:
 def test_example_3_through_the_transient_rule() -> None:
     """The same system as a Build: a 600 W ATX 2.x unit is flagged by psu_transient, not by psu_sustained."""
     from helpers_parts import CHIPS, psu
-    from planner.checker import check_build
+    from planner.compat.checker import check_build
 
     b = make_build(gpu=gpu(chip="gtx-1080-ti", vram_gb=11, tgp_w=250, power_12v2x6=0, power_8pin=2,
                            recommended_psu_w=600),

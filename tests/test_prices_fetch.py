@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import pytest
 
 from planner.errors import FetchError
-from planner.models import Gpu
+from planner.catalog.models import Gpu
 from planner.prices.extract import extract
 from planner.prices.fetch import USER_AGENT, FetchConfig, PoliteFetcher
 from planner.prices.http_cache import HttpCache

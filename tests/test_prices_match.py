@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.models import Cpu, Gpu, Memory
+from planner.catalog.models import Cpu, Gpu, Memory
 from planner.prices.match import DEFAULT_THRESHOLD, match_listing, normalise, score
 
 SRC = "test fixture"

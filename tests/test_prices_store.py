@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.models import Offer
+from planner.catalog.models import Offer
 from planner.prices.store import NewObservation, PriceStore, default_path
 
 REPO = Path(__file__).resolve().parents[1]

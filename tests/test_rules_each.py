@@ -11,10 +11,10 @@ import pytest
 from helpers_parts import (
     CHIPS, air_cooler, board, case, chip, cooler, cpu, fixed_picks_feasible, gpu, make_build, memory, psu, storage,
 )
-from planner.checker import check_build
-from planner.models import Severity
-from planner.rules import ALL_RULES, RULES_BY_NAME, Build
-from planner.speed import gpu_speed
+from planner.compat.checker import check_build
+from planner.catalog.models import Severity
+from planner.compat.rules import ALL_RULES, RULES_BY_NAME, Build
+from planner.perf.speed import gpu_speed
 
 P, W, U = Severity.PROBLEM, Severity.WARNING, Severity.UNVERIFIED
 

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner import share as S
-from planner.catalog import Catalog, load_chips
+from planner.catalog.load import Catalog, load_chips
 from planner.cli import app
 from planner.errors import ShareError
-from planner.models import Case, Cooler, Cpu, Gpu, Memory, Motherboard, Offer, Psu, Storage
-from planner.synth import generate
+from planner.catalog.models import Case, Cooler, Cpu, Gpu, Memory, Motherboard, Offer, Psu, Storage
+from planner.catalog.synth import generate
 
 SRC = "test fixture (made-up catalog rows for the sharing tests)"
 DAY = date(2026, 11, 2)

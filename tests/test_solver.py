@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from planner.checker import check_parts
+from planner.compat.checker import check_parts
 from planner.cli import app
 from planner.errors import InputError
 from planner.requirements import Requirements
@@ -187,7 +187,7 @@ def test_cooler_preference_is_honoured(cat, kind) -> None:
 
 
 def test_wall_power_cap_is_honoured(cat) -> None:
-    from planner.rules.base import psu_efficiency_permille
+    from planner.compat.rules.base import psu_efficiency_permille
 
     plan = solve(cat, budget=7000, max_wall_w=600).plans[0]
     sustained = plan.report.sizing.sustained_w

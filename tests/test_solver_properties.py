@@ -16,12 +16,12 @@ from ortools.sat.python import cp_model
 
 import helpers_parts as H
 from helpers_parts import CHIPS, catalog_of, fixed_picks_feasible, rules_only
-from planner import synth
-from planner.catalog import Catalog, load_catalog
-from planner.checker import check_build
-from planner.models import CATEGORIES, Severity
+from planner.catalog import synth
+from planner.catalog.load import Catalog, load_catalog
+from planner.compat.checker import check_build
+from planner.catalog.models import CATEGORIES, Severity
 from planner.requirements import MIN_RAM_FLOOR_GB, RAM_PER_VRAM, Requirements
-from planner.rules import Build
+from planner.compat.rules import Build
 from planner.solver import recommend
 from planner.solver.currency import to_eur
 from planner.solver.model import build_candidates, build_model, record
@@ -140,7 +140,7 @@ def brute_force(cat: Catalog, req: Requirements, forbid_chips: frozenset[str] = 
                 ) -> dict[str, Optional[tuple[int, int]]]:
     """Every combination, checked by the checker (and the user's requirements, written out here).
     Returns the best (score, -price) and the cheapest price, with and without warnings allowed."""
-    from planner.rules.base import power_terms, psu_efficiency_permille
+    from planner.compat.rules.base import power_terms, psu_efficiency_permille
 
     score = build_candidates(cat, req, to_eur).score  # the speed model is not under test here
     n = req.gpu_count

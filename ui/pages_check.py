@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.share import TYPE_LABELS, ShareInputs
 from ui.pages_plan import render_view, view_from_parts
 from ui.state import inputs_from_state

@@ -8,8 +8,8 @@ from typing import Any, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import Catalog
-from planner.checker import check_parts
+from planner.catalog.load import Catalog
+from planner.compat.checker import check_parts
 from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_from_json
 from ui import services
 from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows, sweep_view
@@ -143,7 +143,7 @@ def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) 
     if need is not None:
         floor = float(math.ceil(need))
         st.caption(f"A {inputs.model_params_m:g} M-parameter model needs about {need:.1f} GiB per GPU for weights, "
-                   "gradients, AdamW states and runtime overhead (planner.memfit; activations not counted)"
+                   "gradients, AdamW states and runtime overhead (planner.perf.memfit; activations not counted)"
                    + (f": used as a {floor:g} GB VRAM floor." if floor > (req.min_vram_gb or 0) else "."))
         if floor > (req.min_vram_gb or 0):
             req = req.model_copy(update={"min_vram_gb": floor})

@@ -8,7 +8,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.share import TYPE_LABELS
 
 

@@ -7,7 +7,7 @@ from typing import Any, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.errors import PlannerError
 from planner.share import ShareInputs, import_build, permalink, to_csv, to_json_text, to_markdown
 from ui import services

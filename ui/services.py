@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from planner.catalog import Catalog, default_data_dir, load_catalog
+from planner.catalog.load import Catalog, default_data_dir, load_catalog
 from planner.errors import PlannerError
 from planner.requirements import Requirements
 
@@ -58,7 +58,7 @@ def solve(req_json: str, alternatives: int, key: str) -> dict[str, Any]:
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
              model_params: Optional[float] = None) -> Any:
     """Speedup vs the GTX 1080 Ti (value/low/high/basis): the calibrated model, else the spec estimate."""
-    from planner.speed import gpu_speed
+    from planner.perf.speed import gpu_speed
 
     cat = catalog()
     return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
@@ -68,18 +68,18 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
 def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precision: str, currency: str,
                   key: str, model_params: Optional[float] = None) -> dict[str, Any]:
     """Buy the plan vs rent each cloud GPU: options, break-even and the cumulative-cost chart rows."""
-    from planner import costs as C
-    from planner.plan_file import build_from_plan
-    from planner.cloud import latest_offers, load_cloud_offers
-    from planner.fx import load_rates
+    from planner.costs import compare as C
+    from planner.service.plan_file import build_from_plan
+    from planner.costs.cloud import latest_offers, load_cloud_offers
+    from planner.costs.fx import load_rates
 
     cat = _catalog(key)
     rates = load_rates()
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params)
     build, notes = build_from_plan(json.loads(plan_json), rates, currency, lookup=cat.get)
-    from planner.speed import gpu_speed
-    from planner.sweep import sweep_time
+    from planner.perf.speed import gpu_speed
+    from planner.perf.sweep import sweep_time
 
     speedup = lambda chip: gpu_speed(cat.chips[chip], cat.chips, workload, precision, 1.0, model_params)  # noqa: E731
     comp = C.compare(work, C.CostParams(currency=currency), rates, offers=latest_offers(load_cloud_offers()),

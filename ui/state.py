@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, MutableMapping, Optional
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.share import ShareInputs
 
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")

@@ -6,8 +6,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Optional
 
-from planner.catalog import Catalog
-from planner.models import AnyPart
+from planner.catalog.load import Catalog
+from planner.catalog.models import AnyPart
 from planner.money import format_money
 from planner.share import TYPE_LABELS, SharedBuild
 
@@ -96,17 +96,17 @@ def psu_rows(breakdown: Optional[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def sweep_view(speed: float, low: float, high: float, runs: int, hours: float, gpus: int) -> Any:
-    """planner.sweep.sweep_time: independent runs spread over identical GPUs, wall = ceil(runs / gpus) x hours / speedup."""
-    from planner.sweep import Estimate, sweep_time
+    """planner.perf.sweep.sweep_time: independent runs spread over identical GPUs, wall = ceil(runs / gpus) x hours / speedup."""
+    from planner.perf.sweep import Estimate, sweep_time
 
     return sweep_time(runs, hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpus))
 
 
 def model_memory_gib(params_m: Optional[float], precision: str) -> Optional[float]:
-    """Weights, gradients, AdamW states and runtime overhead of a model (planner.memfit; activations not counted)."""
+    """Weights, gradients, AdamW states and runtime overhead of a model (planner.perf.memfit; activations not counted)."""
     if not params_m:
         return None
-    from planner.memfit import ModelShape, estimate_memory
+    from planner.perf.memfit import ModelShape, estimate_memory
 
     return estimate_memory(ModelShape(params=params_m * 1e6, precision=precision)).total_gib
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.share import TYPE_LABELS
 from ui.state import CURRENCIES
 

@@ -8,10 +8,10 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog import load_catalog, price_age_days
+from planner.catalog.load import load_catalog, price_age_days
 from planner.cli.common import console, emit_json, fail, handle_errors
-from planner.models import CATEGORIES
-from planner.validate import catalog_invariants
+from planner.catalog.models import CATEGORIES
+from planner.catalog.invariants import catalog_invariants
 
 sub = typer.Typer(help="Browse and validate the component catalog.", no_args_is_help=True)
 
@@ -100,7 +100,7 @@ def import_pcpp_cmd(
     from rich.progress import BarColumn, Progress, TextColumn
 
     from planner.cli.common import err_console
-    from planner.importers import import_pcpp
+    from planner.catalog.importers import import_pcpp
 
     if out is None:
         fail("missing --out DIR (the catalog directory to write)")
@@ -142,14 +142,14 @@ def generate_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Write a synthetic catalog of any size (synthetic specs and estimate prices) for benchmarks."""
-    from planner.catalog import REPO_DATA_DIR
-    from planner.synth import generate
+    from planner.catalog.load import SHIPPED_DATA_DIR
+    from planner.catalog.synth import generate
 
     if out is None:
         fail("missing --out DIR (the catalog directory to write)")
     if not 16 <= parts <= 1_000_000:
         fail(f"--parts must be between 16 and 1000000, got {parts}")
-    if out.resolve() == REPO_DATA_DIR.resolve():
+    if out.resolve() == SHIPPED_DATA_DIR.resolve():
         fail(f"refusing to overwrite the shipped catalog {out}; choose another --out directory")
     if out.exists() and not out.is_dir():
         fail(f"--out {out} exists and is not a directory")

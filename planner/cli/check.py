@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog import load_catalog
-from planner.checker import CheckReport, check_parts
+from planner.catalog.load import load_catalog
+from planner.compat.checker import CheckReport, check_parts
 from planner.cli.common import console, emit_json, handle_errors
 from planner.money import format_money
 

@@ -9,13 +9,13 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner import costs as C
+from planner.costs import compare as C
 from planner.cli.common import console, emit_json, err_console, fail, handle_errors
-from planner.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
+from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
-from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
+from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
-from planner.plan_file import build_from_plan, read_plan
+from planner.service.plan_file import build_from_plan, read_plan
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
 
@@ -31,9 +31,9 @@ def register(app: typer.Typer) -> None:
 def _speed_functions(workload: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
     """The speed model's speedup (per chip) and sweep_time, for this workload class and precision."""
     try:
-        from planner.perf import load_perf_model, sweep_time
+        from planner.perf.model import load_perf_model, sweep_time
     except ImportError as exc:
-        raise PlannerError(f"the speed model (planner.perf) is not available: {exc}") from None
+        raise PlannerError(f"the speed model (planner.perf.model) is not available: {exc}") from None
     model = load_perf_model()
     return (lambda chip: model.speedup(chip, workload=workload.workload, precision=workload.precision,
                                        model_params=workload.model_params)), sweep_time
@@ -41,7 +41,7 @@ def _speed_functions(workload: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
 
 def _solver_plan(budget: Decimal, currency: str, work: C.Workload) -> dict[str, Any]:
     try:
-        from planner.catalog import load_catalog
+        from planner.catalog.load import load_catalog
         from planner.requirements import Requirements
         from planner.solver import recommend
     except ImportError as exc:

@@ -9,14 +9,14 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.catalog import cached_catalog
+from planner.catalog.load import cached_catalog
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.memfit import ModelShape, estimate_memory
-from planner.models import GpuChip
-from planner.perf import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
-from planner.plan_file import read_plan
-from planner.sweep import estimated_wall_power_w, sweep_time
+from planner.perf.memfit import ModelShape, estimate_memory
+from planner.catalog.models import GpuChip
+from planner.perf.model import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
+from planner.service.plan_file import read_plan
+from planner.perf.sweep import estimated_wall_power_w, sweep_time
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 
@@ -85,7 +85,7 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _plan_wall_w(plan: dict[str, Any]) -> Optional[float]:
     """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
-    from planner.costs import wall_power_w
+    from planner.costs.compare import wall_power_w
 
     power = plan.get("power") or {}
     if not power.get("sustained_w"):

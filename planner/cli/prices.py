@@ -100,7 +100,7 @@ def refresh_cmd(
 
 def _catalog_parts() -> list:
     try:
-        from planner.catalog import load_catalog  # type: ignore[import-not-found]
+        from planner.catalog.load import load_catalog  # type: ignore[import-not-found]
     except ImportError as exc:
         raise InputError(f"the catalog is not available ({exc}); cannot match prices to parts") from None
     return list(load_catalog().parts.values())
@@ -114,7 +114,7 @@ def history_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Every price observed for one part, oldest first, with its status (trusted or suspect)."""
-    from planner.catalog import cached_catalog
+    from planner.catalog.load import cached_catalog
     from planner.prices.store import PriceStore, default_path
 
     path = db or default_path()

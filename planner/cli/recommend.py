@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog import load_catalog
+from planner.catalog.load import load_catalog
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 from planner.money import format_money

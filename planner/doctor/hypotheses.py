@@ -10,7 +10,7 @@ from planner.doctor.catalogue import BUGCHECK_HINTS
 from planner.doctor.events import IncidentGroup
 from planner.doctor.report import Hypothesis, Likelihood, TestStep
 from planner.doctor.runbook import STEPS, ordered
-from planner.power import PsuSizing, size_psu
+from planner.compat.power import PsuSizing, size_psu
 
 # Hypothesis keys -> the name shown to users (the issue-8 list).
 NAMES: dict[str, str] = {

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from planner.errors import InputError
-from planner.models import Offer
+from planner.catalog.models import Offer
 
 DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted price is suspect
 CONFIRM_TOLERANCE = Decimal("0.05")  # a second reading within 5 % of a suspect one confirms it

@@ -11,11 +11,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Optional
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.errors import ShareError
-from planner.models import CATEGORIES
+from planner.catalog.models import CATEGORIES
 from planner.money import check_currency, format_money, parse_decimal, quantize
-from planner.plan_file import first_plan
+from planner.service.plan_file import first_plan
 from planner.share.token import MAX_LINES, SCHEMA, ShareInputs, TYPE_LABELS, encode_token
 
 # ---------------------------------------------------------------- a priced build list
@@ -123,7 +123,7 @@ def build_from_catalog(catalog: Catalog, parts: list[tuple[str, int]], *, curren
                        inputs: Optional[ShareInputs] = None, owned: tuple[str, ...] = (),
                        used: str = "gpu") -> SharedBuild:
     """Price catalog parts with today's offers, converted to `currency`."""
-    from planner.catalog import used_allowed
+    from planner.catalog.load import used_allowed
     from planner.solver.currency import convert
 
     lines = []

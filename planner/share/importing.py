@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from planner.catalog import Catalog
-from planner.checker import CheckReport, check_parts
+from planner.catalog.load import Catalog
+from planner.compat.checker import CheckReport, check_parts
 from planner.errors import PlannerError, ShareError
-from planner.models import AnyPart
+from planner.catalog.models import AnyPart
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
 from planner.share.token import MATCH_THRESHOLD, ShareInputs, VARIANT_WORDS, _TYPE_ALIASES, decode_token

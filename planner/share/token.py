@@ -15,9 +15,9 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from planner.catalog import Catalog
+from planner.catalog.load import Catalog
 from planner.errors import ShareError, validation_message
-from planner.models import CATEGORIES
+from planner.catalog.models import CATEGORIES
 from planner.money import CurrencyCode, parse_decimal, quantize
 from planner.requirements import Requirements
 

@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 from ortools.sat.python import cp_model
 
-from planner.catalog import Catalog
-from planner.checker import check_parts
+from planner.catalog.load import Catalog
+from planner.compat.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.requirements import Requirements

@@ -11,7 +11,7 @@ from planner.money import check_currency
 
 @lru_cache(maxsize=1)
 def _rates():
-    from planner.fx import load_rates  # local import: only needed for non-EUR amounts
+    from planner.costs.fx import load_rates  # local import: only needed for non-EUR amounts
     return load_rates()
 
 
@@ -20,7 +20,7 @@ def convert(amount: Decimal, from_ccy: str, to_ccy: str) -> Decimal:
     if src == dst:
         return amount
     try:
-        from planner.fx import convert as fx_convert
+        from planner.costs.fx import convert as fx_convert
     except ImportError:  # pragma: no cover - fx ships with the package
         raise CurrencyError(f"no exchange rates available to convert {src} to {dst}") from None
     return fx_convert(amount, src, dst, _rates())

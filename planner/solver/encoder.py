@@ -12,8 +12,8 @@ from typing import Any, Callable, Hashable, Optional
 
 from ortools.sat.python import cp_model
 
-from planner.models import GpuChip
-from planner.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
+from planner.catalog.models import GpuChip
+from planner.compat.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
 
 AttrFn = Callable[[Any], Optional[float]]
 

@@ -8,14 +8,14 @@ from typing import Any, Callable, Optional
 
 from ortools.sat.python import cp_model
 
-from planner.catalog import Catalog, used_allowed
-from planner.models import CATEGORIES, Severity
+from planner.catalog.load import Catalog, used_allowed
+from planner.catalog.models import CATEGORIES, Severity
 from planner.money import to_cents
 from planner.requirements import Requirements
-from planner.rules import ALL_RULES
-from planner.rules.base import psu_efficiency_permille
+from planner.compat.rules import ALL_RULES
+from planner.compat.rules.base import psu_efficiency_permille
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
-from planner.speed import Speed, gpu_speed, score_units
+from planner.perf.speed import Speed, gpu_speed, score_units
 
 
 @dataclass

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Optional
 
-from planner.catalog import Catalog
-from planner.checker import CheckReport
-from planner.models import CATEGORIES
+from planner.catalog.load import Catalog
+from planner.compat.checker import CheckReport
+from planner.catalog.models import CATEGORIES
 from planner.money import format_money, from_cents, quantize
 from planner.solver.currency import convert
-from planner.speed import Speed
+from planner.perf.speed import Speed
 
 
 @dataclass

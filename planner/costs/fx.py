@@ -13,10 +13,11 @@ from typing import Mapping, Optional, Union
 import httpx
 from lxml import etree
 
+from planner.resources import SHIPPED_DATA_DIR, user_data_dir
 from planner.errors import CatalogError, CurrencyError, FetchError
 
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
-SNAPSHOT_PATH = Path(__file__).resolve().parent.parent / "data" / "fx" / "eurofxref.xml"
+SNAPSHOT_PATH = SHIPPED_DATA_DIR / "fx" / "eurofxref.xml"
 FILE_NAME = "eurofxref.xml"
 USER_AGENT = "planner/0.1 (ML workstation planner; ECB reference rates)"
 TIMEOUT_S = 10.0
@@ -110,9 +111,7 @@ def user_fx_dir() -> Path:
     env = os.environ.get("PLANNER_FX_DIR")
     if env:
         return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("planner")) / "fx"
+    return user_data_dir() / "fx"
 
 
 def read_rates_file(path: Path, today: Optional[date] = None) -> Rates:

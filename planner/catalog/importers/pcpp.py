@@ -13,10 +13,10 @@ from typing import Any, Callable, Optional
 
 from pydantic import ValidationError
 
-from planner.catalog import OFFERS_DIR, REPO_DATA_DIR, load_chips
+from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_chips
 from planner.errors import CatalogError, InputError
-from planner.importers.pcpp_map import MAPPERS, ChipIndex, Mapped, Skip, brand_of, map_gpu
-from planner.models import CATEGORIES, PART_TYPES, Offer
+from planner.catalog.importers.pcpp_map import MAPPERS, ChipIndex, Mapped, Skip, brand_of, map_gpu
+from planner.catalog.models import CATEGORIES, PART_TYPES, Offer
 
 # Our category -> the dataset file holding it (docyx/pc-part-dataset `data/json/<category>.json`).
 SOURCE_FILES: dict[str, str] = {
@@ -119,7 +119,7 @@ def check_paths(src: Path, out: Path) -> None:
     missing = [f for f in SOURCE_FILES.values() if not (src / f).is_file()]
     if missing:
         raise InputError(f"{src} is not a pc-part-dataset directory: missing {', '.join(missing)}")
-    if out.resolve() == REPO_DATA_DIR.resolve():
+    if out.resolve() == SHIPPED_DATA_DIR.resolve():
         raise InputError(f"refusing to overwrite the shipped catalog {out}; choose another --out directory")
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out} exists and is not a directory")
@@ -233,7 +233,7 @@ def import_pcpp(src: Path | str, out: Path | str, *, include_unpriced: bool = Fa
     """
     src, out = Path(src), Path(out)
     check_paths(src, out)
-    chips = ChipIndex(load_chips(REPO_DATA_DIR))
+    chips = ChipIndex(load_chips(SHIPPED_DATA_DIR))
     results = {}
     for category in CATEGORIES:
         records = read_records(src / SOURCE_FILES[category])

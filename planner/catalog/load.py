@@ -12,10 +12,10 @@ from typing import Iterable, Iterator, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
-from planner.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer, Part, PricedPart
+from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer, Part, PricedPart
 
-REPO_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CHIPS_FILE = "gpu_chips.csv"
 OFFERS_DIR = "offers"
 # Offers observed within this many days of a part's freshest one compete on price.
@@ -27,7 +27,7 @@ M = TypeVar("M", bound=BaseModel)
 def default_data_dir() -> Path:
     """The shipped data/ directory, or $PLANNER_DATA_DIR."""
     env = os.environ.get("PLANNER_DATA_DIR")
-    return Path(env) if env else REPO_DATA_DIR
+    return Path(env) if env else SHIPPED_DATA_DIR
 
 
 def _display(path: Path) -> str:
@@ -105,7 +105,7 @@ def load_chips(data_dir: Optional[Path] = None) -> dict[str, GpuChip]:
     """GPU chip table by id; a catalog directory without its own table uses the shipped one."""
     path = Path(data_dir or default_data_dir()) / CHIPS_FILE
     if not path.exists():
-        path = REPO_DATA_DIR / CHIPS_FILE
+        path = SHIPPED_DATA_DIR / CHIPS_FILE
     chips: dict[str, GpuChip] = {}
     for chip in load_records(path, GpuChip):
         if chip.id in chips:

@@ -1,6 +1,6 @@
 """Throughput score of a GPU for a workload: the speed model's speedup vs the GTX 1080 Ti.
 
-Until (or where) the calibrated model in planner.perf is unavailable, a documented spec-based score is
+Until (or where) the calibrated model in planner.perf.model is unavailable, a documented spec-based score is
 used: the geometric mean of the compute ratio (tensor fp16/fp32-accumulate TFLOPS for amp on tensor-core
 GPUs, fp32 TFLOPS otherwise) and the memory-bandwidth ratio against the GTX 1080 Ti at fp32.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from planner.models import GpuChip
+from planner.catalog.models import GpuChip
 
 BASELINE = "gtx-1080-ti"
 SCALE = 1000  # integer score units per 1.0x speedup
@@ -36,7 +36,7 @@ def _spec_compute(chip: GpuChip, precision: str) -> float:
 def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction: float = 1.0) -> Speed:
     compute = _spec_compute(chip, precision) / _spec_compute(baseline, "fp32")
     bandwidth = chip.mem_bandwidth_gbs / baseline.mem_bandwidth_gbs
-    from planner.perf import power_scale  # the one power-limit curve (hardware-facts §4.2)
+    from planner.perf.model import power_scale  # the one power-limit curve (hardware-facts §4.2)
 
     value = math.sqrt(compute * bandwidth) * power_scale(power_fraction)
     return Speed(value, value * 0.6, value * 1.4, "spec estimate")
@@ -45,7 +45,7 @@ def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction:
 @lru_cache(maxsize=1)
 def _perf_model() -> Optional[object]:
     try:
-        from planner.perf import load_perf_model
+        from planner.perf.model import load_perf_model
         return load_perf_model()
     except Exception:  # the calibrated model is optional; fall back to specs
         return None

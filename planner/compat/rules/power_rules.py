@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner import power
-from planner.rules.base import (
+from planner.compat import power
+from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, ceil_div, gpu_power_w, gpu_vendor_floor_w, power_terms,
     psu_atx3_native, psu_efficiency_permille,
 )

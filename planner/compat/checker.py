@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Iterable, Optional
 
-from planner import power
-from planner.catalog import Catalog, used_allowed
+from planner.compat import power
+from planner.catalog.load import Catalog, used_allowed
 from planner.errors import InputError
-from planner.models import AnyPart, Finding, Offer, Severity
+from planner.catalog.models import AnyPart, Finding, Offer, Severity
 from planner.money import Money
-from planner.rules import ALL_RULES, Build
-from planner.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
+from planner.compat.rules import ALL_RULES, Build
+from planner.compat.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
 
 
 @dataclass

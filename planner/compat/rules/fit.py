@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.models import FORM_FACTORS
-from planner.rules.base import (
+from planner.catalog.models import FORM_FACTORS
+from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
     radiator_front_only, slots_needed,
 )

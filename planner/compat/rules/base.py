@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional, Protocol
 
-from planner import power
-from planner.models import AnyPart, Finding, GpuChip, Severity
+from planner.compat import power
+from planner.catalog.models import AnyPart, Finding, GpuChip, Severity
 
 if TYPE_CHECKING:  # pragma: no cover
     from ortools.sat.python import cp_model

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from planner.errors import InputError
-from planner.models import GpuChip
+from planner.catalog.models import GpuChip
 
 PLATFORM_OVERHEAD_W = 150.0  # estimate: CPU, board, RAM, drives and fans of a training box beside its GPUs
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from planner.models import FORM_FACTORS, SOCKETS, GpuChip
+from planner.catalog.models import FORM_FACTORS, SOCKETS, GpuChip
 
 Row = dict[str, Any]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from planner.errors import InputError
-from planner.models import GpuChip
+from planner.catalog.models import GpuChip
 
 GIB = 1024**3
 OPTIMIZER_STATE_BYTES = {"adamw": 8, "adam": 8, "sgd": 4, "sgd-plain": 0}  # fp32 moments / momentum buffer per parameter

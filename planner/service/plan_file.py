@@ -7,9 +7,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from planner import costs as C
+from planner.costs import compare as C
 from planner.errors import InputError
-from planner.fx import Rates, convert_exact
+from planner.costs.fx import Rates, convert_exact
 from planner.money import check_currency, parse_decimal
 
 
@@ -36,7 +36,7 @@ def read_plan(path: Path) -> dict[str, Any]:
 
 
 def _catalog_part(part_id: str) -> Any:
-    from planner.catalog import cached_catalog
+    from planner.catalog.load import cached_catalog
 
     return cached_catalog().get(part_id)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import re
 
-from planner.models import MEMORY_TYPES, SOCKETS, Severity
-from planner.rules.base import Build, Encoder, Rule, gpu_chip
-from planner.speed import gpu_speed
+from planner.catalog.models import MEMORY_TYPES, SOCKETS, Severity
+from planner.compat.rules.base import Build, Encoder, Rule, gpu_chip
+from planner.perf.speed import gpu_speed
 
 MIN_COMPUTE_CAPABILITY = 7.5  # CUDA 12.8+ PyTorch wheels target sm_75 and newer (hardware-facts §5.4)
 CORES_PER_GPU = 4  # documented minimum so data loading does not starve the GPU (docs/rules.md)

@@ -10,11 +10,12 @@ from typing import Iterable, Literal, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, CurrencyError
-from planner.models import OptStr
+from planner.catalog.models import OptStr
 from planner.money import check_currency
 
-CLOUD_PRICES_PATH = Path(__file__).resolve().parent.parent / "data" / "cloud_prices.csv"
+CLOUD_PRICES_PATH = SHIPPED_DATA_DIR / "cloud_prices.csv"
 COLUMNS = (
     "provider", "offer", "gpu_name", "chip", "vram_gb", "gpus_per_instance", "price_per_gpu_hour",
     "currency", "observed_on", "source", "note",
@@ -26,7 +27,7 @@ DEFAULT_BILLING: frozenset[str] = frozenset({"on-demand", "marketplace", "server
 
 @lru_cache(maxsize=1)
 def _known_chips() -> frozenset[str]:
-    from planner.catalog import load_chips
+    from planner.catalog.load import load_chips
     return frozenset(load_chips())
 
 
@@ -104,7 +105,7 @@ class CloudOffer(BaseModel):
 
 def load_cloud_offers(path: Optional[Path] = None) -> list[CloudOffer]:
     """Every row of the rental catalog; a bad row raises CatalogError naming file, row and field."""
-    from planner.catalog import load_records  # the one CSV reader of the project
+    from planner.catalog.load import load_records  # the one CSV reader of the project
 
     file = Path(path) if path is not None else CLOUD_PRICES_PATH
     offers = load_records(file, CloudOffer)

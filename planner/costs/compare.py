@@ -10,10 +10,10 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Protocol
 
 import pandas as pd
 
-from planner.cloud import CloudOffer
-from planner.power import wall_w
+from planner.costs.cloud import CloudOffer
+from planner.compat.power import wall_w
 from planner.errors import InputError, PlannerError
-from planner.fx import Rates, convert_exact
+from planner.costs.fx import Rates, convert_exact
 from planner.money import check_currency
 
 CENT = Decimal("0.01")
@@ -260,7 +260,7 @@ class Comparison:
 # ---------------------------------------------------------------- building blocks
 
 def wall_power_w(dc_w: float, efficiency: str, psu_w: Optional[int]) -> float:
-    """Wall draw for a DC load through the PSU's 80 PLUS curve (planner.power.wall_w)."""
+    """Wall draw for a DC load through the PSU's 80 PLUS curve (planner.compat.power.wall_w)."""
     if dc_w <= 0:
         return 0.0
     psu = psu_w or max(int(math.ceil(dc_w / 0.8)), 1)  # unknown rating: assume the unit runs at 80 % load
@@ -375,7 +375,7 @@ def compare(
     only_counts: Sequence[int] = (),
 ) -> Comparison:
     """Buy `build` (if given) vs rent each offer on 1..max_gpus GPUs. `speedup(chip)` and
-    `sweep(runs, hours, estimate, gpu_count=n)` come from planner.perf (injected so tests can fake them).
+    `sweep(runs, hours, estimate, gpu_count=n)` come from planner.perf.model (injected so tests can fake them).
     GPU counts that do not finish sooner than a smaller count of the same offer are dropped;
     `only_counts` (when given) keeps just those GPU counts."""
     options: list[Option] = []

@@ -14,16 +14,16 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from planner.catalog import load_chips
-from planner.models import GpuChip
-from planner.perf import (
+from planner.catalog.load import load_chips
+from planner.catalog.models import GpuChip
+from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OLD_SM_ARCHS, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, TF32_ARCHS, PerfParams,
     build_name_index, compute_terms, name_key, relative_step_time,
 )
 
 SHARED_CSV = DATA_DIR.parent.parent / "shared" / "facts" / "gpu-training-benchmarks-calibration.csv"
 CALIBRATION_CSV = DATA_DIR / "calibration" / "gpu-training-benchmarks.csv"
-FIT_COMMAND = "python -m planner.perf_fit --write"
+FIT_COMMAND = "python -m planner.perf.fit --write"
 CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
 FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "amp_memory_factor",
           "pascal_compute_efficiency", "model_size_slope")
@@ -190,7 +190,7 @@ def params_from_vector(x: Sequence[float], base: PerfParams) -> PerfParams:
 
 
 def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip) -> np.ndarray:
-    """Predicted ratio vs the 1080 Ti at fp32, row by row, with the model of planner.perf (the reference)."""
+    """Predicted ratio vs the 1080 Ti at fp32, row by row, with the model of planner.perf.model (the reference)."""
     return np.array([1.0 / relative_step_time(r.chip, r.precision, r.wclass, p, ref, r.model_params) for r in rows])
 
 
@@ -382,7 +382,7 @@ def format_report(doc: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m planner.perf_fit", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m planner.perf.fit", description=__doc__)
     ap.add_argument("--normalise", action="store_true", help=f"rebuild {CALIBRATION_CSV.relative_to(DATA_DIR.parent)} from {SHARED_CSV}")
     ap.add_argument("--write", action="store_true", help=f"write {PARAMS_FILE.relative_to(DATA_DIR.parent)}")
     args = ap.parse_args(argv)

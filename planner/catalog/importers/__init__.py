@@ -1,5 +1,5 @@
 """Importers that turn third-party part datasets into catalog directories in our own format."""
 
-from planner.importers.pcpp import ImportReport, import_pcpp
+from planner.catalog.importers.pcpp import ImportReport, import_pcpp
 
 __all__ = ["ImportReport", "import_pcpp"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.catalog import Catalog
-from planner.models import CATEGORIES
+from planner.catalog.load import Catalog
+from planner.catalog.models import CATEGORIES
 
 
 def catalog_invariants(cat: Catalog) -> list[str]:

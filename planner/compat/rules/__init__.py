@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from planner.rules import fit, platform, power_rules
-from planner.rules.base import Build, Encoder, Rule, power_terms
+from planner.compat.rules import fit, platform, power_rules
+from planner.compat.rules.base import Build, Encoder, Rule, power_terms
 
 ALL_RULES: list[Rule] = [*platform.RULES, *fit.RULES, *power_rules.RULES]
 RULES_BY_NAME: dict[str, Rule] = {r.name: r for r in ALL_RULES}

@@ -11,15 +11,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from planner.catalog import load_chips
+from planner.catalog.load import load_chips
+from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
-from planner.models import GpuChip
-from planner.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
+from planner.catalog.models import GpuChip
+from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 
 __all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_share", "energy_kwh", "load_perf_model",
            "power_scale", "sweep_time"]
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = SHIPPED_DATA_DIR
 PARAMS_FILE = DATA_DIR / "perf_params.json"
 REFERENCE_CHIP = "gtx-1080-ti"
 WORKLOADS = ("transformer", "cnn", "generic")
@@ -263,7 +264,7 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CatalogError(f"{path} is missing; re-create it with `python -m planner.perf_fit --write`") from None
+        raise CatalogError(f"{path} is missing; re-create it with `python -m planner.perf.fit --write`") from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     params = PerfParams.from_json(data)
@@ -272,5 +273,5 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
 
 
 def load_perf_model(data_dir: Optional[Path | str] = None, params_path: Optional[Path | str] = None) -> PerfModel:
-    """The speed model (cached): chip table via planner.catalog.load_chips + data/perf_params.json, no refit."""
+    """The speed model (cached): chip table via planner.catalog.load.load_chips + data/perf_params.json, no refit."""
     return _load(str(params_path or PARAMS_FILE), str(data_dir) if data_dir else None)

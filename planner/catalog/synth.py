@@ -8,8 +8,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Optional
 
-from planner.catalog import REPO_DATA_DIR, load_chips
-from planner.models import CATEGORIES, PART_TYPES
+from planner.catalog.load import SHIPPED_DATA_DIR, load_chips
+from planner.catalog.models import CATEGORIES, PART_TYPES
 
 SHARE = {"gpu": 0.16, "cpu": 0.08, "motherboard": 0.14, "memory": 0.2, "storage": 0.16, "cooler": 0.08,
          "psu": 0.1, "case": 0.08}
@@ -80,7 +80,7 @@ def _row(cat: str, r: random.Random, i: int, chips: list[Any]) -> tuple[dict, fl
 def generate(out_dir: Path, n_parts: int, seed: int = 0, chips_dir: Optional[Path] = None) -> Path:
     """Write a synthetic catalog of about n_parts parts (plus one offer each) into out_dir."""
     r = random.Random(seed)
-    chips = [c for c in load_chips(chips_dir or REPO_DATA_DIR).values() if c.segment != "datacenter"]
+    chips = [c for c in load_chips(chips_dir or SHIPPED_DATA_DIR).values() if c.segment != "datacenter"]
     out = Path(out_dir)
     (out / "offers").mkdir(parents=True, exist_ok=True)
     today = date.today().isoformat()
@@ -96,7 +96,7 @@ def generate(out_dir: Path, n_parts: int, seed: int = 0, chips_dir: Optional[Pat
                 row, price = _row(cat, r, i, chips)
                 pid = f"syn-{cat}-{i}"
                 row.update(id=pid, name=f"Synthetic {cat} {i}", brand=r.choice(["Acme", "Globex", "Initech"]),
-                           source="synthetic (planner.synth)", notes="")
+                           source="synthetic (planner.catalog.synth)", notes="")
                 w.writerow({k: row.get(k, "") for k in fields})
                 wo.writerow([pid, f"{price:.2f}", "EUR", "new", "synthetic", "", today, "estimate",
                              "synthetic price for benchmarks"])

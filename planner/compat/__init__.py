@@ -1,0 +1,1 @@
+"""Compatibility: the power model, the rules (check + encode, each defined once) and the checker."""

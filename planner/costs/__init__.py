@@ -1,0 +1,1 @@
+"""Costs: cloud rental versus purchase, rental catalog, currency rates, electricity and resale."""
