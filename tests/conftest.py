@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -15,10 +17,18 @@ def repo_dir() -> Path:
     return REPO
 
 
+def require_shared() -> Path:
+    """../shared, or skip with one line when it is absent outside CI; under CI (CI set) its absence fails."""
+    if SHARED.is_dir():
+        return SHARED
+    if os.environ.get("CI"):
+        pytest.fail(f"../shared must sit beside the repo under CI (looked in {SHARED})")
+    pytest.skip(f"../shared is absent (looked in {SHARED}); CI runs these tests")
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    assert SHARED.is_dir(), f"../shared must sit beside the repo (looked in {SHARED})"
-    return SHARED
+    return require_shared()
 
 
 @pytest.fixture(scope="module")
