@@ -62,3 +62,15 @@ def handle_errors(fn: F) -> F:
             fail(f"cannot read {getattr(exc, 'filename', None) or exc}: {exc.strerror or exc}")
 
     return wrapper  # type: ignore[return-value]
+
+
+def run_guarded(app: Any) -> None:
+    """Run the typer app: PlannerError -> one line and exit 2; Ctrl-C -> exit 130."""
+    try:
+        app()
+    except PlannerError as exc:
+        err_console.print(f"[bold red]error:[/] {' '.join(str(exc).split())}", highlight=False)
+        raise SystemExit(2)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130)

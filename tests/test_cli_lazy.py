@@ -1,0 +1,50 @@
+"""CLI start-up: `--help` and `--version` load no command module; the help table matches the real commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import typer
+
+from planner.cli import COMMANDS, LazyGroup, app
+
+PROBE = ("import sys; sys.argv = ['planner', {arg!r}]\n"
+         "from planner.cli import main\n"
+         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'pandas', 'numpy', 'pydantic')"
+         " or m.startswith('planner.cli.') and m != 'planner.cli.common')\n"
+         "print('HEAVY', heavy)")
+
+
+@pytest.mark.parametrize("arg", ["--help", "--version"])
+def test_help_and_version_import_no_command_module(arg: str) -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE.format(arg=arg)], capture_output=True, text=True, check=True)
+    line = [x for x in out.stdout.splitlines() if x.startswith("HEAVY")][-1]
+    assert line == "HEAVY []", line
+
+
+def test_version_prints_the_package_version() -> None:
+    from planner import __version__
+
+    out = subprocess.run([sys.executable, "-c", PROBE.format(arg="--version")], capture_output=True, text=True)
+    assert out.stdout.splitlines()[0] == f"planner {__version__}"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_placeholder_help_is_the_commands_own_help(name: str) -> None:
+    group = typer.main.get_group(app)
+    assert isinstance(group, LazyGroup)
+    group.load(COMMANDS[name][0])
+    real = group.commands[name]
+    assert not isinstance(real, typer.core.TyperCommand) or real.callback is not None
+    first_line = (real.help or "").strip().splitlines()[0]
+    assert first_line == COMMANDS[name][1]
+
+
+def test_every_registered_command_is_listed() -> None:
+    group = typer.main.get_group(app)
+    for module in {m for m, _ in COMMANDS.values()}:
+        group.load(module)
+    assert set(group.commands) == set(COMMANDS)
