@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from planner.catalog.models import Cpu, Gpu, Memory
-from planner.prices.match import DEFAULT_THRESHOLD, match_listing, normalise, score
+from planner.catalog.match import DEFAULT_THRESHOLD, normalise, score
+from planner.prices.match import match_listing
 
 SRC = "test fixture"
 

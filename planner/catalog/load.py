@@ -151,23 +151,11 @@ class Catalog:
             raise UnknownPartError(f"unknown part id {part_id!r}{hint}") from None
 
     def find(self, query: str, category: Optional[str] = None) -> AnyPart:
-        """A part by exact id, or by a name fragment that matches exactly one part."""
-        q = query.strip()
-        if q in self.parts and (category is None or self.parts[q].category == category):
-            return self.parts[q]
-        tokens = q.lower().split()
-        pool = self.parts.values() if category is None else self.by_category(category)
-        hits = [p for p in pool if all(t in f"{p.id} {p.brand} {p.name}".lower() for t in tokens)]
-        if len(hits) == 1:
-            return hits[0]
-        exact = [p for p in hits if p.name.lower() == q.lower()]
-        if len(exact) == 1:
-            return exact[0]
-        if not hits:
-            raise UnknownPartError(f"no part matches {query!r}; try `planner catalog list`")
-        listed = "; ".join(f"{p.id} ({p.name})" for p in hits[:8])
-        more = f" and {len(hits) - 8} more" if len(hits) > 8 else ""
-        raise UnknownPartError(f"{query!r} is ambiguous: {listed}{more}")
+        """A part by id or by the name a person typed (exact name wins; typos get "did you mean")."""
+        from planner.catalog.match import resolve
+
+        pool = list(self.parts.values()) if category is None else self.by_category(category)
+        return resolve(query, pool, category)  # type: ignore[return-value]
 
 
 def _load_offers(data_dir: Path, parts: dict[str, AnyPart]) -> dict[str, list[Offer]]:

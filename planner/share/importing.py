@@ -9,40 +9,14 @@ from typing import Any, Optional
 
 from planner.catalog.load import Catalog
 from planner.compat.checker import CheckReport, check_parts
-from planner.errors import PlannerError, ShareError
+from planner.errors import ShareError, UnknownPartError
 from planner.catalog.models import AnyPart
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
-from planner.share.token import MATCH_THRESHOLD, ShareInputs, VARIANT_WORDS, _TYPE_ALIASES, decode_token
+from planner.catalog.match import rank, resolve
+from planner.share.token import MATCH_THRESHOLD, ShareInputs, _TYPE_ALIASES, decode_token
 
 # ---------------------------------------------------------------- import
-
-
-def _tokens(text: str) -> list[str]:
-    t = re.sub(r"\b(\d{1,2})\s*[x×]\s*(\d{1,3})\b(?!\.)", r"\1x\2", text.lower())
-    t = re.sub(r"(\d)\s*(gb|tb|w|mm|mhz|ghz)\b", r"\1 \2", t)
-    return list(dict.fromkeys(re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", t)))
-
-
-def _model_number(token: str) -> bool:
-    """Tokens with digits name a model (9950x, 5090, rm850x), except memory generations (ddr5, gddr7)."""
-    return bool(re.search(r"\d", token)) and not re.fullmatch(r"g?ddr\d+x?", token)
-
-
-def _score(part: AnyPart, query: set[str]) -> tuple[float, int]:
-    """Weighted share of the part's name tokens found in the query: model numbers count double, words in
-    parentheses (part numbers, revisions) half. Ruled out: a plain number of the name or the brand missing
-    from the query, or a variant word (Ti, SUPER, XT, Pro...) on one side only."""
-    name = f"{part.brand} {part.name}"
-    extra = set(_tokens(" ".join(re.findall(r"\(([^)]*)\)", name))))
-    main = _tokens(re.sub(r"\([^)]*\)", " ", name))
-    weights = {t: 0.5 for t in extra} | {t: 2.0 if _model_number(t) else 1.0 for t in main}
-    if any(t.isdigit() and t not in query for t in main) or not set(_tokens(part.brand)) <= query:
-        return 0.0, 0  # a plain number of the name (capacity, series) or the brand is missing
-    if VARIANT_WORDS & query != VARIANT_WORDS & (set(main) | (extra & query)):
-        return 0.0, 0  # an RTX 4070 is not an RTX 4070 SUPER, a 360 AIO is not its Pro version
-    got = [t for t in weights if t in query]
-    return sum(weights[t] for t in got) / max(1.0, sum(weights.values())), len(got)
 
 
 @dataclass(frozen=True)
@@ -56,28 +30,25 @@ class Match:
 
 
 def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: int = 1) -> Match:
-    """Exact id, exact name, Catalog.find, then a token-overlap fuzzy match; unmatched says the best guess."""
+    """The catalog matcher (exact id or name first, then a unique fragment, then the best-scoring part);
+    unmatched says the best guess."""
     q = text.strip()
-    pool = catalog.parts.values() if category is None else catalog.by_category(category)
+    pool = list(catalog.parts.values()) if category is None else catalog.by_category(category)
     if q in catalog.parts and (category is None or catalog.parts[q].category == category):
         return Match(category, text, quantity, catalog.parts[q], "id")
-    named = [p for p in pool if p.name.lower() == q.lower()]
-    if len(named) == 1:
-        return Match(category, text, quantity, named[0], "name")
     try:
-        return Match(category, text, quantity, catalog.find(q, category), "name")
-    except PlannerError:
+        return Match(category, text, quantity, resolve(q, pool, category), "name")  # type: ignore[arg-type]
+    except UnknownPartError:
         pass
-    query = set(_tokens(q))
-    ranked = sorted(((_score(p, query), p) for p in pool), key=lambda sp: (sp[0], -len(sp[1].name)), reverse=True)
-    if not ranked or ranked[0][0][0] == 0:
+    ranked = rank(q, pool, category, typos=True)
+    if not ranked:
         return Match(category, text, quantity, note="no catalog part resembles it")
-    (best, covered), part = ranked[0]
-    if len(ranked) > 1 and ranked[1][0] == (best, covered):
+    best, part = ranked[0]
+    if len(ranked) > 1 and ranked[1][0] == best:
         return Match(category, text, quantity, note=f"ambiguous: {part.id} or {ranked[1][1].id}")
     if best < MATCH_THRESHOLD:
         return Match(category, text, quantity, note=f"closest is {part.id} ({part.name}), {best:.0%} alike")
-    return Match(category, text, quantity, part, "fuzzy", f"{best:.0%} of its name found")
+    return Match(category, text, quantity, part, "fuzzy", f"{best:.0%} of its name found")  # type: ignore[arg-type]
 
 
 _LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(\s*([^)\s]*)(?:\s+\"[^\"]*\")?\s*\)")

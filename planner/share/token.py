@@ -35,8 +35,6 @@ _TYPE_ALIASES = {
     "graphics card": "gpu", "video cards": "gpu", "processor": "cpu", "cpu cooler": "cooler", "ram": "memory",
     "ssd": "storage", "nvme": "storage", "psu": "psu", "power supply unit": "psu", "mainboard": "motherboard",
 }
-# Words that make a different product of the same model number: present on one side only = no match.
-VARIANT_WORDS = frozenset("ti super xt xtx gre pro ultra max plus lite mini se lc".split())
 MATCH_THRESHOLD = 0.8  # weighted share of a catalog name found in an imported line to accept it
 _HEADER = struct.Struct(">IH")  # CRC-32 of the deflate stream, its length in bytes
 
