@@ -15,13 +15,13 @@ from typing import Any, Callable, Optional
 from planner.catalog.load import Catalog
 from planner.compat.checker import check_build
 from planner.catalog.models import CATEGORIES, Severity
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.compat.rules import Build
 from planner.solver.model import Candidates, build_candidates, cands_budget_cents
 from planner.solver.currency import to_eur
 
 REPO = Path(__file__).resolve().parents[1]
-BLOCKING = (Severity.PROBLEM, Severity.WARNING)  # the solver avoids warnings too (Requirements.avoid_warnings)
+BLOCKING = (Severity.PROBLEM, Severity.WARNING)  # the solver avoids warnings too (Request.avoid_warnings)
 GREEDY_ORDER = ("cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
 
 
@@ -55,7 +55,7 @@ class Judge:
     """Decides whether a (partial) build is acceptable the way the solver must: no problem, no warning,
     and the default requirements (budget, RAM tied to VRAM, storage size, NVMe, cooler preference)."""
 
-    def __init__(self, catalog: Catalog, req: Requirements):
+    def __init__(self, catalog: Catalog, req: Request):
         self.catalog, self.req = catalog, req
         self.cands: Candidates = build_candidates(catalog, req, to_eur)
         self.budget = cands_budget_cents(req, catalog) if req.budget is not None else None

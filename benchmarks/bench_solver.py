@@ -27,7 +27,7 @@ from _common import REPO, Judge, brute_force, combinations, greedy_best_gpu_firs
 
 from planner.catalog.load import Catalog, load_catalog  # noqa: E402
 from planner.catalog.importers import import_pcpp  # noqa: E402
-from planner.requirements import Requirements  # noqa: E402
+from planner.request import Request  # noqa: E402
 from planner.solver import recommend  # noqa: E402
 from planner.catalog.synth import generate  # noqa: E402
 
@@ -77,14 +77,14 @@ def solve_times(cats: dict[str, tuple[Catalog, float, str]], runs: int, quick: b
     """Rows (catalog, request, timing+answer, target, the call) for the main table."""
     cases = []
     for name, (cat, _, _) in cats.items():
-        cases.append((name, "best", lambda cat=cat: recommend(cat, Requirements(**BEST))))
+        cases.append((name, "best", lambda cat=cat: recommend(cat, Request(**BEST))))
         if not quick or name == "synthetic 10k":
-            cases.append((name, "cheapest, >= 24 GB VRAM", lambda cat=cat: recommend(cat, Requirements(**CHEAPEST))))
+            cases.append((name, "cheapest, >= 24 GB VRAM", lambda cat=cat: recommend(cat, Request(**CHEAPEST))))
     for name in ("synthetic 10k", "imported real"):
         if name in cats:
             cat = cats[name][0]
             cases.append((name, "best, 5 alternatives",
-                          lambda cat=cat: recommend(cat, Requirements(**BEST), alternatives=5)))
+                          lambda cat=cat: recommend(cat, Request(**BEST), alternatives=5)))
     out = []
     for name, request, call in cases:
         n = max(5, runs if "alternatives" not in request else 5)
@@ -132,7 +132,7 @@ def greedy_gap(cats: dict, n_budgets: int, seed: int) -> None:
         losses, extra = [], []
         t_g = t_s = 0.0
         for _ in range(n_budgets):
-            req = Requirements(budget=Decimal(rnd.randrange(1200, 12000, 50)), currency="EUR")
+            req = Request(budget=Decimal(rnd.randrange(1200, 12000, 50)), currency="EUR")
             t = time.perf_counter()
             rec = recommend(cat, req)
             t_s += time.perf_counter() - t
@@ -174,7 +174,7 @@ def brute(cats: dict, seed: int, quick: bool) -> None:
             generate(Path(tmp) / str(n), n, seed=seed)
             cat = load_catalog(Path(tmp) / str(n))
             for budget in budgets:
-                req = Requirements(budget=Decimal(budget), currency="EUR")
+                req = Request(budget=Decimal(budget), currency="EUR")
                 judge = Judge(cat, req)
                 t = time.perf_counter()
                 best, tried = brute_force(judge)
@@ -188,7 +188,7 @@ def brute(cats: dict, seed: int, quick: bool) -> None:
     say()
     for name in ("shipped", "imported real", "synthetic 10k"):
         if name in cats:
-            judge = Judge(cats[name][0], Requirements(**BEST))
+            judge = Judge(cats[name][0], Request(**BEST))
             say(f"- {name}: {combinations(judge):.3g} combinations of priced parts: brute force is out of reach.")
     say()
 
@@ -226,7 +226,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for name in args.profile:
             if name in cats:
                 cat = cats[name][0]
-                profile(f"{name}, best", lambda cat=cat: recommend(cat, Requirements(**BEST)))
+                profile(f"{name}, best", lambda cat=cat: recommend(cat, Request(**BEST)))
     say(f"Whole run: {time.perf_counter() - start:.0f} s, load average at the end {os.getloadavg()[0]:.2f} "
         f"(other processes on the machine slow every figure). Reproduce: `{cmd.strip()}`")
     return 0

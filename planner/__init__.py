@@ -2,9 +2,9 @@
 
 The public surface is small and loaded lazily (OR-Tools and pandas load only when used):
 
-    from planner import load_catalog, check_parts, Requirements, recommend
+    from planner import load_catalog, check_parts, Request, recommend
     cat = load_catalog()
-    rec = recommend(cat, Requirements(budget=7000))
+    rec = recommend(cat, Request(budget=7000))
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _EXPORTS = {
     "Catalog": "planner.catalog.load",
     "check_parts": "planner.compat.checker",
     "CheckReport": "planner.compat.checker",
-    "Requirements": "planner.requirements",
+    "Request": "planner.request",
     "recommend": "planner.solver",
     "Recommendation": "planner.solver",
     "size_psu": "planner.compat.power",

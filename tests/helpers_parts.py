@@ -11,7 +11,7 @@ from planner.catalog.load import Catalog
 from planner.catalog.models import (
     Case, Cooler, Cpu, Gpu, GpuChip, Memory, Motherboard, Offer, Psu, Severity, Storage,
 )
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.compat.rules import Build
 
 SRC = "test fixture (made up for a unit test)"
@@ -143,12 +143,12 @@ def catalog_of(parts: Iterable[Any], prices: Optional[dict[str, Any]] = None,
 
 
 def rules_only(gpu_count: int = 1, power_fraction: float = 1.0, avoid_warnings: bool = False,
-               **kw: Any) -> Requirements:
-    """Requirements that add nothing to the compatibility rules (no budget, RAM, storage or NVMe floor)."""
+               **kw: Any) -> Request:
+    """Request that add nothing to the compatibility rules (no budget, RAM, storage or NVMe floor)."""
     base = dict(mode="cheapest", min_ram_gb=0, min_storage_gb=0, require_nvme=False, avoid_warnings=avoid_warnings,
                 gpu_count=gpu_count, power_fraction=power_fraction)
     base.update(kw)
-    return Requirements(**base)
+    return Request(**base)
 
 
 def fixed_picks_feasible(build: Build, avoid_warnings: bool = False) -> bool:

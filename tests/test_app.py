@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from planner.catalog.load import load_catalog
-from planner.share import ShareInputs, encode_token
+from planner.request import Request
+from planner.share import encode_token
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 REPO = Path(__file__).resolve().parents[1]
@@ -64,8 +65,8 @@ def test_an_impossible_request_shows_why_not() -> None:
     run(at)
     assert any("No build fits" in e for e in errors(at))
     text = " ".join(m.value for m in at.tabs[0].markdown)
-    assert "Requirements that collide" in text and "VRAM" in text
-    assert at.query_params["b"].startswith("v1.")  # the link still records the request
+    assert "Request that collide" in text and "VRAM" in text
+    assert at.query_params["b"].startswith("v2.")  # the link still records the request
 
 
 def test_permalink_round_trips_inputs_and_parts() -> None:
@@ -76,7 +77,7 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     at.number_input(key="in_model_m").set_value(15.0)
     run(at)
     token, parts, title = at.query_params["b"], plan_parts(at), headline(at)
-    assert token.startswith("v1.")
+    assert token.startswith("v2.")
 
     opened = run(b=token)  # a fresh session opening the link
     assert opened.number_input(key="in_budget").value == 3500.0
@@ -107,16 +108,16 @@ def test_model_size_sets_a_vram_floor() -> None:
 
 
 def test_a_damaged_link_shows_a_clear_error_not_a_traceback() -> None:
-    token = encode_token(ShareInputs(), [("gpu-nvidia-rtx5090-fe", 1)])
+    token = encode_token(Request(), [("gpu-nvidia-rtx5090-fe", 1)])
     at = run(b=token[:-6])
     assert any("could not be opened" in e and "truncated" in e for e in errors(at))
     assert headline(at).startswith("Recommended")  # the page still plans with the defaults
-    at = run(b=encode_token(ShareInputs(), [("gpu-that-does-not-exist", 1)]))
+    at = run(b=encode_token(Request(), [("gpu-that-does-not-exist", 1)]))
     assert any("gpu-that-does-not-exist" in e for e in errors(at))
 
 
 def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
-    inputs = ShareInputs(budget="50", hours=0.01, excluded_brands=("NoSuchBrand",), runs=10_000)
+    inputs = Request(budget="50", baseline_hours=0.01, excluded_brands=("NoSuchBrand",), runs=10_000)
     at = run(b=encode_token(inputs, []))
     assert at.number_input(key="in_budget").value == 100.0
     assert at.number_input(key="in_hours").value == 0.1
@@ -196,7 +197,7 @@ def test_prices_and_share_tabs() -> None:
     assert any("No price history yet" in i.value and "planner prices refresh" in i.value for i in prices.info)
     labels = [b.label for b in share.get("download_button")]
     assert labels == ["Download Markdown", "Download CSV", "Download JSON"]
-    link = next(c.value for c in share.code if "?b=v1." in c.value)
+    link = next(c.value for c in share.code if "?b=v2." in c.value)
     assert link.endswith(at.query_params["b"])
 
 

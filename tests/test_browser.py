@@ -98,7 +98,7 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     page.goto(server)
     first = wait_for_plan(page)
     assert re.search(r"Recommended: .+, EUR \d", first)
-    page.wait_for_function("() => location.search.includes('b=v1.')", timeout=WAIT_MS)
+    page.wait_for_function("() => location.search.includes('b=v2.')", timeout=WAIT_MS)
     first_url = page.evaluate("location.href")
     page.screenshot(path=str(SHOTS / "plan.png"), full_page=True)
 
@@ -109,7 +109,7 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
                            ".map(e => e.innerText).find(t => t.startsWith('Recommended:')); return h && h !== before; }",
                            arg=first, timeout=WAIT_MS)
     changed = wait_for_plan(page)
-    page.wait_for_function("(old) => location.search.includes('b=v1.') && location.href !== old",
+    page.wait_for_function("(old) => location.search.includes('b=v2.') && location.href !== old",
                            arg=first_url, timeout=WAIT_MS)
     link = page.evaluate("location.href")
     page.close()
@@ -121,7 +121,7 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     assert fresh.get_by_role("spinbutton", name="Budget", exact=True).input_value() == "2500.00"
     fresh.screenshot(path=str(SHOTS / "permalink-restored.png"), full_page=True)
     fresh.get_by_role("tab", name="Share").click()  # the restored build encodes to the very same token
-    shown = fresh.locator("code").filter(has_text="?b=v1.").first
+    shown = fresh.locator("code").filter(has_text="?b=v2.").first
     shown.wait_for(timeout=WAIT_MS)
     assert shown.inner_text().split("b=")[1].strip() == link.split("b=")[1]
     fresh.get_by_role("tab", name="Cloud vs buy").click()

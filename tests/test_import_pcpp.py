@@ -20,7 +20,7 @@ from planner.catalog.importers import import_pcpp
 from planner.catalog.importers.pcpp import SOURCE_FILES, gapless_columns
 from planner.catalog.importers.pcpp_map import atx_version_from_name, brand_of
 from planner.catalog.models import CATEGORIES, OptStr, Severity
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.solver import recommend
 from planner.catalog.invariants import catalog_invariants
 
@@ -311,7 +311,7 @@ def test_real_dataset_imports_and_validates(real):
 
 def test_real_dataset_solves_to_a_checked_build_with_unverified_rules(real):
     _, cat, _ = real
-    rec = recommend(cat, Requirements(budget=Decimal(3000), currency="USD"), alternatives=1)
+    rec = recommend(cat, Request(budget=Decimal(3000), currency="USD"), alternatives=1)
     assert rec.status == "optimal" and len(rec.plans) == 2
     assert rec.stats["after_pruning"] < rec.stats["candidates"]
     for plan in rec.plans:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner import share as S
+from planner.request import Request
 from planner.catalog.load import Catalog, load_chips
 from planner.cli import app
 from planner.errors import ShareError
@@ -85,11 +86,11 @@ FULL = [("gpu-asus-tuf-5090", 1), ("cpu-9950x", 1), ("mb-proart-x870e", 1), ("me
 # ---------------------------------------------------------------- tokens
 
 def test_token_round_trip_restores_inputs_and_parts(cat: Catalog) -> None:
-    inputs = S.ShareInputs(budget="4500", currency="USD", precision="fp32", runs=12, hours=6.5, model_params_m=15,
+    inputs = Request(budget="4500", currency="USD", precision="fp32", runs=12, baseline_hours=6.5, model_params=15e6,
                            owned=("cpu-9950x",), excluded=("gpu-msi-4090",), excluded_brands=("Intel",),
                            cooler_type="aio", gpu_count=2, power_fraction=0.8, used="none", alternatives=1)
     token = S.encode_token(inputs, [("gpu-asus-tuf-5090", 2), ("cpu-9950x", 1)])
-    assert token.startswith("v1.") and len(token) <= S.MAX_TOKEN_CHARS
+    assert token.startswith("v2.") and len(token) <= S.MAX_TOKEN_CHARS
     state = S.decode_token(token, cat)
     assert state.inputs == inputs
     assert state.parts == (("gpu-asus-tuf-5090", 2), ("cpu-9950x", 1))
@@ -105,7 +106,7 @@ ids = st.from_regex(r"[a-z][a-z0-9-]{0,40}", fullmatch=True)
        budget=st.decimals(min_value=1, max_value=100_000, places=2),
        runs=st.integers(1, 10_000), owned=st.lists(ids, max_size=6))
 def test_token_round_trip_property(parts, budget, runs, owned) -> None:
-    inputs = S.ShareInputs(budget=budget, runs=runs, owned=tuple(owned))
+    inputs = Request(budget=budget, runs=runs, owned=tuple(owned))
     token = S.encode_token(inputs, parts)
     assert len(token) <= S.MAX_TOKEN_CHARS
     state = S.decode_token(token)
@@ -114,14 +115,14 @@ def test_token_round_trip_property(parts, budget, runs, owned) -> None:
 
 def test_a_large_realistic_build_fits_in_2kb_and_an_absurd_one_is_refused() -> None:
     long_ids = [f"gpu-asus-rog-astral-geforce-rtx-5090-32gb-oc-edition-{i}" for i in range(12)]
-    inputs = S.ShareInputs(owned=tuple(long_ids[:6]), excluded=tuple(long_ids[6:]), excluded_brands=("MSI", "Zotac"))
+    inputs = Request(owned=tuple(long_ids[:6]), excluded=tuple(long_ids[6:]), excluded_brands=("MSI", "Zotac"))
     token = S.encode_token(inputs, [(f"part-{c}-with-a-fairly-long-identifier", 1) for c in "abcdefgh"])
     assert len(token) <= S.MAX_TOKEN_CHARS
     import random
     rnd = random.Random(7)  # incompressible ids make the token grow past the limit
     noisy = ["".join(rnd.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(60)) for _ in range(40)]
     with pytest.raises(ShareError, match="link"):
-        S.encode_token(S.ShareInputs(excluded=tuple(noisy)), [])
+        S.encode_token(Request(excluded=tuple(noisy)), [])
 
 
 def _token(body: bytes, *, crc: int | None = None, length: int | None = None) -> str:
@@ -131,8 +132,20 @@ def _token(body: bytes, *, crc: int | None = None, length: int | None = None) ->
     return "v1." + base64.urlsafe_b64encode(head + stream).decode().rstrip("=")
 
 
+def test_v1_links_from_before_the_one_request_still_open() -> None:
+    """v1 tokens named the run length `hours`, the model size in millions and defaulted the budget to 7 000."""
+    body = json.dumps({"i": {"hours": 6.5, "model_params_m": 15, "runs": 6}, "p": [["gpu-x", 1]]}).encode()
+    state = S.decode_token(_token(body))
+    assert state.inputs.budget == Decimal("7000.00") and state.inputs.baseline_hours == 6.5
+    assert state.inputs.model_params == pytest.approx(15e6) and state.inputs.runs == 6
+    cheap = json.dumps({"i": {"mode": "cheapest"}, "p": []}).encode()
+    assert S.decode_token(_token(cheap)).inputs.budget is None
+    with pytest.raises(ShareError, match="not valid"):
+        S.decode_token(_token(json.dumps({"i": {"hours": -1}, "p": []}).encode()))
+
+
 def test_every_single_character_change_is_caught() -> None:
-    token = S.encode_token(S.ShareInputs(runs=9), [("gpu-x", 1), ("cpu-y", 1)])
+    token = S.encode_token(Request(runs=9), [("gpu-x", 1), ("cpu-y", 1)])
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     for i in range(3, len(token)):
         for ch in alphabet[:: 7]:
@@ -143,7 +156,7 @@ def test_every_single_character_change_is_caught() -> None:
 
 
 def test_truncated_token_says_truncated() -> None:
-    token = S.encode_token(S.ShareInputs(), [("gpu-x", 1), ("cpu-y", 1)])
+    token = S.encode_token(Request(), [("gpu-x", 1), ("cpu-y", 1)])
     for cut in (4, 12, len(token) - 5):
         with pytest.raises(ShareError, match="truncated"):
             S.decode_token(token[:-cut])
@@ -160,7 +173,7 @@ def test_oversized_token_and_zip_bomb_are_refused() -> None:
 
 
 @pytest.mark.parametrize("token, message", [
-    ("v2.AAAA", "unknown build token version 'v2'"),
+    ("v3.AAAA", "unknown build token version 'v3'"),
     ("hello", "not a planner build token"),
     ("v1.abc$def", "outside base64url"),
 ])
@@ -181,7 +194,7 @@ def test_valid_checksum_but_wrong_content_is_refused() -> None:
 
 
 def test_unknown_part_id_is_named(cat: Catalog) -> None:
-    token = S.encode_token(S.ShareInputs(), [("gpu-asus-tuf-5090", 1), ("gpu-does-not-exist", 1)])
+    token = S.encode_token(Request(), [("gpu-asus-tuf-5090", 1), ("gpu-does-not-exist", 1)])
     with pytest.raises(ShareError, match="'gpu-does-not-exist'"):
         S.decode_token(token, cat)
     S.decode_token(token)  # without a catalog the token itself is fine
@@ -191,7 +204,7 @@ def test_unknown_part_id_is_named(cat: Catalog) -> None:
 
 def test_markdown_export_has_the_pcpartpicker_shape(cat: Catalog) -> None:
     parts = [("gpu-asus-tuf-5090", 2)] + FULL[1:]
-    build = S.build_from_catalog(cat, parts, inputs=S.ShareInputs(gpu_count=2))
+    build = S.build_from_catalog(cat, parts, inputs=Request(gpu_count=2))
     md = S.to_markdown(build, link="https://planner.example/?b=v1.x", today=date(2026, 11, 30)).splitlines()
     assert md[0] == "Type|Item|Price" and md[1] == ":----|:----|:----"
     assert md[2] == "**CPU** | AMD Ryzen 9 9950X | EUR 489.00 @ Shop FR (2026-11-02, scraped)"
@@ -204,14 +217,14 @@ def test_markdown_export_has_the_pcpartpicker_shape(cat: Catalog) -> None:
 
 
 def test_csv_and_json_exports(cat: Catalog) -> None:
-    build = S.build_from_catalog(cat, FULL, inputs=S.ShareInputs(owned=("cpu-9950x",)), owned=("cpu-9950x",))
+    build = S.build_from_catalog(cat, FULL, inputs=Request(owned=("cpu-9950x",)), owned=("cpu-9950x",))
     rows = list(csv.DictReader(io.StringIO(S.to_csv(build))))
     assert tuple(rows[0]) == S.CSV_COLUMNS
     cpu = next(r for r in rows if r["id"] == "cpu-9950x")
     assert cpu["owned"] == "true" and cpu["line_total"] == "0.00" and cpu["unit_price"] == "489.00"
     assert rows[-1]["type"] == "Total" and rows[-1]["line_total"] == "4343.00"
     data = json.loads(S.to_json_text(build))
-    assert data["schema"] == "planner.build/1" and data["total"] == {"amount": "4343.00", "currency": "EUR"}
+    assert data["schema"] == "planner.build/2" and data["total"] == {"amount": "4343.00", "currency": "EUR"}
     assert data["price_dates"] == ["2026-11-02"] and data["inputs"]["owned"] == ["cpu-9950x"]
     assert S.decode_token(data["token"], cat).parts == tuple(FULL[i] for i in (1, 5, 2, 3, 4, 0, 7, 6))
 
@@ -286,7 +299,7 @@ def test_fuzzy_matching_does_not_confuse_close_models(cat: Catalog) -> None:
 
 
 def test_our_markdown_round_trips_with_owned_parts(cat: Catalog) -> None:
-    inputs = S.ShareInputs(owned=("cpu-9950x",))
+    inputs = Request(owned=("cpu-9950x",))
     build = S.build_from_catalog(cat, FULL, inputs=inputs, owned=inputs.owned)
     result = S.import_build(S.to_markdown(build), cat)
     assert sorted(result.parts()) == sorted(FULL)
@@ -295,7 +308,7 @@ def test_our_markdown_round_trips_with_owned_parts(cat: Catalog) -> None:
 
 
 def test_json_and_token_imports(cat: Catalog) -> None:
-    build = S.build_from_catalog(cat, FULL, inputs=S.ShareInputs(runs=3))
+    build = S.build_from_catalog(cat, FULL, inputs=Request(runs=3))
     from_json = S.import_build(S.to_json_text(build), cat)
     assert from_json.kind == "json" and sorted(from_json.parts()) == sorted(FULL) and from_json.inputs.runs == 3
     from_link = S.import_build(S.permalink(build.token()), cat)
@@ -340,11 +353,11 @@ def test_cli_export_every_format_and_import_back(synth_env: dict) -> None:
         assert res.exit_code == 0, res.output
         outputs[fmt] = res.stdout
     assert outputs["md"].startswith("Type|Item|Price")
-    assert outputs["link"].startswith("https://planner.example/?b=v1.")
-    assert json.loads(outputs["json"])["schema"] == "planner.build/1"
+    assert outputs["link"].startswith("https://planner.example/?b=v2.")
+    assert json.loads(outputs["json"])["schema"] == "planner.build/2"
     res = runner.invoke(app, ["share", "export", "--build", str(synth_env["plan"]), "--format", "csv", "--json"])
     wrapped = json.loads(res.stdout)
-    assert res.exit_code == 0 and wrapped["content"] == outputs["csv"] and wrapped["token"].startswith("v1.")
+    assert res.exit_code == 0 and wrapped["content"] == outputs["csv"] and wrapped["token"].startswith("v2.")
     md_file = synth_env["tmp"] / "build.md"
     md_file.write_text(outputs["md"])
     for source in (str(md_file), outputs["link"].strip()):
@@ -370,7 +383,7 @@ def test_cli_errors_exit_2_with_one_line(synth_env: dict, args: list[str], messa
 
 
 def test_cli_link_to_unknown_part_fails_cleanly_in_a_real_process(synth_env: dict) -> None:
-    token = S.encode_token(S.ShareInputs(), [("gpu-not-in-catalog", 1)])
+    token = S.encode_token(Request(), [("gpu-not-in-catalog", 1)])
     proc = subprocess.run([sys.executable, "-c", "from planner.cli import main; main()", "share", "import", token],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from planner.compat.checker import check_parts
 from planner.cli import app
 from planner.errors import InputError
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.solver import recommend
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.usefixtures("no_price_history")
 
 
 def solve(cat, alternatives: int = 0, **kw: Any):
-    return recommend(cat, Requirements.parse(**kw), alternatives=alternatives, workers=2)
+    return recommend(cat, Request.parse(**kw), alternatives=alternatives, workers=2)
 
 
 def money(text: str) -> Decimal:
@@ -45,7 +45,7 @@ def money(text: str) -> Decimal:
 def test_every_recommended_build_passes_check(cat, kw) -> None:
     rec = solve(cat, alternatives=2, **kw)
     assert rec.status == "optimal" and rec.plans, rec.why_not
-    req = Requirements.parse(**kw)
+    req = Request.parse(**kw)
     for plan in rec.plans:
         report = check_parts(cat, list(plan.parts.values()), gpu_count=req.gpu_count)
         assert report.problems == [], [f.message for f in report.problems]
@@ -197,9 +197,12 @@ def test_wall_power_cap_is_honoured(cat) -> None:
 
 def test_bad_requirements_raise_input_errors() -> None:
     for bad in (dict(budget="-5"), dict(budget="nan"), dict(budget="abc"), dict(budget=100, currency="XYZ"),
-                dict(mode="best"), dict(budget=100, gpu_count=9)):
+                dict(budget=100, gpu_count=9)):
         with pytest.raises(InputError):
-            Requirements.parse(**bad)
+            Request.parse(**bad)
+    # a Request without a budget is valid data (a shared build's inputs); planning it in best mode is not
+    with pytest.raises(InputError, match="best mode needs a budget"):
+        Request.parse(mode="best").check_plannable()
 
 
 # ---- `planner recommend --json` -----------------------------------------------------------------------

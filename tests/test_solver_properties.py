@@ -20,7 +20,7 @@ from planner.catalog import synth
 from planner.catalog.load import Catalog, load_catalog
 from planner.compat.checker import check_build
 from planner.catalog.models import CATEGORIES, Severity
-from planner.requirements import MIN_RAM_FLOOR_GB, RAM_PER_VRAM, Requirements
+from planner.request import MIN_RAM_FLOOR_GB, RAM_PER_VRAM, Request
 from planner.compat.rules import Build
 from planner.solver import recommend
 from planner.solver.currency import to_eur
@@ -136,7 +136,7 @@ def catalogs(draw) -> Catalog:
 
 # ---- brute force -------------------------------------------------------------------------------------
 
-def brute_force(cat: Catalog, req: Requirements, forbid_chips: frozenset[str] = frozenset()
+def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = frozenset()
                 ) -> dict[str, Optional[tuple[int, int]]]:
     """Every combination, checked by the checker (and the user's requirements, written out here).
     Returns the best (score, -price) and the cheapest price, with and without warnings allowed."""
@@ -188,7 +188,7 @@ def brute_force(cat: Catalog, req: Requirements, forbid_chips: frozenset[str] = 
     return best
 
 
-def solver_value(cat: Catalog, req: Requirements) -> Optional[tuple[int, int]]:
+def solver_value(cat: Catalog, req: Request) -> Optional[tuple[int, int]]:
     rec = recommend(cat, req, workers=1)
     assert rec.status in ("optimal", "infeasible"), rec.status
     if not rec.plans:
@@ -198,10 +198,10 @@ def solver_value(cat: Catalog, req: Requirements) -> Optional[tuple[int, int]]:
     return cands.score[plan.gpu.id], -plan.total_cents_eur
 
 
-def req_for(mode: str, avoid: bool, n: int, budget: Optional[int], extra: dict[str, Any]) -> Requirements:
+def req_for(mode: str, avoid: bool, n: int, budget: Optional[int], extra: dict[str, Any]) -> Request:
     base = dict(mode=mode, avoid_warnings=avoid, gpu_count=n, budget=budget)
     base.update(extra)
-    return Requirements(**base)
+    return Request(**base)
 
 
 REQ_EXTRAS = st.sampled_from([
@@ -301,7 +301,7 @@ def test_raising_the_budget_never_lowers_throughput(cat, low, raise_by, avoid) -
 
 # ---- (d) pruning never changes the optimum -----------------------------------------------------------
 
-def _optimum(parts: dict[str, list[Any]], cands, req: Requirements, cat: Catalog) -> Optional[tuple[int, int]]:
+def _optimum(parts: dict[str, list[Any]], cands, req: Request, cat: Catalog) -> Optional[tuple[int, int]]:
     m, terms, _ = build_model(parts, cands, req, cat, with_assumptions=False)
     big = sum(max((cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values()) * req.gpu_count + 1
     if req.mode == "best":
@@ -326,7 +326,7 @@ def _optimum(parts: dict[str, list[Any]], cands, req: Requirements, cat: Catalog
 def test_pruning_never_changes_the_optimum(seed, n_parts, budget, mode, avoid, min_vram) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cat = load_catalog(synth.generate(Path(tmp), n_parts, seed=seed))
-    req = Requirements(mode=mode, budget=budget if mode == "best" else None, avoid_warnings=avoid,
+    req = Request(mode=mode, budget=budget if mode == "best" else None, avoid_warnings=avoid,
                        min_vram_gb=min_vram)
     cands = build_candidates(cat, req, to_eur)
     pruned = prune(record(cands, req, cat), {"gpu": lambda g: g.chip})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.catalog.load import Catalog
-from planner.share import TYPE_LABELS, ShareInputs
+from planner.request import Request
+from planner.share import TYPE_LABELS
 from ui.pages_plan import render_view, view_from_parts
 from ui.state import inputs_from_state
 
@@ -31,7 +32,7 @@ def _open_in_plan(cat: Catalog) -> None:
         ss["shared"] = {"origin": "check", "parts": parts, "inputs": inputs_from_state(ss)}
 
 
-def render(cat: Catalog, inputs: ShareInputs) -> None:
+def render(cat: Catalog, inputs: Request) -> None:
     st.subheader("Check my build")
     st.caption("Pick parts freely; every rule runs on them and says why, with the numbers.")
     cols = st.columns(4)

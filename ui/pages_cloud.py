@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from planner.share import ShareInputs
+from planner.request import Request
 from ui import services
 from ui.view import hours_text, money
 
@@ -59,15 +59,13 @@ def chart(curve: list[dict[str, Any]], names: list[str], sweep_hours: float, cur
     return (lines + evens + rule).properties(height=380)
 
 
-def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
+def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
     st.subheader("Rent or buy?")
     if view is None or not view.get("speed"):
         st.info("There is no build with a GPU to compare yet: change the inputs until the Plan tab shows one.")
         return
-    plan_json = json.dumps(view["plan_json"], default=str, sort_keys=True)
-    data = services.compare_costs(plan_json, inputs.runs, inputs.hours, inputs.workload, inputs.precision,
-                                  inputs.currency, services.catalog_key(),
-                                  inputs.model_params_m * 1e6 if inputs.model_params_m else None)
+    build_key = json.dumps(view["plan_json"], default=str, sort_keys=True)
+    data = services.compare_costs(build_key, inputs.model_dump_json(), services.catalog_key(), view["report"])
     rents = [o for o in data["options"] if o["kind"] == "rent"]
     buy = next((o for o in data["options"] if o["kind"] == "buy"), None)
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents], default=_default_pick(rents))
@@ -75,7 +73,7 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
     st.altair_chart(chart(data["curve"], shown, data["baseline_gpu_hours"], inputs.currency), width="stretch")
     st.caption(f"On the chart, buying = parts minus resale after {data['horizon_months']} months, plus electricity "
                f"(EUR {data['kwh']['price']}/kWh); renting = the bill. Diamonds mark break-even; the dashed line is "
-               f"your sweep ({inputs.runs} x {inputs.hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
+               f"your sweep ({inputs.runs} x {inputs.baseline_hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
     if buy is not None:
         d = buy
         st.markdown(f"**Buying** finishes in {hours_text(d['hours_to_finish'])} for "

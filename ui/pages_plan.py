@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import pandas as pd
 import streamlit as st
 
 from planner.catalog.load import Catalog
-from planner.compat.checker import check_parts
-from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_from_json
+from planner.service.pipeline import check
+from planner.request import Request
+from planner.share import SharedBuild, build_from_catalog, build_from_json
 from ui import services
-from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows, sweep_view
+from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows, sweep_view
 
 ORIGIN_TITLES = {"link": "Build restored from a shared link", "import": "Imported build", "check": "Build from the checker"}
 
 
-def view_from_plan(plan: dict[str, Any], inputs: ShareInputs) -> dict[str, Any]:
-    """What the page shows for a solver plan (plan = Plan.to_json())."""
+def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
+    """What the page shows for a solver plan (drawn from Plan.to_json(); the check report kept for costs)."""
+    plan = plan_obj.to_json()
     return {
         "origin": "plan", "build": build_from_json(plan, inputs), "plan_json": plan, "problems": [],
+        "report": plan_obj.report,
         "warnings": plan.get("warnings", []), "unverified": plan.get("unverified", []),
         "power": plan.get("power") or {}, "gpus": plan["gpu"]["count"],
         "speed": {"value": plan["speedup_vs_1080ti"], "low": plan["speedup_range"][0],
@@ -30,12 +32,11 @@ def view_from_plan(plan: dict[str, Any], inputs: ShareInputs) -> dict[str, Any]:
     }
 
 
-def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: ShareInputs, origin: str) -> dict[str, Any]:
+def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request, origin: str) -> dict[str, Any]:
     """What the page shows for a hand-picked, imported or shared list of parts (checked and priced today)."""
     gpus = next((q for i, q in parts if cat.parts[i].category == "gpu"), inputs.gpu_count)
     owned = tuple(i for i in inputs.owned if any(i == p for p, _ in parts))
-    report = check_parts(cat, [cat.parts[i] for i, _ in parts], gpu_count=gpus, power_fraction=inputs.power_fraction,
-                         workload=inputs.workload, precision=inputs.precision, owned=owned, used=inputs.used)
+    report = check(cat, [i for i, _ in parts], inputs.model_copy(update={"gpu_count": gpus, "owned": owned}))
     build = build_from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
                                currency=inputs.currency, inputs=inputs, owned=owned, used=inputs.used)
     data = report.to_json()
@@ -43,7 +44,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: ShareInp
     speed = None
     if gpu is not None:
         s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction,
-                              inputs.model_params_m * 1e6 if inputs.model_params_m else None)  # type: ignore[attr-defined]
+                              inputs.model_params)  # type: ignore[attr-defined]
         speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis}
     plan_json = {**build.to_json(with_token=False), "power": data["power"]}
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
@@ -80,16 +81,16 @@ def verdicts(view: dict[str, Any]) -> None:
                 st.markdown(f"- **{f['rule']}**: {f['message']}")
 
 
-def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
+def speed_and_power(view: dict[str, Any], inputs: Request) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
         c1.metric("Speed vs a GTX 1080 Ti", f"{sp['value']:.1f}x")
         c1.caption(f"range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = sweep_view(sp["value"], sp["low"], sp["high"], inputs.runs, inputs.hours, view["gpus"])
+        sw = sweep_view(sp["value"], sp["low"], sp["high"], inputs.runs, inputs.baseline_hours, view["gpus"])
         c2.metric(f"Sweep of {inputs.runs} runs", hours_text(sw.wall_hours))
         c2.caption(f"{hours_text(sw.wall_hours_low)} to {hours_text(sw.wall_hours_high)}; {hours_text(sw.hours_per_run)} per run "
-                   f"(was {hours_text(inputs.hours)}), {sw.waves} round(s) on {view['gpus']} GPU(s)")
+                   f"(was {hours_text(inputs.baseline_hours)}), {sw.waves} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
         c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
@@ -100,7 +101,7 @@ def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
                        "or 1.47 x sustained for ATX 2.x; never below the GPU vendor's figure (docs/rules.md).")
 
 
-def render_view(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None:
+def render_view(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     build_table(view["build"], cat)
     verdicts(view)
     speed_and_power(view, inputs)
@@ -110,7 +111,7 @@ def why_not(rec: dict[str, Any]) -> None:
     st.error(f"No build fits these requirements ({rec['status']}).")
     why = rec.get("why_not") or {}
     if why.get("conflicts"):
-        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
+        st.markdown("**Request that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
     if why.get("suggestions"):
         st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
 
@@ -130,7 +131,7 @@ def alternatives(plans: list[dict[str, Any]]) -> None:
                 st.markdown(f"- {t}")
 
 
-def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Draw the tab; returns the view of the build on show (None when nothing fits)."""
     if shared is not None:
         view = view_from_parts(cat, list(shared["parts"]), inputs, shared["origin"])
@@ -138,21 +139,15 @@ def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) 
         st.caption("Prices are today's catalog prices. Change any input in the sidebar to re-plan from scratch.")
         render_view(view, inputs, cat)
         return view
-    req = inputs.requirements()
-    need = model_memory_gib(inputs.model_params_m, inputs.precision)
-    if need is not None:
-        floor = float(math.ceil(need))
-        st.caption(f"A {inputs.model_params_m:g} M-parameter model needs about {need:.1f} GiB per GPU for weights, "
-                   "gradients, AdamW states and runtime overhead (planner.perf.memfit; activations not counted)"
-                   + (f": used as a {floor:g} GB VRAM floor." if floor > (req.min_vram_gb or 0) else "."))
-        if floor > (req.min_vram_gb or 0):
-            req = req.model_copy(update={"min_vram_gb": floor})
     with st.spinner("Solving..."):
-        rec = services.solve(req.model_dump_json(), inputs.alternatives, services.catalog_key())
+        planned = services.solve(inputs.model_dump_json(), services.catalog_key())
+    for note in planned.notes:
+        st.caption(f"Assumed: {note}.")
+    rec = planned.to_json()
     if not rec["plans"]:
         why_not(rec)
         return None
-    first = view_from_plan(rec["plans"][0], inputs)
+    first = view_from_plan(planned.plans[0], inputs)
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")

@@ -9,7 +9,8 @@ import streamlit as st
 
 from planner.catalog.load import Catalog
 from planner.errors import PlannerError
-from planner.share import ShareInputs, import_build, permalink, to_csv, to_json_text, to_markdown
+from planner.request import Request
+from planner.share import import_build, permalink, to_csv, to_json_text, to_markdown
 from ui import services
 from ui.state import apply_inputs, inputs_from_state
 
@@ -57,7 +58,7 @@ def import_report() -> None:
         st.caption(n)
 
 
-def render(cat: Catalog, inputs: ShareInputs, view: Optional[dict[str, Any]]) -> None:
+def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> None:
     st.subheader("Share this build")
     if view is not None:
         build = view["build"]

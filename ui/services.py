@@ -14,7 +14,7 @@ import streamlit as st
 
 from planner.catalog.load import Catalog, default_data_dir, load_catalog
 from planner.errors import PlannerError
-from planner.requirements import Requirements
+from planner.request import Request
 
 
 def _price_db() -> Optional[Path]:
@@ -46,18 +46,18 @@ def catalog() -> Catalog:
     return _catalog(catalog_key())
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def solve(req_json: str, alternatives: int, key: str) -> dict[str, Any]:
-    """recommend() for one request, as plain JSON (cheap to cache); keyed on the request JSON."""
-    from planner.solver import recommend
+@st.cache_resource(show_spinner=False, max_entries=64)
+def solve(req_json: str, key: str) -> Any:
+    """The service pipeline's plan for one Request (the same call the CLI makes), kept as objects; keyed on the
+    request JSON and the catalog's files."""
+    from planner.service.pipeline import plan
 
-    req = Requirements.model_validate_json(req_json)
-    return recommend(_catalog(key), req, alternatives=alternatives, time_limit=8.0).to_json()
+    return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=8.0)
 
 
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
              model_params: Optional[float] = None) -> Any:
-    """Speedup vs the GTX 1080 Ti (value/low/high/basis): the calibrated model, else the spec estimate."""
+    """Speedup vs the GTX 1080 Ti (value/low/high/basis) from the speed model."""
     from planner.perf.speed import gpu_speed
 
     cat = catalog()
@@ -65,31 +65,22 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precision: str, currency: str,
-                  key: str, model_params: Optional[float] = None) -> dict[str, Any]:
-    """Buy the plan vs rent each cloud GPU: options, break-even and the cumulative-cost chart rows."""
+def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict[str, Any]:
+    """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud
+    GPU, through the service pipeline: options, break-even and the cumulative-cost chart rows."""
     from planner.costs import compare as C
-    from planner.service.plan_file import build_from_plan
-    from planner.costs.cloud import latest_offers, load_cloud_offers
     from planner.costs.fx import load_rates
+    from planner.service.pipeline import compare
 
-    cat = _catalog(key)
+    req = Request.model_validate_json(req_json)
     rates = load_rates()
-    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
-                      model_params=model_params)
-    build, notes = build_from_plan(json.loads(plan_json), rates, currency, lookup=cat.get)
-    from planner.perf.speed import gpu_speed
-    from planner.perf.sweep import sweep_time
-
-    speedup = lambda chip: gpu_speed(cat.chips[chip], cat.chips, workload, precision, 1.0, model_params)  # noqa: E731
-    comp = C.compare(work, C.CostParams(currency=currency), rates, offers=latest_offers(load_cloud_offers()),
-                     build=build, speedup=speedup, sweep=sweep_time)
+    comp = compare(_catalog(key), req, _report, rates=rates)
     frame = C.cost_curve(comp, names=[o.name for o in comp.options])
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
             "curve": frame.to_dict("records"), "skipped": comp.skipped,
-            "notes": notes + list(rates.warnings), "rates_date": rates.date.isoformat(),
+            "notes": list(rates.warnings), "rates_date": rates.date.isoformat(),
             "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
-            "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": work.baseline_gpu_hours}
+            "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": comp.workload.baseline_gpu_hours}
 
 
 def one_line(exc: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""Page inputs <-> widget state: read the sidebar into ShareInputs, write a shared build's inputs back."""
+"""Page inputs <-> widget state: read the sidebar into the one Request, write a shared build's Request back."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from decimal import Decimal
 from typing import Any, MutableMapping, Optional
 
 from planner.catalog.load import Catalog
-from planner.share import ShareInputs
+from planner.errors import PlannerError, ShareError
+from planner.request import Request
 
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
 # widget key -> default value (0 in a number widget means "no constraint")
@@ -40,14 +41,25 @@ def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
             ss[key] = list(value) if isinstance(value, list) else value
 
 
-def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
-    """The widget values as validated inputs (ShareError one-liner when a value is out of range)."""
+def inputs_from_state(ss: MutableMapping[str, Any]) -> Request:
+    """The widget values as the Request (ShareError one-liner when a value is out of range)."""
     g = lambda k: ss.get(k, DEFAULTS[k])  # noqa: E731
     opt = lambda v: None if not v else v  # noqa: E731 - 0 means "no constraint" in the widgets
-    return ShareInputs.parse(
-        budget=Decimal(str(g("in_budget"))), currency=g("in_currency"), mode=g("in_mode"),
-        workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")), hours=float(g("in_hours")),
-        model_params_m=opt(float(g("in_model_m"))), min_vram_gb=opt(float(g("in_min_vram"))),
+    model_m = opt(float(g("in_model_m")))
+    try:
+        return _parse(g, opt, model_m)
+    except ShareError:
+        raise
+    except PlannerError as exc:
+        raise ShareError(str(exc)) from None
+
+
+def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
+    return Request.parse(
+        budget=Decimal(str(g("in_budget"))) if g("in_mode") == "best" else None, currency=g("in_currency"),
+        mode=g("in_mode"), workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")),
+        baseline_hours=float(g("in_hours")), model_params=model_m * 1e6 if model_m else None,
+        min_vram_gb=opt(float(g("in_min_vram"))),
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
@@ -64,7 +76,7 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optional[Catalog] = None) -> None:
+def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Catalog] = None) -> None:
     """Put a shared build's inputs into the widgets (before the widgets are drawn, or from a callback).
     Values are clamped to the widgets' ranges; ids and brands the catalog lacks are dropped."""
     if cat is not None:
@@ -76,11 +88,11 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
     ss["in_budget"] = float(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
     ss["in_currency"] = inputs.currency if inputs.currency in CURRENCIES else "EUR"
     ss["in_mode"] = inputs.mode
-    ss["in_hours"] = float(inputs.hours)
+    ss["in_hours"] = float(inputs.baseline_hours)
     ss["in_runs"] = int(inputs.runs)
     ss["in_precision"] = inputs.precision
     ss["in_workload"] = inputs.workload
-    ss["in_model_m"] = float(inputs.model_params_m or 0.0)
+    ss["in_model_m"] = float(inputs.model_params / 1e6) if inputs.model_params else 0.0
     ss["in_min_vram"] = float(inputs.min_vram_gb or 0.0)
     ss["in_deadline"] = float(inputs.deadline_hours or 0.0)
     ss["in_owned"] = list(inputs.owned)
@@ -97,5 +109,5 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
 
 
-def same_inputs(a: ShareInputs, b: ShareInputs) -> bool:
+def same_inputs(a: Request, b: Request) -> bool:
     return a.model_dump(mode="json") == b.model_dump(mode="json")

@@ -102,15 +102,6 @@ def sweep_view(speed: float, low: float, high: float, runs: int, hours: float, g
     return sweep_time(runs, hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpus))
 
 
-def model_memory_gib(params_m: Optional[float], precision: str) -> Optional[float]:
-    """Weights, gradients, AdamW states and runtime overhead of a model (planner.perf.memfit; activations not counted)."""
-    if not params_m:
-        return None
-    from planner.perf.memfit import ModelShape, estimate_memory
-
-    return estimate_memory(ModelShape(params=params_m * 1e6, precision=precision)).total_gib
-
-
 def hours_text(h: float) -> str:
     if h < 1:
         return f"{h * 60:.0f} min"

@@ -9,9 +9,11 @@ import typer
 from rich.table import Table
 
 from planner.catalog.load import load_catalog
-from planner.compat.checker import CheckReport, check_parts
+from planner.compat.checker import CheckReport
 from planner.cli.common import console, emit_json, handle_errors
 from planner.money import format_money
+from planner.request import Request
+from planner.service.pipeline import check
 
 
 def print_report(report: CheckReport) -> None:
@@ -53,17 +55,23 @@ def register(app: typer.Typer) -> None:
     @handle_errors
     def check_cmd(
         parts: list[str] = typer.Argument(..., help="Part ids or unambiguous name fragments (quote multi-word ones)"),
-        gpu_count: int = typer.Option(1, "--gpu-count", help="Number of identical GPUs"),
-        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.3-1.0)"),
-        owned: list[str] = typer.Option([], "--owned", help="Part ids you already own (cost 0, still checked)"),
+        gpu_count: int = typer.Option(1, "--gpus", "--gpu-count", help="Number of identical GPUs (1-4)"),
+        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
+        owned: list[str] = typer.Option([], "--owned", help="Parts you already own (cost 0, still checked)"),
+        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        model_params: Optional[float] = typer.Option(None, "--model-params",
+                                                     help="Model size in parameters, e.g. 15e6 (sets the VRAM floor)"),
+        used: str = typer.Option("gpu", "--used", help="Which parts may be priced used: none | gpu | all"),
+        currency: str = typer.Option("EUR", "--currency", help="ISO currency of the prices shown"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Check parts for compatibility: problems, warnings, power summary and total price."""
         cat = load_catalog(catalog_dir, price_db=True)
-        chosen = [cat.find(q) for q in parts]
-        owned_ids = [cat.find(q).id for q in owned]
-        report = check_parts(cat, chosen, gpu_count=gpu_count, power_fraction=power_limit, owned=owned_ids)
+        req = Request.parse(gpu_count=gpu_count, power_fraction=power_limit, owned=tuple(owned), workload=workload,
+                            precision=precision, model_params=model_params, used=used, currency=currency)
+        report = check(cat, parts, req)
         if as_json:
             emit_json(report.to_json())
         else:

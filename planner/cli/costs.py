@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Optional
@@ -15,6 +16,7 @@ from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, l
 from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
 from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
+from planner.request import Request
 from planner.service.plan_file import build_from_plan, read_plan
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -28,32 +30,31 @@ def register(app: typer.Typer) -> None:
 # ---------------------------------------------------------------- wiring (patched in tests)
 
 
-def _speed_functions(workload: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
-    """The speed model's speedup (per chip) and sweep_time, for this workload class and precision."""
-    try:
-        from planner.perf.model import load_perf_model, sweep_time
-    except ImportError as exc:
-        raise PlannerError(f"the speed model (planner.perf.model) is not available: {exc}") from None
-    model = load_perf_model()
-    return (lambda chip: model.speedup(chip, workload=workload.workload, precision=workload.precision,
-                                       model_params=workload.model_params)), sweep_time
+def _request(work: C.Workload, currency: str, budget: Optional[Decimal] = None,
+             owned: tuple[str, ...] = ()) -> Request:
+    return Request.parse(budget=budget, currency=currency, runs=work.runs, baseline_hours=work.baseline_hours,
+                         precision=work.precision, workload=work.workload, model_params=work.model_params,
+                         owned=owned)
 
 
-def _solver_plan(budget: Decimal, currency: str, work: C.Workload) -> dict[str, Any]:
-    try:
-        from planner.catalog.load import load_catalog
-        from planner.requirements import Requirements
-        from planner.solver import recommend
-    except ImportError as exc:
-        raise PlannerError(f"the solver is not available ({exc}); pass --build FILE.json instead") from None
-    result = recommend(load_catalog(), Requirements.parse(budget=budget, currency=currency, runs=work.runs, baseline_hours=work.baseline_hours,
-                                           precision=work.precision, workload=work.workload,
-                                           model_params=work.model_params))
-    plans = list(getattr(result, "plans", None) or [])
-    if not plans:
+def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
+    """The speed model's speedup (per chip) and sweep_time for this workload, as the service pipeline gives them."""
+    from planner.catalog.load import cached_catalog
+    from planner.service.pipeline import speed_functions
+
+    return speed_functions(cached_catalog(), _request(work, "EUR"))
+
+
+def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Build:
+    """The best build within the budget (the same pipeline as `planner recommend`), as the cost model's Build."""
+    from planner.catalog.load import load_catalog
+    from planner.service.pipeline import costs_build, plan
+
+    planned = plan(load_catalog(price_db=True), _request(work, currency, budget, owned))
+    if not planned.plans:
         raise InfeasibleError(
             f"the solver found no build within {format_money(budget, currency)}; raise --budget or pass --build")
-    return plans[0].to_json()
+    return costs_build(planned.plans[0].report, currency, rates)
 
 
 # ---------------------------------------------------------------- output
@@ -235,10 +236,15 @@ def costs(
         rates.rate(code)  # unknown to the ECB file -> CurrencyError before any work
     notes: list[str] = list(rates.warnings)
     the_build: Optional[C.Build] = None
-    if build is not None or budget is not None:
-        plan = read_plan(build) if build is not None else _solver_plan(parse_decimal(budget, "--budget"), cur, work)
-        the_build, more = build_from_plan(plan, rates, cur, owned=set(owned), draw_w=draw_w)
+    if build is not None:
+        the_build, more = build_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
+    elif budget is not None:
+        the_build = _solver_build(parse_decimal(budget, "--budget"), cur, work, tuple(owned), rates)
+        if draw_w is not None:
+            the_build = dataclasses.replace(the_build, dc_w=float(draw_w))
+        notes.append(f"draw while training = --draw-w ({draw_w:g} W)" if draw_w is not None else
+                     f"draw while training = the plan's sustained draw ({the_build.dc_w:g} W, a sizing upper bound)")
     else:
         notes.append("no --build or --budget: rental options only, no break-even")
     billing = {"on-demand", "marketplace", "serverless", "spot", "commitment"} if all_offers else DEFAULT_BILLING

@@ -11,17 +11,19 @@ from rich.table import Table
 
 from planner.catalog.load import load_catalog
 from planner.cli.common import console, emit_json, handle_errors
-from planner.errors import InputError
 from planner.money import format_money
-from planner.requirements import Requirements
-from planner.solver import Recommendation, recommend
+from planner.request import Request
+from planner.service.pipeline import Planned, plan
 
 
-def print_recommendation(rec: Recommendation) -> None:
+def print_recommendation(planned: Planned) -> None:
+    rec = planned.recommendation
+    for note in planned.notes:
+        console.print(f"[dim]Assumed: {note}.[/]", highlight=False)
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
         if rec.why_not:
-            console.print("Requirements that collide:")
+            console.print("Request that collide:")
             for c in rec.why_not.conflicts:
                 console.print(f"  • {c}")
             for s in rec.why_not.suggestions:
@@ -93,20 +95,17 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
-        if not time_limit > 0:
-            raise InputError(f"--time-limit must be a positive number of seconds (got {time_limit})")
         cat = load_catalog(catalog_dir, price_db=True if catalog_dir is None else None)
-        resolve = lambda qs: tuple(cat.find(q).id for q in qs)  # noqa: E731
-        req = Requirements.parse(
+        req = Request.parse(
             budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
             min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
-            power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
+            power_fraction=power_limit, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
-            used=used,
+            used=used, alternatives=alternatives,
         )
-        rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
+        planned = plan(cat, req, time_limit=time_limit)
         if as_json:
-            emit_json(rec.to_json())
+            emit_json(planned.to_json())
         else:
-            print_recommendation(rec)
+            print_recommendation(planned)

@@ -16,7 +16,8 @@ from planner.errors import ShareError
 from planner.catalog.models import CATEGORIES
 from planner.money import check_currency, format_money, parse_decimal, quantize
 from planner.service.plan_file import first_plan
-from planner.share.token import MAX_LINES, SCHEMA, ShareInputs, TYPE_LABELS, encode_token
+from planner.request import Request
+from planner.share.token import MAX_LINES, READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token
 
 # ---------------------------------------------------------------- a priced build list
 
@@ -55,7 +56,7 @@ class SharedLine:
 class SharedBuild:
     lines: tuple[SharedLine, ...]
     currency: str = "EUR"
-    inputs: Optional[ShareInputs] = None
+    inputs: Optional[Request] = None
 
     @property
     def total(self) -> Decimal:
@@ -68,7 +69,7 @@ class SharedBuild:
         return sorted({ln.observed_on for ln in self.lines if ln.observed_on and not ln.owned})
 
     def token(self) -> str:
-        inputs = self.inputs or ShareInputs(currency=self.currency)
+        inputs = self.inputs or Request(currency=self.currency)
         gpu = next((ln for ln in self.lines if ln.category == "gpu"), None)
         if gpu is not None and gpu.quantity != inputs.gpu_count and 1 <= gpu.quantity <= 4:
             inputs = inputs.model_copy(update={"gpu_count": gpu.quantity})
@@ -87,14 +88,15 @@ def _sorted(lines: list[SharedLine]) -> tuple[SharedLine, ...]:
     return tuple(sorted(lines, key=lambda ln: order.get(ln.category, 99)))
 
 
-def build_from_json(data: Any, inputs: Optional[ShareInputs] = None) -> SharedBuild:
-    """Our export (schema planner.build/1), `planner recommend --json` (first plan) or one plan."""
-    if isinstance(data, dict) and "schema" in data and data["schema"] != SCHEMA:
+def build_from_json(data: Any, inputs: Optional[Request] = None) -> SharedBuild:
+    """Our export (schema planner.build/2, or /1 from before the one Request), `planner recommend --json` (first plan) or one plan."""
+    if isinstance(data, dict) and "schema" in data and data["schema"] not in READ_SCHEMAS:
         raise ShareError(f"unknown build schema {str(data['schema'])[:40]!r}; this planner reads {SCHEMA!r}")
+    version = "v1" if isinstance(data, dict) and data.get("schema") == READ_SCHEMAS[0] else "v2"
     data = first_plan(data, "the build", ShareError)
     currency = check_currency((data.get("total") or {}).get("currency") or data.get("currency") or "EUR")
     if inputs is None and isinstance(data.get("inputs"), dict):
-        inputs = ShareInputs.parse(**data["inputs"])
+        inputs = request_from_inputs(data["inputs"], version)
     lines = []
     for i, p in enumerate(data["parts"][:MAX_LINES + 1]):
         if not isinstance(p, dict) or not p.get("id") or not p.get("category"):
@@ -120,7 +122,7 @@ def build_from_json(data: Any, inputs: Optional[ShareInputs] = None) -> SharedBu
 
 
 def build_from_catalog(catalog: Catalog, parts: list[tuple[str, int]], *, currency: str = "EUR",
-                       inputs: Optional[ShareInputs] = None, owned: tuple[str, ...] = (),
+                       inputs: Optional[Request] = None, owned: tuple[str, ...] = (),
                        used: str = "gpu") -> SharedBuild:
     """Price catalog parts with today's offers, converted to `currency`."""
     from planner.catalog.load import used_allowed

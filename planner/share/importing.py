@@ -14,7 +14,8 @@ from planner.catalog.models import AnyPart
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
 from planner.catalog.match import rank, resolve
-from planner.share.token import MATCH_THRESHOLD, ShareInputs, _TYPE_ALIASES, decode_token
+from planner.request import Request
+from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
 
 # ---------------------------------------------------------------- import
 
@@ -88,7 +89,7 @@ def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
 class ImportResult:
     kind: str  # token | json | markdown
     matches: list[Match]
-    inputs: Optional[ShareInputs] = None
+    inputs: Optional[Request] = None
     notes: list[str] = field(default_factory=list)
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
@@ -138,12 +139,12 @@ def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
     return out
 
 
-def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[ShareInputs]]:
+def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request]]:
     state = decode_token(raw, catalog)
     return [Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs
 
 
-def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[ShareInputs], tuple[str, ...]]:
+def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[str, ...]]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -197,7 +198,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
     parts = result.parts()
     if not parts:
         return result
-    inputs = inputs or ShareInputs(currency=currency or "EUR")
+    inputs = inputs or Request(currency=currency or "EUR")
     gpus = next((q for i, q in parts if catalog.parts[i].category == "gpu"), inputs.gpu_count)
     if not 1 <= gpus <= 4:
         raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")

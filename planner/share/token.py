@@ -1,4 +1,4 @@
-"""Share inputs and the versioned permalink token (compressed, base64url, CRC-checked, size-bounded)."""
+"""The versioned permalink token: a Request and the chosen parts, compressed, base64url, CRC-checked, size-bounded."""
 
 from __future__ import annotations
 
@@ -16,13 +16,15 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.catalog.load import Catalog
-from planner.errors import ShareError, validation_message
+from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
 from planner.money import CurrencyCode, parse_decimal, quantize
-from planner.requirements import Requirements
+from planner.request import Request
 
-SCHEMA = "planner.build/1"
-TOKEN_VERSION = "v1"
+SCHEMA = "planner.build/2"
+READ_SCHEMAS = ("planner.build/1", SCHEMA)  # /1 carried v1 inputs
+TOKEN_VERSION = "v2"
+READ_VERSIONS = ("v1", "v2")
 MAX_TOKEN_CHARS = 2048  # a token longer than this is refused before decoding
 MAX_INFLATED_BYTES = 64 * 1024  # zip-bomb guard: never inflate more than this
 MAX_LINES = 64  # parts in one shared build
@@ -39,54 +41,28 @@ MATCH_THRESHOLD = 0.8  # weighted share of a catalog name found in an imported l
 _HEADER = struct.Struct(">IH")  # CRC-32 of the deflate stream, its length in bytes
 
 
-class ShareInputs(BaseModel):
-    """The inputs of the planner page: what a permalink restores besides the parts."""
+# v1 tokens (before the one Request) named two inputs differently and defaulted the budget to EUR 7 000.
+_V1_DEFAULTS = {"budget": "7000.00"}
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    budget: Optional[Decimal] = Decimal("7000.00")
-    currency: CurrencyCode = "EUR"
-    mode: Literal["best", "cheapest"] = "best"
-    workload: Literal["transformer", "cnn", "generic"] = "transformer"
-    precision: Literal["fp32", "tf32", "amp"] = "amp"
-    runs: int = Field(default=8, ge=1, le=10_000)
-    hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
-    model_params_m: Optional[float] = Field(default=None, gt=0, le=1_000_000)  # model size, M parameters
-    min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
-    deadline_hours: Optional[float] = Field(default=None, gt=0)
-    owned: tuple[str, ...] = ()
-    pinned: tuple[str, ...] = ()
-    excluded: tuple[str, ...] = ()
-    excluded_brands: tuple[str, ...] = ()
-    cooler_type: Optional[Literal["air", "aio"]] = None
-    max_wall_w: Optional[int] = Field(default=None, gt=0, le=10_000)
-    gpu_count: int = Field(default=1, ge=1, le=4)
-    power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
-    used: Literal["none", "gpu", "all"] = "gpu"  # which parts may be bought used
-    alternatives: int = Field(default=2, ge=0, le=5)
+def _v1_inputs(raw: dict[str, Any]) -> dict[str, Any]:
+    out = {**_V1_DEFAULTS, **raw}
+    if "hours" in out:
+        out["baseline_hours"] = out.pop("hours")
+    if "model_params_m" in out:
+        m = out.pop("model_params_m")
+        out["model_params"] = m * 1e6 if isinstance(m, (int, float)) and not isinstance(m, bool) else m
+    if out.get("mode") == "cheapest":
+        out.pop("budget", None)
+    return out
 
-    @field_validator("budget", mode="before")
-    @classmethod
-    def _budget(cls, v: object) -> object:
-        return None if v in (None, "") else quantize(parse_decimal(v, "budget"))  # one spelling per amount
 
-    def requirements(self) -> Requirements:
-        """The solver request these inputs stand for (InputError one-liners on bad values)."""
-        return Requirements.parse(
-            budget=self.budget if self.mode == "best" else None, currency=self.currency, mode=self.mode,
-            min_vram_gb=self.min_vram_gb, deadline_hours=self.deadline_hours, runs=self.runs,
-            baseline_hours=self.hours, workload=self.workload, precision=self.precision, gpu_count=self.gpu_count,
-            model_params=self.model_params_m * 1e6 if self.model_params_m else None,
-            power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
-            excluded_brands=self.excluded_brands, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
-            used=self.used)
-
-    @classmethod
-    def parse(cls, **raw: Any) -> "ShareInputs":
-        try:
-            return cls(**raw)
-        except ValidationError as exc:
-            raise ShareError(_one_line(exc)) from None
+def request_from_inputs(raw: dict[str, Any], version: str = TOKEN_VERSION) -> Request:
+    """The Request a token's inputs stand for; any bad value is a ShareError one-liner."""
+    try:
+        return Request.parse(**(_v1_inputs(raw) if version == "v1" else raw))
+    except PlannerError as exc:
+        raise ShareError(f"the shared inputs are not valid: {exc}") from None
 
 
 def _one_line(exc: ValidationError) -> str:
@@ -102,7 +78,7 @@ def _short(value: object, limit: int = 60) -> str:
 class SharedState:
     """What a token carries: the inputs and the chosen parts with quantities."""
 
-    inputs: ShareInputs
+    inputs: Request
     parts: tuple[tuple[str, int], ...]
 
 
@@ -113,8 +89,8 @@ def _b64encode(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-def encode_token(inputs: ShareInputs, parts: list[tuple[str, int]] | tuple[tuple[str, int], ...]) -> str:
-    """`v1.` + base64url(CRC-32, length, deflate(JSON of non-default inputs and [id, qty] pairs)); <= 2 KB."""
+def encode_token(inputs: Request, parts: list[tuple[str, int]] | tuple[tuple[str, int], ...]) -> str:
+    """`v2.` + base64url(CRC-32, length, deflate(JSON of non-default inputs and [id, qty] pairs)); <= 2 KB."""
     if len(parts) > MAX_LINES:
         raise ShareError(f"a shared build holds at most {MAX_LINES} parts, got {len(parts)}")
     body = {"i": inputs.model_dump(mode="json", exclude_defaults=True), "p": [[str(i), int(q)] for i, q in parts]}
@@ -146,10 +122,10 @@ def decode_token(token: str, catalog: Optional[Catalog] = None) -> SharedState:
         raise ShareError(f"the build token is {len(t)} characters long, over the {MAX_TOKEN_CHARS} limit (refused)")
     version, dot, payload = t.partition(".")
     if not dot:
-        raise ShareError("not a planner build token (expected it to start with 'v1.')")
-    if version != TOKEN_VERSION:
+        raise ShareError("not a planner build token (expected it to start with 'v2.' or 'v1.')")
+    if version not in READ_VERSIONS:
         label = version if re.fullmatch(r"v\d{1,4}", version) else version[:12] + "..."
-        raise ShareError(f"unknown build token version {label!r}; this planner reads {TOKEN_VERSION!r} tokens")
+        raise ShareError(f"unknown build token version {label!r}; this planner reads {' and '.join(READ_VERSIONS)} tokens")
     if not re.fullmatch(r"[A-Za-z0-9_-]*", payload):
         raise ShareError("the build token holds characters outside base64url: it was altered or mis-copied")
     try:
@@ -166,7 +142,7 @@ def decode_token(token: str, catalog: Optional[Catalog] = None) -> SharedState:
         raise ShareError("the build token has extra data after its end: it was altered")
     if zlib.crc32(stream) != crc or _b64encode(raw) != payload:  # (stray bits in the last character)
         raise ShareError("the build token fails its checksum: it was altered or mis-copied")
-    return SharedState(*_parse_body(_inflate(stream), catalog))
+    return SharedState(*_parse_body(_inflate(stream), catalog, version))
 
 
 def _inflate(stream: bytes) -> bytes:
@@ -182,14 +158,15 @@ def _inflate(stream: bytes) -> bytes:
     return out
 
 
-def _parse_body(text: bytes, catalog: Optional[Catalog]) -> tuple[ShareInputs, tuple[tuple[str, int], ...]]:
+def _parse_body(text: bytes, catalog: Optional[Catalog], version: str = TOKEN_VERSION
+                ) -> tuple[Request, tuple[tuple[str, int], ...]]:
     try:
         body = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ShareError("the build token does not hold a build (not JSON)") from None
     if not isinstance(body, dict) or set(body) - {"i", "p"} or not isinstance(body.get("p", []), list):
         raise ShareError("the build token does not hold a build (unexpected fields)")
-    inputs = ShareInputs.parse(**body.get("i", {})) if isinstance(body.get("i", {}), dict) else None
+    inputs = request_from_inputs(body.get("i", {}), version) if isinstance(body.get("i", {}), dict) else None
     if inputs is None:
         raise ShareError("the build token does not hold a build (inputs are not an object)")
     parts: list[tuple[str, int]] = []

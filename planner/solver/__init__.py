@@ -11,7 +11,7 @@ from planner.catalog.load import Catalog
 from planner.compat.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.plan import Plan, Recommendation, WhyNot, trade_offs
@@ -31,7 +31,7 @@ def _solver(time_limit: float, workers: int, seed: int = 0) -> cp_model.CpSolver
 class _Session:
     """One request: candidates, pruned parts, and repeated solves over them."""
 
-    def __init__(self, catalog: Catalog, req: Requirements, time_limit: float, workers: int):
+    def __init__(self, catalog: Catalog, req: Request, time_limit: float, workers: int):
         self.catalog, self.req = catalog, req
         self.time_limit, self.workers = time_limit, workers
         self.cands: Candidates = build_candidates(catalog, req, to_eur)
@@ -44,7 +44,7 @@ class _Session:
             self.parts = prune(rec, {"gpu": lambda g: g.chip}, keep)
         self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
 
-    def solve(self, req: Requirements, forbid_chips: set[str] = frozenset(), objective: str = "auto"
+    def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto"
               ) -> tuple[str, Optional[dict[str, Any]]]:
         """Solve with every requirement enforced; returns (status, chosen parts or None)."""
         parts = dict(self.parts)
@@ -124,10 +124,10 @@ class _Session:
         _ = sentences
         return [s[3:] if i == 0 and s.startswith("or ") else s for i, s in enumerate(out)]
 
-    def plan_cost(self, chosen: dict[str, Any], req: Requirements) -> int:
+    def plan_cost(self, chosen: dict[str, Any], req: Request) -> int:
         return sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
 
-    def describe_targets(self, req: Requirements) -> str:
+    def describe_targets(self, req: Request) -> str:
         bits = []
         if req.min_vram_gb:
             bits.append(f">= {req.min_vram_gb:g} GB VRAM")
@@ -136,7 +136,7 @@ class _Session:
             bits.append(f">= {need:.2g}x the GTX 1080 Ti")
         return f" with {' and '.join(bits)}" if bits else " meeting the other requirements"
 
-    def max_vram(self, req: Requirements) -> Optional[float]:
+    def max_vram(self, req: Request) -> Optional[float]:
         best = None
         for v in sorted({g.vram_gb for g in self.parts["gpu"]}, reverse=True):
             status, chosen = self.solve(req.model_copy(update={"min_vram_gb": v, "mode": "cheapest"}),
@@ -149,7 +149,7 @@ class _Session:
 
 def recommend(
     catalog: Catalog,
-    req: Requirements,
+    req: Request,
     *,
     alternatives: int = 0,
     time_limit: float = DEFAULT_TIME_LIMIT_S,
@@ -157,6 +157,7 @@ def recommend(
 ) -> Recommendation:
     """Solve a request on a catalog. Plans come ranked; alternatives use a different GPU chip each."""
     start = time.perf_counter()
+    req.check_plannable()
     if alternatives < 0 or alternatives > 20:
         from planner.errors import InputError
         raise InputError(f"alternatives must be between 0 and 20, got {alternatives}")
@@ -190,4 +191,4 @@ def recommend(
     return Recommendation(status, plans, None, time.perf_counter() - start, s.stats)
 
 
-__all__ = ["recommend", "Recommendation", "Plan", "Requirements"]
+__all__ = ["recommend", "Recommendation", "Plan", "Request"]

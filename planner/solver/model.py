@@ -1,4 +1,4 @@
-"""Turn a catalog and Requirements into a CP-SAT model: candidates, rules, requirement literals, objective."""
+"""Turn a catalog and Request into a CP-SAT model: candidates, rules, requirement literals, objective."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ortools.sat.python import cp_model
 from planner.catalog.load import Catalog, used_allowed
 from planner.catalog.models import CATEGORIES, Severity
 from planner.money import to_cents
-from planner.requirements import Requirements
+from planner.request import Request
 from planner.compat.rules import ALL_RULES
 from planner.compat.rules.base import psu_efficiency_permille
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
@@ -31,7 +31,7 @@ class Candidates:
     missing: list[str] = field(default_factory=list)  # categories with nothing to choose from
 
 
-def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Decimal, str], Decimal]) -> Candidates:
+def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, str], Decimal]) -> Candidates:
     owned = frozenset(catalog.get(i).id for i in req.owned)
     excluded = {catalog.get(i).id for i in req.excluded}
     brands = {b.lower() for b in req.excluded_brands}
@@ -83,7 +83,7 @@ class Gate:
 Switch = Callable[[str], Any]  # sentence -> enforcement literal (None: always on)
 
 
-def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Switch, catalog: Catalog) -> dict[str, Any]:
+def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, catalog: Catalog) -> dict[str, Any]:
     """Rules (problems always; warnings as a switchable requirement each) and the user's requirements.
     Returns the objective terms {'price', 'score'}."""
     base_model = m.model
@@ -119,7 +119,7 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     if req.min_ram_gb is not None:
         gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)
     else:
-        from planner.requirements import MIN_RAM_FLOOR_GB, RAM_PER_VRAM
+        from planner.request import MIN_RAM_FLOOR_GB, RAM_PER_VRAM
         gated(f"system RAM at least {RAM_PER_VRAM}x the total VRAM and {MIN_RAM_FLOOR_GB} GB",
               lambda: ram_cap >= MIN_RAM_FLOOR_GB,
               lambda: ram_cap >= m.attr("gpu", lambda g: -int(-RAM_PER_VRAM * n * g.vram_gb // 1)))
@@ -145,12 +145,12 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     return {"price": price, "score": score}
 
 
-def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
+def cands_budget_cents(req: Request, catalog: Catalog) -> int:
     from planner.solver.currency import to_eur
     return to_cents(to_eur(req.budget, req.currency))  # type: ignore[arg-type]
 
 
-def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingEncoder:
+def record(cands: Candidates, req: Request, catalog: Catalog) -> RecordingEncoder:
     rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
                            req.model_params)
     terms = encode_all(rec, req, cands, lambda s: None, catalog)
@@ -159,7 +159,7 @@ def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingE
     return rec
 
 
-def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirements, catalog: Catalog,
+def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Request, catalog: Catalog,
                 with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
     """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
     m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,

@@ -1,4 +1,8 @@
-"""What the user asks of a build: budget, targets, owned/pinned/excluded parts, preferences, workload."""
+"""The one Request: everything a user can ask (budget, goal, workload, sweep, GPUs, parts, policies), validated once.
+
+The CLI builds it from its options, the web UI from its widgets, and a share token serialises it; the
+service pipeline (planner.service) and the solver take it as it is.
+"""
 
 from __future__ import annotations
 
@@ -16,15 +20,15 @@ RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB
 DEFAULT_MIN_STORAGE_GB = 1000
 
 
-class Requirements(BaseModel):
-    """A validated request; every field a user can set. Build with `Requirements.parse(**raw)` at the edge."""
+class Request(BaseModel):
+    """A validated request; every field a user can set. Build with `Request.parse(**raw)` at the edge."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     budget: Optional[Decimal] = None
     currency: CurrencyCode = "EUR"
     mode: Literal["best", "cheapest"] = "best"
-    min_vram_gb: Optional[float] = Field(default=None, ge=0)
+    min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
     min_ram_gb: Optional[int] = Field(default=None, ge=0)  # None = tied to VRAM
     min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0)
     require_nvme: bool = True
@@ -33,11 +37,11 @@ class Requirements(BaseModel):
     excluded: tuple[str, ...] = ()
     excluded_brands: tuple[str, ...] = ()
     cooler_type: Optional[Literal["air", "aio"]] = None
-    max_wall_w: Optional[int] = Field(default=None, gt=0)
+    max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
     min_speedup: Optional[float] = Field(default=None, ge=0)
-    deadline_hours: Optional[float] = Field(default=None, gt=0)
+    deadline_hours: Optional[float] = Field(default=None, ge=0.01, le=1_000_000)
     runs: int = Field(default=8, ge=1, le=10_000)
-    baseline_hours: float = Field(default=7.0, gt=0)
+    baseline_hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
     gpu_count: int = Field(default=1, ge=1, le=4)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
@@ -45,6 +49,7 @@ class Requirements(BaseModel):
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
+    alternatives: int = Field(default=0, ge=0, le=10)  # more plans, each around another GPU chip
 
     @field_validator("budget", mode="before")
     @classmethod
@@ -59,9 +64,7 @@ class Requirements(BaseModel):
         return d
 
     @model_validator(mode="after")
-    def _mode(self) -> "Requirements":
-        if self.mode == "best" and self.budget is None:
-            raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
+    def _mode(self) -> "Request":
         for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
@@ -69,7 +72,7 @@ class Requirements(BaseModel):
         return self
 
     @classmethod
-    def parse(cls, **raw: object) -> "Requirements":
+    def parse(cls, **raw: object) -> "Request":
         """Validate raw user values; any error becomes one InputError line."""
         from pydantic import ValidationError
 
@@ -80,6 +83,11 @@ class Requirements(BaseModel):
             if isinstance(cause, InputError):
                 raise cause from None
             raise InputError(validation_message(exc, "request")) from None
+
+    def check_plannable(self) -> None:
+        """A request the solver can answer: best mode needs a budget (a shared build's inputs may have none)."""
+        if self.mode == "best" and self.budget is None:
+            raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
 
     def effective_min_ram_gb(self, total_vram_gb: float) -> int:
         if self.min_ram_gb is not None:
