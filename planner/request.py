@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from planner.errors import InputError, validation_message
 from planner.money import CurrencyCode, parse_decimal
+from planner.vocab import Precision, Workload
 
 MIN_RAM_FLOOR_GB = 32
 RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
@@ -44,8 +45,8 @@ class Request(BaseModel):
     baseline_hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
     gpu_count: int = Field(default=1, ge=1, le=4)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
-    workload: Literal["transformer", "cnn", "generic"] = "transformer"
-    precision: Literal["fp32", "tf32", "amp"] = "amp"
+    workload: Workload = "transformer"
+    precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True

@@ -12,7 +12,8 @@ from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from planner.catalog.load import Catalog, default_data_dir, load_catalog
+from planner.catalog.load import Catalog, default_data_dir
+from planner.service.catalogs import load_priced_catalog
 from planner.errors import PlannerError
 from planner.request import Request
 
@@ -39,7 +40,7 @@ def catalog_key() -> str:
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _catalog(key: str) -> Catalog:
     db = _price_db()
-    return load_catalog(json.loads(key)[0], price_db=db if db is not None else None)
+    return load_priced_catalog(json.loads(key)[0], db, use_history=db is not None)
 
 
 def catalog() -> Catalog:

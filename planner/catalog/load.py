@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, TypeVar
+from typing import Iterable, Iterator, Mapping, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -122,6 +122,7 @@ class Catalog:
     chips: dict[str, GpuChip]
     parts: dict[str, AnyPart]
     offers: dict[str, list[Offer]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # e.g. a price history that could not be read
 
     def by_category(self, category: str) -> list[AnyPart]:
         return [p for p in self.parts.values() if p.category == category]
@@ -169,23 +170,10 @@ def _load_offers(data_dir: Path, parts: dict[str, AnyPart]) -> dict[str, list[Of
     return offers
 
 
-def _merge_store_offers(offers: dict[str, list[Offer]], parts: dict[str, AnyPart], price_db: object) -> None:
-    """Add the latest trusted scraped price per part from the SQLite price history, when one exists."""
-    from planner.prices.store import offers_for_catalog  # local import: only when prices are wanted
-
-    path = None if price_db is True else price_db
-    try:
-        latest = offers_for_catalog(path)
-    except Exception:  # an unreadable history never blocks planning; `planner prices history` reports it
-        return
-    for part_id, offer in latest.items():
-        if part_id in parts:
-            offers.setdefault(part_id, []).append(offer)
-
-
-def load_catalog(data_dir: Optional[Path | str] = None, *, price_db: object = None) -> Catalog:
-    """Load and validate a catalog directory. `price_db`: None = shipped offers only, True = default
-    price history, or a path to a SQLite price history whose trusted prices join the offers."""
+def load_catalog(data_dir: Optional[Path | str] = None, *, extra_offers: Optional[Mapping[str, Offer]] = None,
+                 warnings: Iterable[str] = ()) -> Catalog:
+    """Load and validate a catalog directory; `extra_offers` (e.g. the price history's latest trusted prices,
+    joined by planner.service.catalogs) compete with the shipped offers."""
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     if not root.is_dir():
         raise CatalogError(f"catalog directory {_display(root)} does not exist")
@@ -208,22 +196,23 @@ def load_catalog(data_dir: Optional[Path | str] = None, *, price_db: object = No
     if not found:
         raise CatalogError(f"{_display(root)} holds no category file (expected e.g. gpu.csv, cpu.csv)")
     offers = _load_offers(root, parts)
-    if price_db is not None and price_db is not False:
-        _merge_store_offers(offers, parts, price_db)
-    return Catalog(data_dir=root, chips=chips, parts=parts, offers=offers)
+    for part_id, offer in (extra_offers or {}).items():
+        if part_id in parts:
+            offers.setdefault(part_id, []).append(offer)
+    return Catalog(data_dir=root, chips=chips, parts=parts, offers=offers, warnings=list(warnings))
 
 
 _CACHE: dict[tuple, Catalog] = {}
 
 
-def cached_catalog(data_dir: Optional[Path | str] = None, price_db: object = None) -> Catalog:
-    """load_catalog memoised on the directory's file modification times (UI and repeated CLI calls)."""
+def cached_catalog(data_dir: Optional[Path | str] = None) -> Catalog:
+    """load_catalog (shipped offers only) memoised on the directory's file modification times."""
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     stamp = tuple(sorted((str(p), p.stat().st_mtime_ns) for p in root.rglob("*.csv")))
-    key = (str(root), stamp, str(price_db))
+    key = (str(root), stamp)
     if key not in _CACHE:
         _CACHE.clear()
-        _CACHE[key] = load_catalog(root, price_db=price_db)
+        _CACHE[key] = load_catalog(root)
     return _CACHE[key]
 
 

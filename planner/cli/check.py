@@ -8,9 +8,9 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog.load import load_catalog
+from planner.service.catalogs import load_priced_catalog
 from planner.compat.checker import CheckReport
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import console, emit_json, err_console, handle_errors
 from planner.money import format_money
 from planner.request import Request
 from planner.service.pipeline import check
@@ -68,7 +68,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Check parts for compatibility: problems, warnings, power summary and total price."""
-        cat = load_catalog(catalog_dir, price_db=True)
+        cat = load_priced_catalog(catalog_dir)
+        for warning in cat.warnings:
+            err_console.print(f"warning: {warning}", markup=False, highlight=False)
         req = Request.parse(gpu_count=gpu_count, power_fraction=power_limit, owned=tuple(owned), workload=workload,
                             precision=precision, model_params=model_params, used=used, currency=currency)
         report = check(cat, parts, req)

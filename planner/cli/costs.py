@@ -18,6 +18,7 @@ from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
 from planner.request import Request
 from planner.service.plan_file import build_from_plan, read_plan
+from planner.vocab import BASELINE_CHIP
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
 
@@ -47,10 +48,10 @@ def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
 
 def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Build:
     """The best build within the budget (the same pipeline as `planner recommend`), as the cost model's Build."""
-    from planner.catalog.load import load_catalog
+    from planner.service.catalogs import load_priced_catalog
     from planner.service.pipeline import costs_build, plan
 
-    planned = plan(load_catalog(price_db=True), _request(work, currency, budget, owned))
+    planned = plan(load_priced_catalog(), _request(work, currency, budget, owned))
     if not planned.plans:
         raise InfeasibleError(
             f"the solver found no build within {format_money(budget, currency)}; raise --budget or pass --build")
@@ -64,7 +65,7 @@ def _assumptions(params: C.CostParams, rates: Rates, notes: list[str], comp: C.C
     r = params.resale
     return {
         "workload": {"runs": comp.workload.runs, "baseline_hours_per_run": comp.workload.baseline_hours,
-                     "baseline_gpu": "gtx-1080-ti", "precision": comp.workload.precision, "workload": comp.workload.workload},
+                     "baseline_gpu": BASELINE_CHIP, "precision": comp.workload.precision, "workload": comp.workload.workload},
         "kwh_price": str(params.kwh_price),
         "kwh_currency": params.kwh_currency,
         "kwh_price_source": C.KWH_PRICE_SOURCE if params.kwh_price == C.DEFAULT_KWH_PRICE else "user (--kwh-price)",

@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog.load import load_catalog
-from planner.cli.common import console, emit_json, handle_errors
+from planner.service.catalogs import load_priced_catalog
+from planner.cli.common import console, emit_json, err_console, handle_errors
 from planner.money import format_money
 from planner.request import Request
 from planner.service.pipeline import Planned, plan
@@ -95,7 +95,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
-        cat = load_catalog(catalog_dir, price_db=True if catalog_dir is None else None)
+        cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
+        for warning in cat.warnings:
+            err_console.print(f"warning: {warning}", markup=False, highlight=False)
         req = Request.parse(
             budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
             min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from planner.catalog.load import load_catalog
+from planner.service.catalogs import load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors
 from planner.errors import InputError, ShareError
 from planner.money import format_money
@@ -108,7 +109,7 @@ def import_cmd(
         text = source
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
-    result = import_build(text, load_catalog(price_db=True), currency=currency)
+    result = import_build(text, load_priced_catalog(), currency=currency)
     if as_json:
         emit_json(result.to_json())
         return

@@ -15,8 +15,8 @@ from planner.compat.power import wall_w
 from planner.errors import InputError, PlannerError
 from planner.costs.fx import Rates, convert_exact
 from planner.money import check_currency
+from planner.money import CENT
 
-CENT = Decimal("0.01")
 HOURS_PER_MONTH = 730.5  # 365.25 d x 24 h / 12
 # EDF Tarif Bleu (regulated residential tariff), option Base, 3-6 kVA, TTC, in force from 2026-02-01.
 DEFAULT_KWH_PRICE = Decimal("0.1940")

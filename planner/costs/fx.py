@@ -15,6 +15,7 @@ from lxml import etree
 
 from planner.resources import SHIPPED_DATA_DIR, user_data_dir
 from planner.errors import CatalogError, CurrencyError, FetchError
+from planner.money import CENT
 
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 SNAPSHOT_PATH = SHIPPED_DATA_DIR / "fx" / "eurofxref.xml"
@@ -22,7 +23,6 @@ FILE_NAME = "eurofxref.xml"
 USER_AGENT = "planner/0.1 (ML workstation planner; ECB reference rates)"
 TIMEOUT_S = 10.0
 MAX_BYTES = 1_000_000  # the daily file is ~1.5 kB; anything this large is not it
-CENT = Decimal("0.01")
 
 _GESMES = "http://www.gesmes.org/xml/2002-08-01"
 _ECB = "http://www.ecb.int/vocabulary/2002-08-01/eurofxref"

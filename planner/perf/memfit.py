@@ -8,14 +8,13 @@ from typing import Any, Iterable, Optional
 
 from planner.errors import InputError
 from planner.catalog.models import GpuChip
+from planner.vocab import BASELINE_CHIP, PRECISIONS
 
 GIB = 1024**3
 OPTIMIZER_STATE_BYTES = {"adamw": 8, "adam": 8, "sgd": 4, "sgd-plain": 0}  # fp32 moments / momentum buffer per parameter
-PRECISIONS = ("fp32", "tf32", "amp")
 CONTEXT_GIB = 0.5  # estimate: CUDA context + cuBLAS/cuDNN workspaces
 FRAGMENTATION = 0.10  # estimate: caching-allocator slack on top of what tensors need
 LOGIT_BYTES = 8  # fp32 logits + their gradient per token and vocabulary entry (the loss runs in fp32 under autocast)
-BASELINE_CHIP = "gtx-1080-ti"
 
 
 @dataclass(frozen=True)

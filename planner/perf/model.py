@@ -16,15 +16,14 @@ from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
+from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
 __all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_share", "energy_kwh", "load_perf_model",
            "power_scale", "sweep_time"]
 
 DATA_DIR = SHIPPED_DATA_DIR
 PARAMS_FILE = DATA_DIR / "perf_params.json"
-REFERENCE_CHIP = "gtx-1080-ti"
-WORKLOADS = ("transformer", "cnn", "generic")
-PRECISIONS = ("fp32", "tf32", "amp")
+REFERENCE_CHIP = BASELINE_CHIP
 # Architectures whose tensor cores run TF32 (Ampere onwards); older chips run a tf32 request as fp32.
 TF32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
 # Architectures with the doubled FP32 datapath (128 FP32 lanes per SM) whose marketing FP32 rate is rarely reached.

@@ -13,8 +13,9 @@ from functools import lru_cache
 from typing import Optional
 
 from planner.catalog.models import GpuChip
+from planner.vocab import BASELINE_CHIP
 
-BASELINE = "gtx-1080-ti"
+BASELINE = BASELINE_CHIP
 SCALE = 1000  # integer score units per 1.0x speedup
 
 

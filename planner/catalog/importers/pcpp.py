@@ -17,6 +17,7 @@ from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_chips
 from planner.errors import CatalogError, InputError
 from planner.catalog.importers.pcpp_map import MAPPERS, ChipIndex, Mapped, Skip, brand_of, map_gpu
 from planner.catalog.models import CATEGORIES, PART_TYPES, Offer
+from planner.money import CENT
 
 # Our category -> the dataset file holding it (docyx/pc-part-dataset `data/json/<category>.json`).
 SOURCE_FILES: dict[str, str] = {
@@ -30,7 +31,6 @@ RETAILER = "PCPartPicker US lowest (dataset snapshot)"
 CURRENCY = "USD"
 OFFER_COLUMNS = list(Offer.model_fields)
 NO_PRICE = "no price in the snapshot"
-CENT = Decimal("0.01")
 
 Progress = Callable[[str, int, int], None]  # (category, records done, records in file)
 
