@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
-from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer, Part, PricedPart
+from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer
 
 CHIPS_FILE = "gpu_chips.csv"
 OFFERS_DIR = "offers"
@@ -127,9 +127,6 @@ class Catalog:
     def by_category(self, category: str) -> list[AnyPart]:
         return [p for p in self.parts.values() if p.category == category]
 
-    def chip_of(self, gpu: Part) -> GpuChip:
-        return self.chips[gpu.chip]  # type: ignore[attr-defined]
-
     def offer_for(self, part_id: str, *, allow_used: bool = True) -> Optional[Offer]:
         """Freshest trusted price: the cheapest offer seen within FRESH_WINDOW of the newest one."""
         offers = [o for o in self.offers.get(part_id, []) if allow_used or o.condition == "new"]
@@ -138,10 +135,6 @@ class Catalog:
         newest = max(o.observed_on for o in offers)
         fresh = [o for o in offers if o.observed_on >= newest - FRESH_WINDOW]
         return min(fresh, key=lambda o: (o.price, -o.observed_on.toordinal()))
-
-    def priced(self, category: Optional[str] = None, *, allow_used: bool = True) -> list[PricedPart]:
-        parts = self.parts.values() if category is None else self.by_category(category)
-        return [PricedPart(part=p, offer=self.offer_for(p.id, allow_used=allow_used)) for p in parts]
 
     def get(self, part_id: str) -> AnyPart:
         try:
@@ -214,9 +207,6 @@ def cached_catalog(data_dir: Optional[Path | str] = None) -> Catalog:
         _CACHE.clear()
         _CACHE[key] = load_catalog(root)
     return _CACHE[key]
-
-
-USED_POLICIES = ("none", "gpu", "all")
 
 
 def used_allowed(policy: str, category: str) -> bool:

@@ -52,7 +52,6 @@ SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851")
 MEMORY_TYPES = ("DDR4", "DDR5")
 FORM_FACTORS = ("EATX", "ATX", "mATX", "ITX")
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
-FORM_FACTOR_ORDER = {ff: i for i, ff in enumerate(FORM_FACTORS)}
 EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
 ARCHITECTURES = (
     "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
@@ -268,27 +267,6 @@ class Offer(Record):
     source: Literal[PRICE_SOURCES]  # type: ignore[valid-type]
     note: OptStr = None
     in_stock: OptBool = None
-
-    @property
-    def is_estimate(self) -> bool:
-        return self.source == "estimate"
-
-
-class PricedPart(BaseModel):
-    """A part joined with the offer the planner uses for it (None when no offer is known)."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    part: AnyPart
-    offer: Optional[Offer] = None
-
-    @property
-    def id(self) -> str:
-        return self.part.id
-
-    @property
-    def category(self) -> str:
-        return self.part.category
 
 
 class Severity(str, Enum):

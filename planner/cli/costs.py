@@ -13,7 +13,7 @@ from rich.table import Table
 from planner.costs import compare as C
 from planner.cli.common import console, emit_json, err_console, fail, handle_errors
 from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
-from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
+from planner.errors import FetchError, InfeasibleError, InputError
 from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
 from planner.request import Request

@@ -13,7 +13,8 @@ from planner.service.catalogs import load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors
 from planner.money import format_money
 from planner.request import Request
-from planner.service.pipeline import Planned, plan
+from planner.service import pipeline
+from planner.service.pipeline import Planned
 
 
 def print_recommendation(planned: Planned) -> None:
@@ -106,7 +107,7 @@ def register(app: typer.Typer) -> None:
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
             used=used, alternatives=alternatives,
         )
-        planned = plan(cat, req, time_limit=time_limit)
+        planned = pipeline.plan(cat, req, time_limit=time_limit)
         if as_json:
             emit_json(planned.to_json())
         else:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Protocol, Sequence
+from typing import Iterable, Optional
 
 from planner.catalog.match import DEFAULT_THRESHOLD, PartLike, score
 from planner.prices.condition import condition_from_text

@@ -10,15 +10,13 @@ import struct
 import urllib.parse
 import zlib
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from planner.catalog.load import Catalog
 from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
-from planner.money import CurrencyCode, parse_decimal, quantize
 from planner.request import Request
 
 SCHEMA = "planner.build/2"
