@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import planner.cli.costs as cli_costs
-from planner.service.plan_file import build_from_plan
+from planner.share.plan_file import build_from_plan
 from helpers_costs import Est, Sweep
 from planner.cli import app
 

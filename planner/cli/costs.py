@@ -17,7 +17,7 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
 from planner.request import Request
-from planner.service.plan_file import build_from_plan, read_plan
+from planner.share.plan_file import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)

@@ -15,7 +15,7 @@ from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.perf.memfit import ModelShape, estimate_memory
 from planner.catalog.models import GpuChip
 from planner.perf.model import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
-from planner.service.plan_file import read_plan
+from planner.share.plan_file import read_plan
 from planner.perf.sweep import estimated_wall_power_w, sweep_time
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)

@@ -15,7 +15,7 @@ from planner.catalog.load import Catalog
 from planner.errors import ShareError
 from planner.catalog.models import CATEGORIES
 from planner.money import check_currency, format_money, parse_decimal, quantize
-from planner.service.plan_file import first_plan
+from planner.share.plan_file import first_plan
 from planner.request import Request
 from planner.share.token import MAX_LINES, READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token
 

@@ -1,0 +1,82 @@
+"""The layers of docs/architecture.md hold: each package imports only from packages below it (arrows point one way)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PLANNER = Path(__file__).resolve().parents[1] / "planner"
+# Lowest first. A module may import from its own package and from any package of a lower level.
+LEVELS = {
+    "kernel": 0,  # errors, money, vocab, resources, request: the vocabulary everything speaks
+    "catalog": 1,
+    "perf": 2, "prices": 2,
+    "compat": 3,
+    "costs": 4, "doctor": 4,
+    "solver": 5,
+    "share": 6,
+    "service": 7,
+    "cli": 8,
+}
+KERNEL_ORDER = ["errors", "money", "vocab", "resources", "request"]  # kernel modules import only earlier ones
+
+
+def _package(path: Path) -> str:
+    rel = path.relative_to(PLANNER).parts
+    return rel[0] if len(rel) > 1 else "kernel"
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "planner":
+            names = [f"planner.{a.name}" for a in node.names] if node.module == "planner" else [node.module]
+            out += [(node.lineno, n) for n in names]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "planner"]
+    return out
+
+
+def _target(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] in ("__version__", "data"):
+        return None
+    return parts[1] if (PLANNER / parts[1]).is_dir() else "kernel"
+
+
+MODULES = sorted(p for p in PLANNER.rglob("*.py"))
+
+
+def test_every_package_has_a_level() -> None:
+    packages = {p.name for p in PLANNER.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages - {"data"} <= set(LEVELS), f"add the new package to LEVELS and docs/architecture.md: {packages}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PLANNER)) for p in MODULES])
+def test_imports_point_down(path: Path) -> None:
+    own = _package(path)
+    bad = []
+    for line, module in _imports(path):
+        target = _target(module)
+        if target is None or target == own and own != "kernel":
+            continue
+        if own == "kernel" and target == "kernel":
+            me, them = path.stem, module.split(".")[1]
+            if me in KERNEL_ORDER and them in KERNEL_ORDER and KERNEL_ORDER.index(them) >= KERNEL_ORDER.index(me):
+                bad.append(f"line {line}: {module} (kernel modules import only earlier kernel modules)")
+            continue
+        if LEVELS[target] >= LEVELS[own]:
+            bad.append(f"line {line}: {module} ({target} is not below {own})")
+    assert not bad, f"{path.relative_to(PLANNER)}: " + "; ".join(bad)
+
+
+def test_nothing_under_planner_imports_streamlit() -> None:
+    offenders = [str(p.relative_to(PLANNER)) for p in MODULES
+                 if any(n.split(".")[0] == "streamlit" for _, n in
+                        [(0, a.name) for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                         if isinstance(node, ast.Import) for a in node.names]
+                        + [(0, node.module or "") for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                           if isinstance(node, ast.ImportFrom)])]
+    assert not offenders
