@@ -65,7 +65,7 @@ def test_an_impossible_request_shows_why_not() -> None:
     run(at)
     assert any("No build fits" in e for e in errors(at))
     text = " ".join(m.value for m in at.tabs[0].markdown)
-    assert "Request that collide" in text and "VRAM" in text
+    assert "Requirements that collide" in text and "VRAM" in text
     assert at.query_params["b"].startswith("v2.")  # the link still records the request
 
 

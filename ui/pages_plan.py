@@ -111,7 +111,7 @@ def why_not(rec: dict[str, Any]) -> None:
     st.error(f"No build fits these requirements ({rec['status']}).")
     why = rec.get("why_not") or {}
     if why.get("conflicts"):
-        st.markdown("**Request that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
+        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
     if why.get("suggestions"):
         st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
 

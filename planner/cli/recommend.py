@@ -24,7 +24,7 @@ def print_recommendation(planned: Planned) -> None:
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
         if rec.why_not:
-            console.print("Request that collide:")
+            console.print("Requirements that collide:")
             for c in rec.why_not.conflicts:
                 console.print(f"  • {c}")
             for s in rec.why_not.suggestions:
