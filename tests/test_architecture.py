@@ -12,10 +12,10 @@ PLANNER = Path(__file__).resolve().parents[1] / "planner"
 LEVELS = {
     "kernel": 0,  # errors, money, vocab, resources, request: the vocabulary everything speaks
     "catalog": 1,
-    "perf": 2, "prices": 2,
+    "perf": 2,
     "compat": 3,
     "costs": 4, "doctor": 4,
-    "solver": 5,
+    "solver": 5, "prices": 5,  # prices judge a reading in EUR, so they sit above costs' FX rates
     "share": 6,
     "service": 7,
     "cli": 8,
