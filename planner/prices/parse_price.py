@@ -72,7 +72,9 @@ def parse_price(
         except InvalidOperation:
             return None
         return ParsedPrice(amount, currency_hint, str(text)) if amount.is_finite() and amount > 0 else None
-    raw = str(text)
+    if not isinstance(text, str):
+        return None  # lists, objects: a wrong type is rejected, not coerced
+    raw = text
     t = normalise_text(raw)
     if not t or not any(c.isdigit() for c in t):
         return None
