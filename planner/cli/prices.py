@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
@@ -57,7 +59,7 @@ def extract_cmd(
     t = Table("#", "name", "price", "stock", "condition", "route")
     for i, o in enumerate(result.offers, 1):
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        t.add_row(str(i), (o.name or "")[:70], f"{o.price} {o.currency}", stock, o.condition, o.route)
+        t.add_row(str(i), Text((o.name or "")[:70]), f"{o.price} {o.currency}", stock, o.condition, o.route)
     console.print(t)
 
 
@@ -77,11 +79,12 @@ def refresh_cmd(
     from planner.prices.retailers import Registry
     from planner.prices.store import PriceStore
 
-    parts = _catalog_parts()
+    parts, references = _catalog_parts()
     registry = Registry()
     jobs = plan_jobs(registry, parts, retailer, category, per_part)
     with PriceStore(db) as store:
-        report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json)
+        report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json,
+                         references=references)
     if as_json:
         emit_json(report.to_json())
         if report.errors and not report.pages:
@@ -91,19 +94,26 @@ def refresh_cmd(
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
                   f"{len(report.errors)} error(s)")
     for u, e in report.errors:
-        console.print(f"  [red]error[/] {e}", highlight=False)
+        console.print(f"  [red]error[/] {escape(e)}", highlight=False)
     for u in report.blocked:
-        console.print(f"  [yellow]blocked[/] {u}", highlight=False)
+        console.print(f"  [yellow]blocked[/] {escape(u)}", highlight=False)
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 
 
-def _catalog_parts() -> list:
+def _catalog_parts() -> tuple[list, dict]:
+    """The catalog's parts and, per part, its own newest new-condition price (the quarantine reference)."""
     try:
         from planner.catalog import load_catalog  # type: ignore[import-not-found]
     except ImportError as exc:
         raise InputError(f"the catalog is not available ({exc}); cannot match prices to parts") from None
-    return list(load_catalog().parts.values())
+    catalog = load_catalog()
+    refs = {}
+    for pid in catalog.parts:
+        offer = catalog.offer_for(pid, allow_used=False)
+        if offer is not None:
+            refs[pid] = (offer.price, offer.currency)
+    return list(catalog.parts.values()), refs
 
 
 @prices_app.command("history")
@@ -129,14 +139,14 @@ def history_cmd(
         emit_json({"part_id": part, "observations": [o.to_json() for o in rows]})
         return
     if not rows:
-        console.print(f"no price observed for {part}")
+        console.print(f"no price observed for {part}", markup=False, highlight=False)
         return
     t = Table("#", "observed (UTC)", "retailer", "price", "stock", "status", "route")
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        status = o.status if o.status == "trusted" else f"[yellow]{o.status}[/] ({o.reason})"
-        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.retailer, f"{o.price} {o.currency}",
-                  stock, status, o.route or "")
+        status = Text(o.status) if o.status == "trusted" else Text.assemble((o.status, "yellow"), f" ({o.reason})")
+        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), Text(o.retailer), f"{o.price} {o.currency}",
+                  stock, status, Text(o.route or ""))
     console.print(t)
 
 
@@ -155,4 +165,5 @@ def confirm_cmd(
     if as_json:
         emit_json(o.to_json())
     else:
-        console.print(f"#{o.id} {o.part_id} {o.price} {o.currency} at {o.retailer}: trusted")
+        console.print(f"#{o.id} {o.part_id} {o.price} {o.currency} at {o.retailer}: trusted", markup=False,
+                      highlight=False)

@@ -194,21 +194,28 @@ def _flatten_offers(offers: Any, depth: int = 0) -> list[dict]:
     return flat
 
 
+def _ex_vat(node: dict) -> bool:
+    return str(node.get("valueAddedTaxIncluded", "")).strip().lower() in ("false", "0", "no")
+
+
 def _offer_price(o: dict) -> tuple[Any, Optional[str]]:
-    """(price, currency) of one offer, reading priceSpecification when price is absent."""
+    """(price, currency) of one offer, reading priceSpecification when price is absent. A price stated
+    without VAT (valueAddedTaxIncluded false) or only as a list/strike-through price is not taken."""
     price = o.get("price")
     currency = _text(o.get("priceCurrency"))
     if price in (None, "", []):
         price = o.get("lowPrice")
+    specs = [s for s in _as_list(o.get("priceSpecification")) if isinstance(s, dict)]
+    if _ex_vat(o) or any(_ex_vat(s) and str(s.get("price")) == str(price) for s in specs):
+        price = None
     if price in (None, "", []):
-        specs = [s for s in _as_list(o.get("priceSpecification")) if isinstance(s, dict)]
-        specs.sort(key=lambda s: (str(s.get("priceType", "")).lower().rsplit("/", 1)[-1] in LIST_PRICE_TYPES,
-                                  str(s.get("valueAddedTaxIncluded", "")).lower() == "false"))
         for s in specs:
-            if s.get("price") not in (None, ""):
-                price = s.get("price")
-                currency = currency or _text(s.get("priceCurrency"))
-                break
+            kind = str(s.get("priceType", "")).lower().rsplit("/", 1)[-1]
+            if kind in LIST_PRICE_TYPES or _ex_vat(s) or s.get("price") in (None, ""):
+                continue
+            price = s.get("price")
+            currency = currency or _text(s.get("priceCurrency"))
+            break
     if isinstance(price, dict):  # a JSON-LD value object {"@value": ...}
         price = price.get("@value") if "@value" in price else price.get("value")
     if not isinstance(price, (str, int, float)) or isinstance(price, bool):

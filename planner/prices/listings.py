@@ -14,6 +14,7 @@ from planner.prices.css import select
 from planner.prices.page import Page
 from planner.prices.parse_price import parse_price
 from planner.prices.result import ExtractedOffer
+from planner.prices.sanity import context_problem
 from planner.prices.retailers import ListingSelectors, Retailer
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
@@ -46,8 +47,8 @@ def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> l
         price_text = _text(page, _first(item, cfg.price))
         m = PRICE_RE.search(price_text)
         parsed = parse_price(m.group(0) if m else price_text, retailer.decimal_separator, retailer.currency)
-        if parsed is None:
-            continue
+        if parsed is None or (m and context_problem(price_text[:m.start()], price_text[m.end():])):
+            continue  # no price, or one a buyer does not pay (ex-VAT, /mois, struck, 'dès')
         link_el = _first(item, cfg.link)
         href = link_el.get("href") if link_el is not None else None
         url = urljoin(base_url or f"{retailer.scheme}://{retailer.hosts[0]}/", href) if href else None

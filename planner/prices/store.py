@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import statistics
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -11,10 +12,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Iterator, Optional
 
-from planner.errors import InputError
+from planner.errors import InputError, PlannerError
 from planner.models import Offer
+from planner.prices.sanity import amount_problem, category_problem
 
 DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted price is suspect
+PEER_GAP = Decimal("0.5")  # a first reading more than 50 % away from other shops / the catalog is suspect
 CONFIRM_TOLERANCE = Decimal("0.05")  # a second reading within 5 % of a suspect one confirms it
 
 _SCHEMA = """
@@ -57,6 +60,18 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("planner")) / "prices.sqlite"
 
 
+def in_eur(amount: Decimal, currency: str) -> Optional[Decimal]:
+    """amount in EUR with the ECB rates, None when the currency has no rate (the range check is skipped)."""
+    if currency == "EUR":
+        return amount
+    try:
+        from planner.fx import convert_exact, load_rates
+
+        return convert_exact(amount, currency, "EUR", load_rates())
+    except (PlannerError, OSError, ArithmeticError):  # no rates or no rate for it: the range check cannot run
+        return None
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -76,6 +91,8 @@ class NewObservation:
     condition: str = "new"
     confidence: Optional[float] = None
     observed_at: Optional[datetime] = None
+    category: Optional[str] = None  # catalog category, for the sane range check
+    reference: Optional[Decimal] = None  # the catalog's own price for the part (same currency), if any
 
 
 @dataclass(frozen=True)
@@ -127,13 +144,36 @@ def age_text(then: datetime, now: datetime) -> str:
     return f"{secs // 86400} d"
 
 
+def _open(path: Path) -> sqlite3.Connection:
+    """Open (or create) the price database; a path that is not one gives InputError, one line."""
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise InputError(f"{path} is not a price database file (it is a folder or a device); pass --db FILE")
+    conn: Optional[sqlite3.Connection] = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.executescript(_SCHEMA)
+        missing = {"batches", "observations"} - {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if missing:
+            raise sqlite3.DatabaseError(f"no table {', '.join(sorted(missing))}")
+    except (sqlite3.DatabaseError, OSError) as exc:
+        if conn is not None:
+            conn.close()
+        raise InputError(f"{path} is not a usable price database ({exc}); pass --db with another file") from None
+    return conn
+
+
 class PriceStore:
     """Price history in one SQLite file (WAL). Writes happen in batches: all rows of a page or none."""
 
     def __init__(self, path: Optional[str | Path] = None, jump: Decimal = DEFAULT_JUMP,
                  shop_currency: Optional[dict[str, str]] = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.jump = Decimal(jump)
         if shop_currency is None:
             from planner.prices.retailers import DEFAULT_RETAILERS
@@ -141,12 +181,7 @@ class PriceStore:
             shop_currency = {r.name: r.currency for r in DEFAULT_RETAILERS}
             shop_currency.update({r.key: r.currency for r in DEFAULT_RETAILERS})
         self.shop_currency = {k.lower(): v for k, v in shop_currency.items()}
-        self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.executescript(_SCHEMA)
+        self._conn = _open(self.path)
 
     def close(self) -> None:
         self._conn.close()
@@ -187,6 +222,9 @@ class PriceStore:
 
     def _classify(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
         """(status, reason, id of a suspect row this one confirms)."""
+        problem = amount_problem(o.price) or category_problem(o.category, in_eur(o.price, o.currency))
+        if problem:
+            return "suspect", problem, None
         expected = self.shop_currency.get(o.retailer.lower())
         if expected and o.currency != expected:
             return "suspect", f"currency {o.currency}, the shop prices in {expected}", None
@@ -200,7 +238,7 @@ class PriceStore:
             (o.part_id, o.retailer, o.condition, o.currency),
         ).fetchone()
         if trusted is None:
-            return "trusted", "first reading", None
+            return self._first_reading(o)
         ref = Decimal(trusted["price"])
         change = (o.price - ref) / ref if ref else Decimal(0)
         if abs(change) <= self.jump:
@@ -210,6 +248,26 @@ class PriceStore:
             if prev and abs(o.price - prev) / prev <= CONFIRM_TOLERANCE:
                 return "trusted", f"confirms suspect reading #{last['id']} ({change:+.0%} vs {ref})", last["id"]
         return "suspect", f"jump {change:+.0%} from last trusted {ref} {trusted['currency']}", None
+
+    def _first_reading(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
+        """A part's first reading at a shop is trusted only when it agrees with other shops' latest trusted
+        prices (their median) or, with no peers, with the catalog's own price; else it waits in quarantine."""
+        rows = self._conn.execute(
+            "SELECT retailer, price FROM observations WHERE part_id=? AND condition=? AND currency=? "
+            "AND status='trusted' AND retailer!=? ORDER BY observed_at, id",
+            (o.part_id, o.condition, o.currency, o.retailer),
+        ).fetchall()
+        latest = {r["retailer"]: Decimal(r["price"]) for r in rows}  # later rows win per shop
+        if latest:
+            ref, what = statistics.median(latest.values()), f"other shops' median {statistics.median(latest.values())}"
+        elif o.reference is not None and o.reference > 0:
+            ref, what = o.reference, f"the catalog price {o.reference}"
+        else:
+            return "trusted", "first reading", None
+        gap = (o.price - ref) / ref
+        if abs(gap) > PEER_GAP:
+            return "suspect", f"first reading {gap:+.0%} from {what} {o.currency}", None
+        return "trusted", f"first reading, within {PEER_GAP:.0%} of {what}", None
 
     def _insert(self, batch_id: int, o: NewObservation) -> Observation:
         status, reason, confirms = self._classify(o)
@@ -229,6 +287,8 @@ class PriceStore:
 
     def confirm(self, observation_id: int) -> Observation:
         """Mark a suspect observation trusted (a person checked the price)."""
+        if not 0 < observation_id < 2**63:  # SQLite integers are 64-bit
+            raise InputError(f"no price observation #{observation_id}")
         with self._tx():
             r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
             if r is None:

@@ -11,6 +11,7 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
+from planner.prices.sanity import context_problem
 
 _CUR = r"(?:US\$|CA\$|C\$|AU\$|A\$|\$|€|£|¥|EUR\b|USD\b|GBP\b|CHF\b|CAD\b)"
 _NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
@@ -157,10 +158,18 @@ def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
     spots = []
     for offset, (el, _m, raw) in sorted(found.items()):
         parsed = parse_price(raw, decimal_separator, currency_hint)
-        if parsed is None or parsed.amount < 1:
+        if parsed is None or parsed.amount < 1 or spot_problem(page, offset, raw) is not None:
             continue
         spots.append(PriceSpot(parsed, offset, el, 0.0, raw))
     return spots
+
+
+def spot_problem(page: Page, offset: int, raw: str) -> Optional[str]:
+    """Why the price shown at `offset` is not what a buyer pays (ex-VAT, instalment, struck, 'from'), or None."""
+    before = page.text[max(0, offset - 60):offset].split("\n")[-1]
+    end = offset + len(raw)
+    after = page.text[end:end + 40].split("\n")[0]
+    return context_problem(before, after)
 
 
 def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) -> float:
@@ -217,6 +226,8 @@ def main_price(
             t = page.text_of(el) or " ".join("".join(el.itertext()).split())
             m = PRICE_RE.search(t)
             parsed = parse_price(m.group(0) if m else t, decimal_separator, currency_hint)
+            if m and context_problem(t[:m.start()], t[m.end():]):
+                continue
             if parsed is not None:
                 return PriceSpot(parsed, page.spans.get(el, (0, 0))[0], el, 99.0, t), "selector"
     anchor_offset = page.spans[anchor][0] if anchor is not None else None
