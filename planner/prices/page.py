@@ -63,12 +63,12 @@ def decode(page: str | bytes, content_type: Optional[str] = None) -> str:
     """Bytes to text: the HTTP header charset, then a BOM, then <meta charset>, then UTF-8, then cp1252."""
     if isinstance(page, str):
         return page
-    bom, bom_len = read_bom(page)
+    bom, bom_bytes = read_bom(page)
     header = _usable(http_content_type_encoding(content_type)) if content_type else None
     if header:
         return page.decode(header, errors="replace")
     if bom:
-        return page[bom_len:].decode(bom, errors="replace")
+        return page[len(bom_bytes or b""):].decode(bom, errors="replace")
     try:
         meta = _usable(html_body_declared_encoding(page[:4096]))
     except (ValueError, UnicodeError, LookupError):
