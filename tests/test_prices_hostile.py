@@ -212,11 +212,12 @@ def test_marketplace_from_price_is_not_a_new_offer() -> None:
 def test_instalment_and_struck_prices_in_a_listing() -> None:
     items = "".join(
         f'<li class="pdt-item"><h3 class="title-3"><a href="/p{i}">Carte graphique RTX 50{i}0</a></h3>'
-        f'<div class="price">{price}</div></li>'
+        f'<div class="basket"><div class="price">{price}</div></div></li>'
         for i, price in enumerate(["à partir de 55€99 /mois", "Prix barré 999€95", "849€95"], 5))
     page = f"<html><body><ul class='listing-product'>{items}</ul></body></html>"
     r = extract(page, "https://www.ldlc.com/recherche/rtx/")
     prices = [o.price for o in r.offers]
+    assert r.kind == "listing" and prices == [Decimal("849.95")]
     assert Decimal("55.99") not in prices and Decimal("999.95") not in prices
 
 
@@ -233,6 +234,6 @@ def test_ldlc_listing_selectors_still_read_a_plain_price() -> None:
     """Guard for the test above: the same listing markup with a plain price is read."""
     assert LDLC.listing is not None
     item = ('<li class="pdt-item"><h3 class="title-3"><a href="/p1">Carte graphique RTX 5070</a></h3>'
-            '<div class="price">849€95</div></li>')
+            '<div class="basket"><div class="price">849€95</div></div></li>')
     r = extract(f"<html><body><ul>{item}</ul></body></html>", "https://www.ldlc.com/recherche/rtx/")
-    assert [o.price for o in r.offers] == [Decimal("849.95")]
+    assert [(o.price, o.route) for o in r.offers] == [(Decimal("849.95"), "selector")]
