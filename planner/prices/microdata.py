@@ -122,7 +122,7 @@ def _loose_microdata(page: Page) -> Optional[Candidate]:
 
 
 def opengraph_candidate(page: Page) -> Optional[Candidate]:
-    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount")
+    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount", "og:price")
     currency = page.meta("product:price:currency", "og:price:currency", "product:sale_price:currency")
     if amount is None:
         label = (page.meta("twitter:label1") or "").lower()

@@ -26,7 +26,8 @@ _BLOCK_TAGS = frozenset(
 )
 _PARSER = etree.HTMLParser(recover=True, remove_comments=True, remove_pis=True, no_network=True)
 _HIDDEN_CLASSES = frozenset({"hidden", "hide", "d-none", "aok-hidden", "is-hidden", "u-hidden", "invisible"})
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+# whole declarations only: "-webkit-backface-visibility: hidden" does not hide anything
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 _WS = re.compile(r"\s+")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _BUY_WORDS = re.compile(

@@ -13,7 +13,11 @@ from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
 from planner.prices.sanity import context_problem
 
-_CUR = r"(?:US\$|CA\$|C\$|AU\$|A\$|\$|€|£|¥|EUR\b|USD\b|GBP\b|CHF\b|CAD\b)"
+# Currency signs and codes a price is written with (world-wide, not per shop).
+_CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
+        r"лв\.?|ر\.س|د\.إ|"
+        r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
+        r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND)\b)")
 _NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
 PRICE_RE = re.compile(
     rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
