@@ -1,4 +1,4 @@
-"""`planner prices ...`: extract offers from a page, refresh prices from retailers, show a part's price history."""
+"""`planner prices ...`: extract a page, refresh prices, probe the shops, show a part's price history."""
 
 from __future__ import annotations
 
@@ -114,6 +114,34 @@ def _catalog_parts() -> tuple[list, dict]:
         if offer is not None:
             refs[pid] = (offer.price, offer.currency)
     return list(catalog.parts.values()), refs
+
+
+@prices_app.command("probe")
+@handle_errors
+def probe_cmd(
+    retailer: Optional[list[str]] = typer.Option(None, "--retailer", "-r", help="ldlc, materiel, topachat, amazon"),
+    query: Optional[str] = typer.Option(None, "--query", "-q", help="Search words (default: a GPU search)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Fetch each shop's search page once and say whether it still parses (exit 1 if one does not)."""
+    from planner.prices.fetch import PoliteFetcher
+    from planner.prices.probe import DEFAULT_QUERY, probe
+    from planner.prices.retailers import Registry
+
+    registry = Registry()
+    shops = [registry.get(r) for r in retailer] if retailer else list(registry.retailers)
+    results = probe(PoliteFetcher(registry), shops, query or DEFAULT_QUERY)
+    if as_json:
+        emit_json([r.to_json() for r in results])
+    else:
+        t = Table("shop", "status", "HTTP", "offers", "first offer / reason")
+        for r in results:
+            style = "green" if r.ok else ("yellow" if r.status in ("empty", "blocked") else "red")
+            t.add_row(Text(r.retailer), Text(r.status, style=style), str(r.http_status or "-"), str(r.offers),
+                      Text((r.first or r.reason or "")[:90]))
+        console.print(t)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
 
 
 @prices_app.command("history")
