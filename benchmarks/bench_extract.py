@@ -116,7 +116,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=str(REPO.parent.parent / "shared/datasets/product-extraction-benchmark"))
     ap.add_argument("--shared", default=os.environ.get("PLANNER_SHARED", "/work/shared") + "/retail-pages")
-    ap.add_argument("--details", action="store_true", help="list every page we get wrong")
+    ap.add_argument("--details", action="store_true",
+                    help="list the tuning half's pages we get wrong (held-out pages: counts only, never tune on them)")
     args = ap.parse_args()
     bench = Path(args.bench)
     if not bench.exists():
@@ -136,12 +137,18 @@ def main() -> None:
     print(f"planner: tp {s['tp']} fp {s['fp']} fn {s['fn']}; crashes {len(crashes)}; {pps:.1f} pages/s")
     for c in crashes:
         print("  crash", c)
+    missed = {"none": 0, "wrong": 0}
+    for pid in halves["held-out"]:
+        acc, got = truth[pid].get("price", []), prices.get(pid)
+        if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
+            missed["none" if got is None else "wrong"] += 1
+    print(f"held-out misses: {missed['none']} no price, {missed['wrong']} wrong price")
     if args.details:
-        for pid in ids:
+        for pid in halves["tune"]:
             acc = truth[pid].get("price", [])
             got = prices.get(pid)
             if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
-                print(f"  {half(pid):8} {pid[:12]} got {got} want {acc} zyte {_system(bench, 'Zyte')[0].get(pid)} "
+                print(f"  tune {pid[:12]} got {got} want {acc} zyte {_system(bench, 'Zyte')[0].get(pid)} "
                       f"url {truth[pid].get('url', '')[:70]}")
     shared = Path(args.shared)
     if (shared / "MANIFEST.csv").exists():
