@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -237,3 +238,25 @@ def test_ldlc_listing_selectors_still_read_a_plain_price() -> None:
             '<div class="basket"><div class="price">849€95</div></div></li>')
     r = extract(f"<html><body><ul>{item}</ul></body></html>", "https://www.ldlc.com/recherche/rtx/")
     assert [(o.price, o.route) for o in r.offers] == [(Decimal("849.95"), "selector")]
+
+
+def test_opengraph_ex_vat_amount_is_not_taken_over_the_shelf_price() -> None:
+    """og price:amount ex-VAT while the shelf shows the incl.-VAT price: the page shows 833.29 only as 'HT'."""
+    head = ('<meta property="og:title" content="Carte graphique RTX 5070">'
+            '<meta property="product:price:amount" content="833.29">'
+            '<meta property="product:price:currency" content="EUR">')
+    page = product_page("<p class='price'>999,95 € TTC</p><p>soit 833,29 € HT</p>", extra_head=head)
+    assert prices_of(page, "https://www.example.fr/p/1") == [Decimal("999.95")]
+
+
+def test_real_amazon_de_page_without_buy_box_price_does_not_take_the_from_price() -> None:
+    """The real Amazon.de page with its buy-box price removed and a marketplace line added."""
+    html = shared_file("retail-pages", "amazon-de__ubiquiti-usw-pro-48-poe.html").read_text(encoding="utf-8")
+    assert "1.130,00" in html
+    html = html.replace("1.130,00&nbsp;€", "").replace("1.130,00", "")
+    anchor = re.search(r'<span id="price_inside_buybox"[^>]*>', html)
+    assert anchor is not None
+    html = (html[:anchor.end()] + '</span><div id="olp"><a href="/gp/offer-listing/X">Neu und gebraucht (7) ab '
+            "99,12&nbsp;€</a></div><span>" + html[anchor.end():])
+    r = extract(html.encode(), "https://www.amazon.de/dp/B08")
+    assert Decimal("99.12") not in [o.price for o in r.offers]

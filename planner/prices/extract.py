@@ -22,7 +22,7 @@ from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, find_anchor, main_price
+from planner.prices.visible import PriceSpot, find_anchor, main_price, unpaid_reason
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
@@ -174,6 +174,10 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     main = _choose_main(mains, title)
     if main is not None and not _is_this_page(main, cands, title, p):
         main = None  # structured data about another product (a featured or related item)
+    if main is not None:
+        stated = parse_price(main.price, dec, hint)
+        if stated is not None and unpaid_reason(p, stated.amount, dec, hint):
+            main = None  # e.g. og:price:amount ex-VAT: the page shows that amount only as "HT"
     selectors = retailer.price_selectors if retailer else ()
     spot, vroute = main_price(p, anchor, dec, hint, selectors)
 

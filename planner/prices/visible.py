@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Optional, Sequence
 
 from lxml import etree
@@ -142,7 +143,20 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
 
 
 def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]) -> list[PriceSpot]:
-    """Every short visible price text, innermost element kept, unscored (score 0)."""
+    """Every short visible price a buyer could pay, innermost element kept, unscored (score 0)."""
+    return [s for s, problem in _all_spots(page, decimal_separator, currency_hint) if problem is None]
+
+
+def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str], currency_hint: Optional[str]
+                  ) -> Optional[str]:
+    """When the page shows `amount` only in unpaid contexts (ex-VAT, instalment, struck, 'from'), why; else None
+    (also None when the page does not show it at all)."""
+    problems = [problem for s, problem in _all_spots(page, decimal_separator, currency_hint) if s.parsed.amount == amount]
+    return problems[0] if problems and all(problems) else None
+
+
+def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
+               ) -> list[tuple[PriceSpot, Optional[str]]]:
     text = page.text
     found: dict[int, tuple[etree._Element, re.Match, str]] = {}
     for el in page.order:
@@ -162,9 +176,9 @@ def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
     spots = []
     for offset, (el, _m, raw) in sorted(found.items()):
         parsed = parse_price(raw, decimal_separator, currency_hint)
-        if parsed is None or parsed.amount < 1 or spot_problem(page, offset, raw) is not None:
+        if parsed is None or parsed.amount < 1:
             continue
-        spots.append(PriceSpot(parsed, offset, el, 0.0, raw))
+        spots.append((PriceSpot(parsed, offset, el, 0.0, raw), spot_problem(page, offset, raw)))
     return spots
 
 
