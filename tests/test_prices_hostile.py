@@ -260,3 +260,25 @@ def test_real_amazon_de_page_without_buy_box_price_does_not_take_the_from_price(
             "99,12&nbsp;€</a></div><span>" + html[anchor.end():])
     r = extract(html.encode(), "https://www.amazon.de/dp/B08")
     assert Decimal("99.12") not in [o.price for o in r.offers]
+
+
+def test_every_benchmark_page_is_read_without_an_error() -> None:
+    """The crash-free property on the 120 real pages of the extraction benchmark (28 crashed before)."""
+    import gzip
+
+    folder = shared_file("datasets", "product-extraction-benchmark", "html")
+    pages = sorted(folder.glob("*.html.gz"))
+    assert len(pages) == 120
+    for f in pages:
+        r = extract(gzip.decompress(f.read_bytes()))
+        assert r.kind != "error", f"{f.name}: {r.reason}"
+        assert all(Decimal("0.01") <= o.price < Decimal(10_000_000) for o in r.offers)
+
+
+def test_extract_cli_reads_dev_zero_bounded() -> None:
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    res = CliRunner().invoke(app, ["prices", "extract", "/dev/zero", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["offers"] == []

@@ -13,6 +13,7 @@ from rich.text import Text
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 
+MAX_PAGE_BYTES = 20_000_000  # a saved page larger than this is read up to here only
 prices_app = typer.Typer(help="Live prices: extract, refresh, history.", no_args_is_help=True)
 
 
@@ -44,7 +45,8 @@ def extract_cmd(
         path = Path(source)
         if path.is_dir():
             raise InputError(f"{source} is a directory; give a saved page file")
-        content, page_url = path.read_bytes(), url
+        with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
+            content, page_url = fh.read(MAX_PAGE_BYTES), url
     result = extract(content, page_url)
     if as_json:
         emit_json(result.to_json())
