@@ -282,3 +282,13 @@ def test_extract_cli_reads_dev_zero_bounded() -> None:
 
     res = CliRunner().invoke(app, ["prices", "extract", "/dev/zero", "--json"])
     assert res.exit_code == 0 and json.loads(res.output)["offers"] == []
+
+
+def test_rdfa_product_is_read_through_extruct() -> None:
+    page = ('<html><head><title>RTX 5070</title></head><body><div vocab="https://schema.org/" typeof="Product">'
+            '<h1 property="name">Carte graphique RTX 5070</h1><div property="offers" typeof="Offer">'
+            '<span property="price" content="649.90">649,90 €</span><meta property="priceCurrency" content="EUR">'
+            '<link property="availability" href="https://schema.org/OutOfStock"></div></div>'
+            '<p>Accessoire 19,90 €</p></body></html>')
+    r = extract(page)
+    assert [(o.price, o.route, o.in_stock) for o in r.offers] == [(Decimal("649.90"), "rdfa", False)]

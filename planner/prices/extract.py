@@ -18,6 +18,7 @@ from planner.prices.listings import api_offers, listing_offers, parse_json_docum
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
 from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
+from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
@@ -26,7 +27,7 @@ from planner.prices.visible import PriceSpot, find_anchor, main_price, unpaid_re
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
-_ROUTE_RANK = {"json-ld": 0, "microdata": 1, "opengraph": 2}
+_ROUTE_RANK = {"json-ld": 0, "microdata": 1, "rdfa": 2, "opengraph": 3}
 _TLD_CURRENCY = {
     "fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "be": "EUR", "at": "EUR", "ie": "EUR",
     "pt": "EUR", "fi": "EUR", "lu": "EUR", "gr": "EUR", "eu": "EUR", "uk": "GBP", "ca": "CAD", "au": "AUD",
@@ -89,6 +90,8 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
     cands = jsonld_candidates(p)
     check_time()
     cands += microdata_candidates(p)
+    if not any(c.price is not None for c in cands):
+        cands += rdfa_candidates(p)
     og = opengraph_candidate(p)
     if og is not None:
         cands.append(og)

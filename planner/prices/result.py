@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal, Optional
 
-Route = Literal["json-ld", "microdata", "opengraph", "selector", "api", "text"]
-ROUTES: tuple[str, ...] = ("json-ld", "microdata", "opengraph", "selector", "api", "text")
+Route = Literal["json-ld", "microdata", "rdfa", "opengraph", "selector", "api", "text"]
+ROUTES: tuple[str, ...] = ("json-ld", "microdata", "rdfa", "opengraph", "selector", "api", "text")
 
 
 @dataclass(frozen=True)
