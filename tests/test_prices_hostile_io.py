@@ -168,6 +168,7 @@ def test_refresh_isolates_each_bad_page(faulty: Faulty, tmp_path: Path) -> None:
     with PriceStore(tmp_path / "p.sqlite", shop_currency={}) as store:
         report = asyncio.run(refresh_async(store, fetcher(faulty), jobs, [GPU]))
         assert {u for u, _ in report.errors} == {faulty.base + "/gz", faulty.base + "/busy"}
+        assert set(report.empty) == {faulty.base + "/api", faulty.base + "/deep"}
         assert report.stored == 1
         assert store.latest_trusted()[GPU.id].price == Decimal("899.95")
 

@@ -94,11 +94,13 @@ def refresh_cmd(
         return
     console.print(f"{report.pages} page(s), {report.stored} price(s) stored ({report.suspects} suspect), "
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
-                  f"{len(report.errors)} error(s)")
+                  f"{len(report.empty)} without any offer, {len(report.errors)} error(s)")
     for u, e in report.errors:
         console.print(f"  [red]error[/] {escape(e)}", highlight=False)
     for u in report.blocked:
         console.print(f"  [yellow]blocked[/] {escape(u)}", highlight=False)
+    for u in report.empty:
+        console.print(f"  [yellow]no offer read[/] {escape(u)} (see `planner prices probe`)", highlight=False)
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 

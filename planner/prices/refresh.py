@@ -33,6 +33,7 @@ class RefreshReport:
     stored: int = 0
     suspects: int = 0
     blocked: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # pages read without any offer (a shop's markup may have changed)
     errors: list[tuple[str, str]] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)  # listings seen but not used, with the reason
     matched: list[dict] = field(default_factory=list)
@@ -40,6 +41,7 @@ class RefreshReport:
     def to_json(self) -> dict:
         return {
             "pages": self.pages, "stored": self.stored, "suspects": self.suspects, "blocked": self.blocked,
+            "empty": self.empty,
             "errors": [{"url": u, "error": e} for u, e in self.errors],
             "matched": self.matched, "unmatched": self.unmatched,
         }
@@ -85,6 +87,9 @@ def process_page(
         return
     if ex.kind == "error":
         report.errors.append((job.url, ex.reason or "could not read the page"))
+        return
+    if not ex.offers:
+        report.empty.append(job.url)
         return
     in_cat = [p for p in parts if getattr(p, "category", job.category) == job.category]
     observations: list[NewObservation] = []
