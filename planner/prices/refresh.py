@@ -14,8 +14,8 @@ from planner.prices.extract import extract
 from planner.prices.fetch import FetchResult, PoliteFetcher
 from planner.prices.match import DEFAULT_THRESHOLD, PartLike, match_listing
 from planner.prices.retailers import Registry, Retailer
-from planner.prices.sanity import amount_problem, category_problem
-from planner.prices.store import NewObservation, PriceStore, in_eur
+from planner.prices.sanity import amount_problem, category_problem, in_eur
+from planner.prices.store import NewObservation, PriceStore
 
 _log = logging.getLogger(__name__)
 

@@ -6,6 +6,8 @@ import re
 from decimal import Decimal
 from typing import Optional
 
+from planner.errors import PlannerError
+
 # Any amount outside this range is a misreading (1e300, 1e32, 0.000001), in any currency we price in.
 MIN_AMOUNT = Decimal("0.01")
 MAX_AMOUNT = Decimal("10000000")
@@ -81,6 +83,18 @@ def amount_problem(amount: Decimal) -> Optional[str]:
     if amount >= MAX_AMOUNT:
         return f"amount {amount:.3g} above {MAX_AMOUNT}"
     return None
+
+
+def in_eur(amount: Decimal, currency: str) -> Optional[Decimal]:
+    """amount in EUR with the ECB rates, None when the currency has no rate (the range check is skipped)."""
+    if currency == "EUR":
+        return amount
+    try:
+        from planner.fx import convert_exact, load_rates
+
+        return convert_exact(amount, currency, "EUR", load_rates())
+    except (PlannerError, OSError, ArithmeticError):  # no rates or no rate for it: the range check cannot run
+        return None
 
 
 def category_problem(category: Optional[str], amount_eur: Optional[Decimal]) -> Optional[str]:

@@ -12,9 +12,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Iterator, Optional
 
-from planner.errors import InputError, PlannerError
+from planner.errors import InputError
 from planner.models import Offer
-from planner.prices.sanity import amount_problem, category_problem
+from planner.prices.sanity import amount_problem, category_problem, in_eur
 
 DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted price is suspect
 PEER_GAP = Decimal("0.5")  # a first reading more than 50 % away from other shops / the catalog is suspect
@@ -58,18 +58,6 @@ def default_path() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("planner")) / "prices.sqlite"
-
-
-def in_eur(amount: Decimal, currency: str) -> Optional[Decimal]:
-    """amount in EUR with the ECB rates, None when the currency has no rate (the range check is skipped)."""
-    if currency == "EUR":
-        return amount
-    try:
-        from planner.fx import convert_exact, load_rates
-
-        return convert_exact(amount, currency, "EUR", load_rates())
-    except (PlannerError, OSError, ArithmeticError):  # no rates or no rate for it: the range check cannot run
-        return None
 
 
 def utc_now() -> datetime:
