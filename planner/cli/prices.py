@@ -40,14 +40,14 @@ def extract_cmd(
         from planner.prices.http_cache import HttpCache
 
         fetched = PoliteFetcher(cache=HttpCache()).fetch_sync(source)
-        content, page_url = fetched.content, url or fetched.url
+        content, page_url, ctype = fetched.content, url or fetched.url, fetched.headers.get("content-type")
     else:
         path = Path(source)
         if path.is_dir():
             raise InputError(f"{source} is a directory; give a saved page file")
         with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
-            content, page_url = fh.read(MAX_PAGE_BYTES), url
-    result = extract(content, page_url)
+            content, page_url, ctype = fh.read(MAX_PAGE_BYTES), url, None
+    result = extract(content, page_url, content_type=ctype)
     if as_json:
         emit_json(result.to_json())
         return
