@@ -281,3 +281,34 @@ def test_unused_port_is_a_fetch_error() -> None:
     f = PoliteFetcher(Registry((local_retailer("x", base),)), FAST)
     with pytest.raises(FetchError):
         asyncio.run(_get(f, base + "/p"))
+
+
+def test_absurd_rows_left_by_an_older_version_are_never_offered(tmp_path: Path) -> None:
+    """A database where 1e300 was stored as trusted (before this fix) no longer breaks recommend/check."""
+    import sqlite3
+
+    db = tmp_path / "p.sqlite"
+    with PriceStore(db, shop_currency={}) as s:
+        s.record([obs("900")], "A")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE observations SET price='1E+300'")
+    conn.execute("INSERT INTO observations (batch_id, part_id, retailer, price, currency, observed_at, status) "
+                 "SELECT batch_id, 'gpu-2', 'A', 'abc', 'EUR', observed_at, 'trusted' FROM observations")
+    conn.commit()
+    conn.close()
+    with PriceStore(db, shop_currency={}) as s:
+        assert s.latest_trusted() == {}
+
+
+def test_history_of_a_damaged_row_is_one_line(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "p.sqlite"
+    with PriceStore(db, shop_currency={}) as s:
+        s.record([obs("900")], "A")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE observations SET price='abc'")
+    conn.commit()
+    conn.close()
+    res = _cli("history", "gpu-1", "--db", str(db))
+    assert res.exit_code == 2 and "damaged" in res.output and isinstance(res.exception, SystemExit)

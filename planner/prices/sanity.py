@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from datetime import date
 from decimal import Decimal
 from typing import Optional
 
@@ -85,14 +87,22 @@ def amount_problem(amount: Decimal) -> Optional[str]:
     return None
 
 
+@functools.lru_cache(maxsize=2)
+def _rates(day: date) -> object:
+    """The ECB rates, read once a day per process (a refresh checks many offers)."""
+    from planner.fx import load_rates
+
+    return load_rates(today=day)
+
+
 def in_eur(amount: Decimal, currency: str) -> Optional[Decimal]:
     """amount in EUR with the ECB rates, None when the currency has no rate (the range check is skipped)."""
     if currency == "EUR":
         return amount
     try:
-        from planner.fx import convert_exact, load_rates
+        from planner.fx import convert_exact
 
-        return convert_exact(amount, currency, "EUR", load_rates())
+        return convert_exact(amount, currency, "EUR", _rates(date.today()))
     except (PlannerError, OSError, ArithmeticError):  # no rates or no rate for it: the range check cannot run
         return None
 

@@ -8,7 +8,7 @@ import statistics
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -114,6 +114,14 @@ class Observation:
 
 
 def _row(r: sqlite3.Row) -> Observation:
+    """One stored row as a record; a row edited into nonsense gives InputError naming it."""
+    try:
+        return _record(r)
+    except (InvalidOperation, ValueError, TypeError) as exc:
+        raise InputError(f"price observation #{r['id']} in the database is damaged ({exc}); delete that row") from None
+
+
+def _record(r: sqlite3.Row) -> Observation:
     return Observation(
         id=r["id"], batch_id=r["batch_id"], part_id=r["part_id"], retailer=r["retailer"],
         price=Decimal(r["price"]), currency=r["currency"],
@@ -154,6 +162,16 @@ def _open(path: Path) -> sqlite3.Connection:
             conn.close()
         raise InputError(f"{path} is not a usable price database ({exc}); pass --db with another file") from None
     return conn
+
+
+def _unusable(r: sqlite3.Row) -> bool:
+    """A stored price that is not a sane amount (e.g. '1E+300' trusted by an older version) or not a date."""
+    try:
+        bad = amount_problem(Decimal(r["price"])) is not None
+        datetime.fromisoformat(r["observed_at"])
+    except (InvalidOperation, ValueError, TypeError):
+        return True
+    return bad
 
 
 class PriceStore:
@@ -318,6 +336,8 @@ class PriceStore:
         ).fetchall()
         latest: dict[str, Observation] = {}
         for r in rows:
+            if _unusable(r):
+                continue  # a row written by an older version or by hand that no plan should ever use
             latest[r["part_id"]] = _row(r)  # later rows overwrite: freshest wins
         out: dict[str, Offer] = {}
         for pid, o in latest.items():
