@@ -157,6 +157,7 @@ class Page:
     spans: dict = field(default_factory=dict)  # element -> (start, end) offsets in text
     order: list = field(default_factory=list)  # visible elements in document order
     buttons: list = field(default_factory=list)  # (offset, enabled, element) of add-to-cart controls
+    memo: dict = field(default_factory=dict)  # derived data computed once per page (e.g. price spots)
 
     @classmethod
     def load(cls, page: str | bytes, url: Optional[str] = None, content_type: Optional[str] = None) -> "Page":

@@ -157,6 +157,16 @@ def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str],
 
 def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
                ) -> list[tuple[PriceSpot, Optional[str]]]:
+    """Every visible price with why it is not payable (or None); computed once per page and shop format."""
+    key = (decimal_separator, currency_hint)
+    cached = page.memo.get(("spots", key))
+    if cached is None:
+        cached = page.memo[("spots", key)] = _scan_spots(page, decimal_separator, currency_hint)
+    return cached
+
+
+def _scan_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
+                ) -> list[tuple[PriceSpot, Optional[str]]]:
     text = page.text
     found: dict[int, tuple[etree._Element, re.Match, str]] = {}
     for el in page.order:
