@@ -1,4 +1,4 @@
-"""`planner prices ...`: extract offers from a page, refresh prices from retailers, show a part's price history."""
+"""`planner prices ...`: extract a page, refresh prices, probe the shops, show a part's price history."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 
+MAX_PAGE_BYTES = 20_000_000  # a saved page larger than this is read up to here only
 prices_app = typer.Typer(help="Live prices: extract, refresh, history.", no_args_is_help=True)
 
 
@@ -37,13 +40,14 @@ def extract_cmd(
         from planner.prices.http_cache import HttpCache
 
         fetched = PoliteFetcher(cache=HttpCache()).fetch_sync(source)
-        content, page_url = fetched.content, url or fetched.url
+        content, page_url, ctype = fetched.content, url or fetched.url, fetched.headers.get("content-type")
     else:
         path = Path(source)
         if path.is_dir():
             raise InputError(f"{source} is a directory; give a saved page file")
-        content, page_url = path.read_bytes(), url
-    result = extract(content, page_url)
+        with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
+            content, page_url, ctype = fh.read(MAX_PAGE_BYTES), url, None
+    result = extract(content, page_url, content_type=ctype)
     if as_json:
         emit_json(result.to_json())
         return
@@ -57,7 +61,7 @@ def extract_cmd(
     t = Table("#", "name", "price", "stock", "condition", "route")
     for i, o in enumerate(result.offers, 1):
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        t.add_row(str(i), (o.name or "")[:70], f"{o.price} {o.currency}", stock, o.condition, o.route)
+        t.add_row(str(i), Text((o.name or "")[:70]), f"{o.price} {o.currency}", stock, o.condition, o.route)
     console.print(t)
 
 
@@ -77,11 +81,12 @@ def refresh_cmd(
     from planner.prices.retailers import Registry
     from planner.prices.store import PriceStore
 
-    parts = _catalog_parts()
+    parts, references = _catalog_parts()
     registry = Registry()
     jobs = plan_jobs(registry, parts, retailer, category, per_part)
     with PriceStore(db) as store:
-        report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json)
+        report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json,
+                         references=references)
     if as_json:
         emit_json(report.to_json())
         if report.errors and not report.pages:
@@ -89,21 +94,58 @@ def refresh_cmd(
         return
     console.print(f"{report.pages} page(s), {report.stored} price(s) stored ({report.suspects} suspect), "
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
-                  f"{len(report.errors)} error(s)")
+                  f"{len(report.empty)} without any offer, {len(report.errors)} error(s)")
     for u, e in report.errors:
-        console.print(f"  [red]error[/] {e}", highlight=False)
+        console.print(f"  [red]error[/] {escape(e)}", highlight=False)
     for u in report.blocked:
-        console.print(f"  [yellow]blocked[/] {u}", highlight=False)
+        console.print(f"  [yellow]blocked[/] {escape(u)}", highlight=False)
+    for u in report.empty:
+        console.print(f"  [yellow]no offer read[/] {escape(u)} (see `planner prices probe`)", highlight=False)
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 
 
-def _catalog_parts() -> list:
+def _catalog_parts() -> tuple[list, dict]:
+    """The catalog's parts and, per part, its own newest new-condition price (the quarantine reference)."""
     try:
         from planner.catalog.load import load_catalog  # type: ignore[import-not-found]
     except ImportError as exc:
         raise InputError(f"the catalog is not available ({exc}); cannot match prices to parts") from None
-    return list(load_catalog().parts.values())
+    catalog = load_catalog()
+    refs = {}
+    for pid in catalog.parts:
+        offer = catalog.offer_for(pid, allow_used=False)
+        if offer is not None:
+            refs[pid] = (offer.price, offer.currency)
+    return list(catalog.parts.values()), refs
+
+
+@prices_app.command("probe")
+@handle_errors
+def probe_cmd(
+    retailer: Optional[list[str]] = typer.Option(None, "--retailer", "-r", help="ldlc, materiel, topachat, amazon"),
+    query: Optional[str] = typer.Option(None, "--query", "-q", help="Search words (default: a GPU search)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Fetch each shop's search page once and say whether it still parses (exit 1 if one does not)."""
+    from planner.prices.fetch import PoliteFetcher
+    from planner.prices.probe import DEFAULT_QUERY, probe
+    from planner.prices.retailers import Registry
+
+    registry = Registry()
+    shops = [registry.get(r) for r in retailer] if retailer else list(registry.retailers)
+    results = probe(PoliteFetcher(registry), shops, query or DEFAULT_QUERY)
+    if as_json:
+        emit_json([r.to_json() for r in results])
+    else:
+        t = Table("shop", "status", "HTTP", "offers", "first offer / reason")
+        for r in results:
+            style = "green" if r.ok else ("yellow" if r.status in ("empty", "blocked") else "red")
+            t.add_row(Text(r.retailer), Text(r.status, style=style), str(r.http_status or "-"), str(r.offers),
+                      Text((r.first or r.reason or "")[:90]))
+        console.print(t)
+    if not all(r.ok for r in results):
+        raise typer.Exit(1)
 
 
 @prices_app.command("history")
@@ -129,14 +171,14 @@ def history_cmd(
         emit_json({"part_id": part, "observations": [o.to_json() for o in rows]})
         return
     if not rows:
-        console.print(f"no price observed for {part}")
+        console.print(f"no price observed for {part}", markup=False, highlight=False)
         return
     t = Table("#", "observed (UTC)", "retailer", "price", "stock", "status", "route")
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        status = o.status if o.status == "trusted" else f"[yellow]{o.status}[/] ({o.reason})"
-        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.retailer, f"{o.price} {o.currency}",
-                  stock, status, o.route or "")
+        status = Text(o.status) if o.status == "trusted" else Text.assemble((o.status, "yellow"), f" ({o.reason})")
+        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), Text(o.retailer), f"{o.price} {o.currency}",
+                  stock, status, Text(o.route or ""))
     console.print(t)
 
 
@@ -155,4 +197,5 @@ def confirm_cmd(
     if as_json:
         emit_json(o.to_json())
     else:
-        console.print(f"#{o.id} {o.part_id} {o.price} {o.currency} at {o.retailer}: trusted")
+        console.print(f"#{o.id} {o.part_id} {o.price} {o.currency} at {o.retailer}: trusted", markup=False,
+                      highlight=False)

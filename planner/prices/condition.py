@@ -28,9 +28,13 @@ _USED_DESC = re.compile(
 
 def condition_from_schema(value: Any) -> Optional[Condition]:
     """'https://schema.org/UsedCondition' -> used; NewCondition -> new; unknown -> None."""
-    if value is None:
-        return None
-    s = str(value[0] if isinstance(value, list) and value else value).lower()
+    if isinstance(value, list) and value:
+        value = value[0]
+    if isinstance(value, dict):
+        value = value.get("@id") or value.get("name")
+    if not isinstance(value, str):
+        return None  # a wrong type says nothing about the condition
+    s = value.lower()
     if "refurb" in s:
         return "refurbished"
     if "used" in s or "damaged" in s:

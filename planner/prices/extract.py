@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import Optional
+import time
+from typing import Callable, Optional
 from urllib.parse import urljoin, urlsplit
 
 from planner.errors import CurrencyError
@@ -16,14 +18,16 @@ from planner.prices.listings import api_offers, listing_offers, parse_json_docum
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
 from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
+from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, find_anchor, main_price
+from planner.prices.visible import PriceSpot, find_anchor, main_price, unpaid_reason
 
+_log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
-_ROUTE_RANK = {"json-ld": 0, "microdata": 1, "opengraph": 2}
+_ROUTE_RANK = {"json-ld": 0, "microdata": 1, "rdfa": 2, "opengraph": 3}
 _TLD_CURRENCY = {
     "fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "be": "EUR", "at": "EUR", "ie": "EUR",
     "pt": "EUR", "fi": "EUR", "lu": "EUR", "gr": "EUR", "eu": "EUR", "uk": "GBP", "ca": "CAD", "au": "AUD",
@@ -35,10 +39,42 @@ _LANG_CURRENCY = {"fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR
 _SEARCH_PATH = re.compile(r"/(?:recherche|search|s)(?:[/?]|$)|[?&](?:q|k|query|search)=", re.I)
 
 
-def extract(page: str | bytes, url: Optional[str] = None, registry: Optional[Registry] = None) -> ExtractResult:
-    """Read the offers on one saved or fetched page. Pure: no I/O, same input gives the same result."""
-    reg = registry or _DEFAULT_REGISTRY
-    text = decode(page)
+MAX_PAGE_CHARS = 5_000_000  # the rest of a larger page is not read
+TIME_CAP_S = 10.0  # a page still being read after this gives up with a reason
+
+
+class _TimeCap(Exception):
+    """The page took longer than its time budget (raised between stages, caught in extract)."""
+
+
+def extract(page: str | bytes, url: Optional[str] = None, registry: Optional[Registry] = None,
+            content_type: Optional[str] = None, time_cap_s: float = TIME_CAP_S) -> ExtractResult:
+    """Read the offers on one saved or fetched page. Pure: no I/O, same input gives the same result.
+
+    Never raises on any input: a page it cannot read gives kind 'error' and a one-line reason (a bug in
+    this code is also reported that way, with its exception type, and logged with its traceback).
+    `content_type` is the HTTP header: its charset wins over the page's own declaration.
+    """
+    deadline = time.monotonic() + time_cap_s
+
+    def check_time() -> None:
+        if time.monotonic() > deadline:
+            raise _TimeCap()
+
+    try:
+        return _extract(page, url, registry or _DEFAULT_REGISTRY, content_type, check_time)
+    except _TimeCap:
+        return ExtractResult(False, [], None, "error", f"gave up after the {time_cap_s:g} s time cap per page")
+    except RecursionError:
+        return ExtractResult(False, [], None, "error", "page nested too deeply to read")
+    except Exception as exc:  # noqa: BLE001 - one bad page must not stop a refresh; logged loudly below
+        _log.exception("extract failed on %s", url or "a page")
+        return ExtractResult(False, [], None, "error", f"could not read the page ({type(exc).__name__}: {exc})"[:200])
+
+
+def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type: Optional[str],
+             check_time: Callable[[], None]) -> ExtractResult:
+    text = decode(page[:MAX_PAGE_CHARS], content_type)[:MAX_PAGE_CHARS]
     retailer = reg.for_url(url) if url else None
     head = text.lstrip().lstrip("\ufeff")[:1]
     if head in ("{", "["):
@@ -47,13 +83,19 @@ def extract(page: str | bytes, url: Optional[str] = None, registry: Optional[Reg
             offers = api_offers(data, retailer, url)
             return ExtractResult(False, offers, None, "listing" if offers else "empty")
     p = Page.load(text, url)
+    check_time()
     if retailer is None:
         retailer = _retailer_from_page(p, reg)
     dec = retailer.decimal_separator if retailer else None
-    cands = jsonld_candidates(p) + microdata_candidates(p)
+    cands = jsonld_candidates(p)
+    check_time()
+    cands += microdata_candidates(p)
+    if not any(c.price is not None for c in cands):
+        cands += rdfa_candidates(p)
     og = opengraph_candidate(p)
     if og is not None:
         cands.append(og)
+    check_time()
     priced = [c for c in cands if c.price is not None and parse_price(c.price, dec) is not None]
     if is_blocked(p.title, p.text, p.source, has_product_data=bool(priced)):
         return ExtractResult(True, [], None, "blocked")
@@ -135,6 +177,10 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     main = _choose_main(mains, title)
     if main is not None and not _is_this_page(main, cands, title, p):
         main = None  # structured data about another product (a featured or related item)
+    if main is not None:
+        stated = parse_price(main.price, dec, hint)
+        if stated is not None and unpaid_reason(p, stated.amount, dec, hint):
+            main = None  # e.g. og:price:amount ex-VAT: the page shows that amount only as "HT"
     selectors = retailer.price_selectors if retailer else ()
     spot, vroute = main_price(p, anchor, dec, hint, selectors)
 

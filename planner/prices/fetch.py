@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
+import re
 import time
-import urllib.robotparser
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Optional, Sequence
 from urllib.parse import urljoin, urlsplit
 
 import httpx
+from protego import Protego
 
 from planner.errors import FetchError
 from planner.prices.http_cache import HttpCache
@@ -36,11 +38,13 @@ class FetchConfig:
     """Politeness knobs. Defaults are the production values; tests shrink the waits."""
 
     min_interval_s: float = 1.0  # between two requests to one host (robots Crawl-delay can raise it)
-    timeout_s: float = 20.0
+    timeout_s: float = 20.0  # per connect / read
+    deadline_s: float = 60.0  # whole request, however slowly the bytes trickle in
     max_attempts: int = 4  # first try + 3 retries on 429/5xx/timeouts
     backoff_s: float = 1.0  # 1, 2, 4... seconds
     backoff_cap_s: float = 30.0
     retry_after_cap_s: float = 120.0  # a longer Retry-After is cut to this
+    crawl_delay_cap_s: float = 60.0  # a longer robots.txt Crawl-delay is cut to this
     max_redirects: int = 5
     max_bytes: int = 10_000_000
     robots_max_age_s: float = 24 * 3600
@@ -48,8 +52,8 @@ class FetchConfig:
     user_agent: str = USER_AGENT
 
     def __post_init__(self) -> None:
-        if self.min_interval_s < 0 or self.max_attempts < 1:
-            raise ValueError("min_interval_s must be >= 0 and max_attempts >= 1")
+        if self.min_interval_s < 0 or self.max_attempts < 1 or not self.deadline_s > 0:
+            raise ValueError("min_interval_s must be >= 0, max_attempts >= 1 and deadline_s > 0")
 
 
 @dataclass(frozen=True)
@@ -63,21 +67,15 @@ class FetchResult:
 
     @property
     def text(self) -> str:
-        ctype = self.headers.get("content-type", "")
-        if "charset=" in ctype:
-            charset = ctype.split("charset=", 1)[1].split(";")[0].strip().strip('"')
-            try:
-                return self.content.decode(charset, errors="replace")
-            except LookupError:
-                pass
-        return decode(self.content)
+        """The body as text: the Content-Type charset first (see page.decode)."""
+        return decode(self.content, self.headers.get("content-type"))
 
 
 @dataclass
 class _Host:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     last_request: Optional[float] = None
-    robots: Optional[urllib.robotparser.RobotFileParser] = None
+    robots: Optional[Protego] = None
     robots_error: Optional[str] = None
     crawl_delay: float = 0.0
     gaps: list[float] = field(default_factory=list)  # observed spacing, for benchmarks
@@ -217,17 +215,22 @@ class PoliteFetcher:
             await self._turn(host)
             self.requests_made += 1
             try:
-                async with self._http().stream("GET", url) as resp:
-                    chunks, total = [], 0
-                    async for chunk in resp.aiter_bytes():
-                        total += len(chunk)
-                        if total > self.config.max_bytes:
-                            raise FetchError(f"{url} is larger than {self.config.max_bytes} bytes")
-                        chunks.append(chunk)
-                    headers = {k.lower(): v for k, v in resp.headers.items()}
-                    return FetchResult(str(resp.url), resp.status_code, b"".join(chunks), headers, False)
+                return await asyncio.wait_for(self._read(url), self.config.deadline_s)
+            except asyncio.TimeoutError:
+                raise httpx.ReadTimeout(f"no complete answer within {self.config.deadline_s:g} s") from None
             finally:
                 host.last_request = self._clock()
+
+    async def _read(self, url: str) -> FetchResult:
+        async with self._http().stream("GET", url) as resp:
+            chunks, total = [], 0
+            async for chunk in resp.aiter_bytes():
+                total += len(chunk)
+                if total > self.config.max_bytes:
+                    raise FetchError(f"{url} is larger than {self.config.max_bytes} bytes")
+                chunks.append(chunk)
+            headers = {k.lower(): v for k, v in resp.headers.items()}
+            return FetchResult(str(resp.url), resp.status_code, b"".join(chunks), headers, False)
 
     async def _get_with_retries(self, url: str) -> FetchResult:
         cfg = self.config
@@ -235,12 +238,14 @@ class PoliteFetcher:
         for attempt in range(1, cfg.max_attempts + 1):
             try:
                 result = await self._once(url)
-            except httpx.TimeoutException:
-                last_error = f"timed out after {cfg.timeout_s:g} s"
+            except httpx.TimeoutException as exc:
+                last_error = f"timed out ({exc or f'{cfg.timeout_s:g} s without data'})"
                 delay = self._backoff(attempt)
             except httpx.TransportError as exc:
                 last_error = f"network error ({type(exc).__name__})"
                 delay = self._backoff(attempt)
+            except httpx.HTTPError as exc:  # a body that does not decode (bad gzip...): retrying will not help
+                raise FetchError(f"{url}: unreadable answer ({type(exc).__name__}: {exc})"[:300]) from None
             else:
                 if result.status != 429 and result.status < 500:
                     return FetchResult(result.url, result.status, result.content, result.headers, False, attempt)
@@ -257,19 +262,8 @@ class PoliteFetcher:
         return min(self.config.backoff_s * (2 ** (attempt - 1)), self.config.backoff_cap_s)
 
     def _retry_after(self, result: FetchResult) -> Optional[float]:
-        value = result.headers.get("retry-after")
-        if not value:
-            return None
-        value = value.strip()
-        if value.isdigit():
-            secs = float(value)
-        else:
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError):
-                return None
-            secs = when.timestamp() - time.time()
-        return max(0.0, min(secs, self.config.retry_after_cap_s))
+        """Seconds a Retry-After header asks for (delta or HTTP date), capped; None when unreadable ('²')."""
+        return parse_retry_after(result.headers.get("retry-after"), self.config.retry_after_cap_s)
 
     async def _check_robots(self, url: str) -> None:
         parts = urlsplit(url)
@@ -280,7 +274,7 @@ class PoliteFetcher:
         if host.robots_error is not None:
             raise FetchError(f"not fetching {url}: {host.robots_error}")
         assert host.robots is not None
-        if not host.robots.can_fetch(ROBOTS_AGENT, url):
+        if not host.robots.can_fetch(url, ROBOTS_AGENT):
             raise FetchError(f"robots.txt of {netloc} disallows {parts.path or '/'}")
 
     async def _robots_body(self, robots_url: str) -> tuple[int, bytes]:
@@ -313,17 +307,40 @@ class PoliteFetcher:
                 return
             if self.cache is not None and status < 500:
                 self.cache.put(robots_url, status, {}, body if 200 <= status < 300 else b"")
-        rp = urllib.robotparser.RobotFileParser(robots_url)
         if 200 <= status < 300:
-            rp.parse(decode(body or b"").splitlines())
+            rp = Protego.parse(decode(body or b"")[:500_000])
         elif 400 <= status < 500:
-            rp.parse([])  # no robots.txt: everything allowed
+            rp = Protego.parse("")  # no robots.txt: everything allowed
         else:
             host.robots_error = f"robots.txt answered HTTP {status}"
             return
         host.robots = rp
         delay = rp.crawl_delay(ROBOTS_AGENT)
-        host.crawl_delay = float(delay) if delay else 0.0
+        host.crawl_delay = _capped(delay, self.config.crawl_delay_cap_s)
+
+
+def _capped(seconds: object, cap: float) -> float:
+    """A wait a server asked for, as a finite number of seconds in [0, cap]."""
+    try:
+        value = float(seconds)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return max(0.0, min(value, cap)) if math.isfinite(value) else 0.0
+
+
+def parse_retry_after(value: Optional[str], cap: float) -> Optional[float]:
+    """Retry-After as seconds in [0, cap]: ASCII digits or an HTTP date; anything else ('²', '1e9') -> None."""
+    if not value:
+        return None
+    value = value.strip()
+    if re.fullmatch(r"[0-9]{1,12}", value):
+        return _capped(int(value), cap)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+        secs = when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError, IndexError):
+        return None
+    return _capped(secs, cap)
 
 
 def _status_message(url: str, result: FetchResult) -> str:

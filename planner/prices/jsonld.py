@@ -1,10 +1,13 @@
-"""JSON-LD Product/Offer extraction, tolerant of CDATA wrappers, comments, trailing commas and broken blocks."""
+"""JSON-LD Product/Offer candidates: extruct reads the blocks, linear repairs for broken ones, bounded depth."""
 
 from __future__ import annotations
 
 import json
 import re
 from typing import Any, Iterator, Optional
+
+import jstyleson
+from extruct.jsonld import JsonLdExtractor
 
 from planner.prices.page import Page
 from planner.prices.structured import (
@@ -16,40 +19,64 @@ from planner.prices.structured import (
     types_of as _types,
 )
 
-_CDATA = re.compile(r"^\s*(?://|/\*)?\s*<!\[CDATA\[(?:\s*\*/)?|(?://|/\*)?\s*\]\]>(?:\s*\*/)?\s*$")
-_HTML_COMMENT = re.compile(r"^\s*<!--|-->\s*$")
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_JS_LINE_COMMENT = re.compile(r"(?m)^\s*//[^\n]*$")
+MAX_SCRIPT_CHARS = 2_000_000  # a JSON-LD block larger than this is skipped, not parsed
+MAX_DEPTH = 40  # schema.org data deeper than this is not a product we can use
+_JSONLD = JsonLdExtractor()
+_WRAPPERS = (("//<![CDATA[", "//]]>"), ("/*<![CDATA[*/", "/*]]>*/"), ("<![CDATA[", "]]>"), ("<!--", "-->"))
+
+
+def _unwrap(text: str) -> str:
+    """Drop CDATA / HTML-comment wrappers and a trailing ';' with plain string operations (linear time)."""
+    body = text.strip()
+    changed = True
+    while changed and body:
+        changed = False
+        for head, tail in _WRAPPERS:
+            if body.startswith(head):
+                body, changed = body[len(head):].strip(), True
+            if body.endswith(tail):
+                body, changed = body[: -len(tail)].strip(), True
+    return body.rstrip(";").strip()
 
 
 def parse_json_loose(text: str) -> list[Any]:
-    """JSON values found in a script body: strict first, then repaired, then every decodable object."""
-    body = _CDATA.sub("", text)
-    body = _HTML_COMMENT.sub("", body).strip().rstrip(";").strip()
+    """JSON values in a script body: strict JSON, then comments and trailing commas removed (jstyleson),
+    then consecutive top-level objects. Every step is linear in the text; hostile input gives []."""
+    if len(text) > MAX_SCRIPT_CHARS:
+        return []
+    body = _unwrap(text)
     if not body:
         return []
-    for attempt in (body, _TRAILING_COMMA.sub(r"\1", _JS_LINE_COMMENT.sub("", body))):
+    for load in (lambda b: json.loads(b, strict=False), lambda b: jstyleson.loads(b, strict=False)):
         try:
-            return [json.loads(attempt, strict=False)]
-        except ValueError:
+            return [load(body)]
+        except (ValueError, RecursionError):
             continue
-    # Concatenated or truncated blocks: decode every complete object we can find.
+    # Concatenated blocks ({..}{..}): decode one after the other; stop at the first that fails.
     decoder = json.JSONDecoder(strict=False)
-    fixed = _TRAILING_COMMA.sub(r"\1", body)
     found: list[Any] = []
-    i = 0
-    while True:
-        i = fixed.find("{", i)
-        if i < 0:
-            break
+    i = body.find("{")
+    while 0 <= i < len(body):
         try:
-            obj, end = decoder.raw_decode(fixed, i)
-        except ValueError:
-            i += 1
-            continue
+            obj, i = decoder.raw_decode(body, i)
+        except (ValueError, RecursionError):
+            break
         found.append(obj)
-        i = end
+        while i < len(body) and body[i] in " \t\r\n,;":
+            i += 1
     return found
+
+
+def _script_values(script: Any) -> list[Any]:
+    """extruct reads the block; when it gives up, our linear repair has a go."""
+    text = script.text or ""
+    if len(text) > MAX_SCRIPT_CHARS:
+        return []
+    try:
+        values = list(_JSONLD.extract_items(script))
+    except (ValueError, RecursionError, TypeError):
+        values = []
+    return values or parse_json_loose(text)
 
 
 _LOOSE_FIELD = {
@@ -84,7 +111,7 @@ def jsonld_candidates(page: Page) -> list[Candidate]:
         if "ld+json" not in (script.get("type") or "").lower():
             continue
         text = script.text or ""
-        values = parse_json_loose(text)
+        values = _script_values(script)
         before = len(out)
         for v in values:
             out.extend(_walk(v, "main"))
@@ -95,18 +122,22 @@ def jsonld_candidates(page: Page) -> list[Candidate]:
     return out
 
 
-def _has_product(v: Any) -> bool:
+def _has_product(v: Any, depth: int = 0) -> bool:
+    if depth > MAX_DEPTH:
+        return False
     if isinstance(v, dict):
-        return bool(_types(v) & PRODUCT_TYPES) or any(_has_product(x) for x in v.values())
+        return bool(_types(v) & PRODUCT_TYPES) or any(_has_product(x, depth + 1) for x in v.values())
     if isinstance(v, list):
-        return any(_has_product(x) for x in v)
+        return any(_has_product(x, depth + 1) for x in v)
     return False
 
 
-def _walk(node: Any, role: str) -> Iterator[Candidate]:
+def _walk(node: Any, role: str, depth: int = 0) -> Iterator[Candidate]:
+    if depth > MAX_DEPTH:
+        return
     if isinstance(node, list):
         for x in node:
-            yield from _walk(x, role)
+            yield from _walk(x, role, depth + 1)
         return
     if not isinstance(node, dict):
         return
@@ -118,7 +149,7 @@ def _walk(node: Any, role: str) -> Iterator[Candidate]:
             if k == "hasvariant":
                 continue  # variants repeat the group's own product
             if k in RELATED_KEYS:
-                yield from _walk(value, "related")
+                yield from _walk(value, "related", depth + 1)
         return
     if "offer" in types or "aggregateoffer" in types:
         item = node.get("itemOffered")
@@ -130,14 +161,14 @@ def _walk(node: Any, role: str) -> Iterator[Candidate]:
     if "itemlist" in types or "offercatalog" in types:
         for el in _as_list(node.get("itemListElement")):
             if isinstance(el, dict) and "item" in el and isinstance(el["item"], dict):
-                yield from _walk(el["item"], "item" if role == "main" else role)
+                yield from _walk(el["item"], "item" if role == "main" else role, depth + 1)
             else:
-                yield from _walk(el, "item" if role == "main" else role)
+                yield from _walk(el, "item" if role == "main" else role, depth + 1)
         return
     for key, value in node.items():
         if isinstance(value, (dict, list)):
             k = key.lower()
-            yield from _walk(value, "related" if k in RELATED_KEYS else role)
+            yield from _walk(value, "related" if k in RELATED_KEYS else role, depth + 1)
 
 
 def _as_list(v: Any) -> list:
@@ -146,14 +177,16 @@ def _as_list(v: Any) -> list:
     return v if isinstance(v, list) else [v]
 
 
-def _flatten_offers(offers: Any) -> list[dict]:
+def _flatten_offers(offers: Any, depth: int = 0) -> list[dict]:
     flat: list[dict] = []
+    if depth > 3:
+        return flat
     for o in _as_list(offers):
         if not isinstance(o, dict):
             continue
         nested = o.get("offers")
         if nested and "aggregateoffer" in _types(o):
-            inner = _flatten_offers(nested)
+            inner = _flatten_offers(nested, depth + 1)
             if any(_offer_price(x) is not None for x in inner):
                 flat.extend(inner)
                 continue
@@ -161,26 +194,33 @@ def _flatten_offers(offers: Any) -> list[dict]:
     return flat
 
 
+def _ex_vat(node: dict) -> bool:
+    return str(node.get("valueAddedTaxIncluded", "")).strip().lower() in ("false", "0", "no")
+
+
 def _offer_price(o: dict) -> tuple[Any, Optional[str]]:
-    """(price, currency) of one offer, reading priceSpecification when price is absent."""
+    """(price, currency) of one offer, reading priceSpecification when price is absent. A price stated
+    without VAT (valueAddedTaxIncluded false) or only as a list/strike-through price is not taken."""
     price = o.get("price")
     currency = _text(o.get("priceCurrency"))
     if price in (None, "", []):
         price = o.get("lowPrice")
+    specs = [s for s in _as_list(o.get("priceSpecification")) if isinstance(s, dict)]
+    if _ex_vat(o) or any(_ex_vat(s) and str(s.get("price")) == str(price) for s in specs):
+        price = None
     if price in (None, "", []):
-        specs = [s for s in _as_list(o.get("priceSpecification")) if isinstance(s, dict)]
-        specs.sort(key=lambda s: (str(s.get("priceType", "")).lower().rsplit("/", 1)[-1] in LIST_PRICE_TYPES,
-                                  str(s.get("valueAddedTaxIncluded", "")).lower() == "false"))
         for s in specs:
-            if s.get("price") not in (None, ""):
-                price = s.get("price")
-                currency = currency or _text(s.get("priceCurrency"))
-                break
-    if isinstance(price, list):
-        price = price[0] if price else None
-    if isinstance(price, dict):
-        price = price.get("@value") or price.get("value")
-    return (price if price not in ("", None) else None), currency
+            kind = str(s.get("priceType", "")).lower().rsplit("/", 1)[-1]
+            if kind in LIST_PRICE_TYPES or _ex_vat(s) or s.get("price") in (None, ""):
+                continue
+            price = s.get("price")
+            currency = currency or _text(s.get("priceCurrency"))
+            break
+    if isinstance(price, dict):  # a JSON-LD value object {"@value": ...}
+        price = price.get("@value") if "@value" in price else price.get("value")
+    if not isinstance(price, (str, int, float)) or isinstance(price, bool):
+        price = None  # lists, objects, booleans: a wrong type is rejected, not coerced
+    return (price if price != "" else None), currency
 
 
 def _condition_rank(o: dict) -> int:

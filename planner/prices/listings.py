@@ -7,11 +7,14 @@ from decimal import Decimal
 from typing import Any, Iterator, Optional
 from urllib.parse import urljoin
 
+from planner.errors import CurrencyError
+from planner.money import check_currency
 from planner.prices.condition import decide_condition
 from planner.prices.css import select
 from planner.prices.page import Page
 from planner.prices.parse_price import parse_price
 from planner.prices.result import ExtractedOffer
+from planner.prices.sanity import context_problem
 from planner.prices.retailers import ListingSelectors, Retailer
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
@@ -44,8 +47,8 @@ def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> l
         price_text = _text(page, _first(item, cfg.price))
         m = PRICE_RE.search(price_text)
         parsed = parse_price(m.group(0) if m else price_text, retailer.decimal_separator, retailer.currency)
-        if parsed is None:
-            continue
+        if parsed is None or (m and context_problem(price_text[:m.start()], price_text[m.end():])):
+            continue  # no price, or one a buyer does not pay (ex-VAT, /mois, struck, 'dès')
         link_el = _first(item, cfg.link)
         href = link_el.get("href") if link_el is not None else None
         url = urljoin(base_url or f"{retailer.scheme}://{retailer.hosts[0]}/", href) if href else None
@@ -78,7 +81,7 @@ def _item_stock(page: Page, item: Any, cfg: ListingSelectors) -> Optional[bool]:
 def parse_json_document(text: str) -> Optional[Any]:
     try:
         return json.loads(text.lstrip("\ufeff"))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -106,18 +109,21 @@ def _topachat(data: Any, base: Optional[str], currency: str) -> Iterator[Extract
         categories = data["result"]["document"]["categories"]
     except (KeyError, TypeError):
         return
-    for cat in categories or []:
-        for p in (cat or {}).get("product") or []:
-            offer = p.get("offer") or {}
-            cents = offer.get("price_final")
+    for cat in categories if isinstance(categories, list) else []:
+        products = cat.get("product") if isinstance(cat, dict) else None
+        for p in products if isinstance(products, list) else []:
+            offer = p.get("offer") if isinstance(p, dict) else None
+            cents = offer.get("price_final") if isinstance(offer, dict) else None
             if not isinstance(cents, int) or isinstance(cents, bool) or cents <= 0:
-                continue
+                continue  # wrong type or not a price: skipped, never coerced
             price = (Decimal(cents) / 100).quantize(Decimal("0.01"))
-            name = p.get("label")
-            url = urljoin(base, p["url"]) if base and p.get("url") else p.get("url")
+            name = p.get("label") if isinstance(p.get("label"), str) else None
+            sub = p.get("sublabel") if isinstance(p.get("sublabel"), str) else None
+            link = p.get("url") if isinstance(p.get("url"), str) else None
+            url = urljoin(base, link) if base and link else link
             yield ExtractedOffer(
                 name=name, price=price, currency=currency, in_stock=None, url=url, route="api",
-                raw=f"price_final={cents} (cents)", condition=decide_condition(None, name, p.get("sublabel")),
+                raw=f"price_final={cents} (cents)", condition=decide_condition(None, name, sub),
             )
 
 
@@ -141,13 +147,16 @@ def _generic_json(data: Any, base: Optional[str], currency: str, retailer: Optio
         if isinstance(raw_price, dict):
             raw_price = next((raw_price[k] for k in ("value", "amount", "final") if k in raw_price), None)
         parsed = parse_price(raw_price, retailer.decimal_separator if retailer else None, currency) \
-            if raw_price is not None and name else None
+            if raw_price is not None and name else None  # parse_price rejects lists, objects and booleans
+        stated = next((node[k] for k in ("currency", "priceCurrency") if node.get(k)), None)
+        if parsed is not None and stated is not None and not _iso(stated):
+            parsed = None  # a currency we cannot read: the amount means nothing
         if parsed is not None:
-            cur = node.get("currency") or node.get("priceCurrency") or parsed.currency or currency
+            cur = _iso(stated) or parsed.currency or currency
             url = node.get("url") or node.get("link")
             avail = node.get("availability") or node.get("in_stock") or node.get("inStock")
             yield ExtractedOffer(
-                name=name, price=parsed.amount, currency=str(cur).upper()[:3],
+                name=name, price=parsed.amount, currency=cur,
                 in_stock=normalise_availability(avail).in_stock,
                 url=urljoin(base, url) if base and isinstance(url, str) else (url if isinstance(url, str) else None),
                 route="api", raw=json.dumps(raw_price, default=str)[:80],
@@ -155,3 +164,13 @@ def _generic_json(data: Any, base: Optional[str], currency: str, retailer: Optio
             )
             continue
         stack.extend(reversed(list(node.values())))
+
+
+def _iso(value: Any) -> Optional[str]:
+    """An ISO 4217 code as an API states it ('eur' -> 'EUR'); anything else (numbers, lists, 'XXXX') -> None."""
+    if not isinstance(value, str) or len(value.strip()) != 3 or not value.strip().isalpha():
+        return None
+    try:
+        return check_currency(value.strip().upper())
+    except CurrencyError:
+        return None

@@ -1,47 +1,44 @@
-"""schema.org microdata items and OpenGraph/meta product prices."""
+"""schema.org microdata items (read by extruct) and OpenGraph/meta product prices -> candidates."""
 
 from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
+from extruct.w3cmicrodata import MicrodataExtractor
 from lxml import etree
 
 from planner.prices.page import Page
 from planner.prices.structured import PRODUCT_TYPES, Candidate
 
 
+_MICRODATA = MicrodataExtractor(nested=True)
+_MAX_DEPTH = 12
+
+
 def _md_value(el: etree._Element) -> str:
+    """The value of one itemprop element (content, href, src, value, datetime, else its text)."""
     tag = el.tag
     if el.get("content") is not None:
         return el.get("content")
     if tag in ("link", "a", "area") and el.get("href"):
         return el.get("href")
-    if tag in ("img", "audio", "video", "source") and el.get("src"):
-        return el.get("src")
     if tag in ("data", "meter") and el.get("value") is not None:
         return el.get("value")
-    if tag == "time" and el.get("datetime"):
-        return el.get("datetime")
     return " ".join("".join(el.itertext()).split())
 
 
-def _md_item(el: etree._Element) -> dict:
-    item: dict[str, Any] = {"@type": [t.rsplit("/", 1)[-1] for t in (el.get("itemtype") or "").split()]}
-
-    def visit(parent: etree._Element) -> None:
-        for child in parent:
-            if not isinstance(child.tag, str):
-                continue
-            prop = child.get("itemprop")
-            nested = child.get("itemscope") is not None
-            if prop:
-                value: Any = _md_item(child) if nested else _md_value(child)
-                for p in prop.split():
-                    item.setdefault(p, []).append(value)
-            if not nested:
-                visit(child)
-
-    visit(el)
+def _from_extruct(node: Any, depth: int = 0) -> Any:
+    """extruct's {'type', 'properties'} item -> {'@type': [...], prop: [values]}; strings stay strings."""
+    if isinstance(node, str):
+        return node
+    if not isinstance(node, dict) or depth > _MAX_DEPTH:
+        return None
+    types = node.get("type") or []
+    types = [types] if isinstance(types, str) else types
+    item: dict[str, Any] = {"@type": [t.rsplit("/", 1)[-1] for t in types if isinstance(t, str)]}
+    for key, value in (node.get("properties") or {}).items():
+        values = value if isinstance(value, list) else [value]
+        item[key] = [v for v in (_from_extruct(x, depth + 1) for x in values) if v is not None]
     return item
 
 
@@ -52,12 +49,14 @@ def _md_first(item: dict, key: str) -> Any:
 
 def microdata_candidates(page: Page) -> list[Candidate]:
     out: list[Candidate] = []
-    root = page.root
-    tops = [el for el in root.iter() if isinstance(el.tag, str) and el.get("itemscope") is not None
-            and el.get("itemprop") is None]
-    for el in tops:
-        item = _md_item(el)
-        out.extend(_md_products(item, "main"))
+    try:
+        items = _MICRODATA.extract_items(page.root, page.url)
+    except (ValueError, RecursionError, TypeError, AttributeError):
+        items = []  # extruct could not read this markup: the other routes still run
+    for raw in items:
+        item = _from_extruct(raw)
+        if isinstance(item, dict):
+            out.extend(_md_products(item, "main"))
     if not any(c.price is not None for c in out):
         loose = _loose_microdata(page)
         if loose:
@@ -65,7 +64,9 @@ def microdata_candidates(page: Page) -> list[Candidate]:
     return out
 
 
-def _md_products(item: dict, role: str) -> Iterator[Candidate]:
+def _md_products(item: dict, role: str, depth: int = 0) -> Iterator[Candidate]:
+    if depth > _MAX_DEPTH:
+        return
     types = {t.lower() for t in item.get("@type", [])}
     if types & PRODUCT_TYPES:
         offers = [o for o in item.get("offers", []) if isinstance(o, dict)]
@@ -97,9 +98,11 @@ def _md_products(item: dict, role: str) -> Iterator[Candidate]:
         if key == "@type":
             continue
         for v in values:
-            if isinstance(v, dict):
-                yield from _md_products(v.get("item", [v])[0] if isinstance(v.get("item"), list) else v,
-                                        list_role if role == "main" else role)
+            if not isinstance(v, dict):
+                continue  # a plain text value (e.g. itemprop="item" without itemscope in a breadcrumb)
+            inner = v.get("item")
+            target = inner[0] if isinstance(inner, list) and inner and isinstance(inner[0], dict) else v
+            yield from _md_products(target, list_role if role == "main" else role, depth + 1)
 
 
 def _loose_microdata(page: Page) -> Optional[Candidate]:
@@ -119,7 +122,7 @@ def _loose_microdata(page: Page) -> Optional[Candidate]:
 
 
 def opengraph_candidate(page: Page) -> Optional[Candidate]:
-    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount")
+    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount", "og:price")
     currency = page.meta("product:price:currency", "og:price:currency", "product:sale_price:currency")
     if amount is None:
         label = (page.meta("twitter:label1") or "").lower()

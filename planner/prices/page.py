@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
 from lxml import etree
+from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom, resolve_encoding
 
 # Markers written into the visible text where a buy button stands (private-use code points).
 ATC = "\ue000"
@@ -24,9 +26,9 @@ _BLOCK_TAGS = frozenset(
 )
 _PARSER = etree.HTMLParser(recover=True, remove_comments=True, remove_pis=True, no_network=True)
 _HIDDEN_CLASSES = frozenset({"hidden", "hide", "d-none", "aok-hidden", "is-hidden", "u-hidden", "invisible"})
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+# whole declarations only: "-webkit-backface-visibility: hidden" does not hide anything
+_HIDDEN_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b", re.I)
 _WS = re.compile(r"\s+")
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _BUY_WORDS = re.compile(
     r"add[\s_-]?to[\s_-]?(?:cart|basket|bag|trolley)|addto(?:cart|basket|bag)|add_to_cart|atc-button|basket-add|"
@@ -40,24 +42,44 @@ _BUY_LABELS = frozenset({"buy", "add", "acheter", "kaufen", "comprar", "commande
 _DISABLED_CLASS = re.compile(r"(?:^|[\s_-])(?:disabled|is-disabled|inactive|unavailable|soldout|sold-out)(?:$|[\s_-])", re.I)
 
 
-def decode(page: str | bytes) -> str:
-    """Bytes to text: BOM, then <meta charset>, then UTF-8, then cp1252."""
+_UNSAFE_CODECS = frozenset({"idna", "punycode", "undefined", "utf_7", "unicode_escape", "raw_unicode_escape"})
+
+
+def _usable(name: Optional[str]) -> Optional[str]:
+    """A declared charset we can decode with (WHATWG aliases resolved), else None: 'idna', 'punycode',
+    'undefined', 'zlib' and unknown names are declarations to ignore, not codecs to run."""
+    if not name:
+        return None
+    try:
+        enc = resolve_encoding(name)
+        info = codecs.lookup(enc) if enc else None
+    except (LookupError, ValueError, UnicodeError):
+        return None
+    if info is None or not getattr(info, "_is_text_encoding", True) or info.name.replace("-", "_") in _UNSAFE_CODECS:
+        return None
+    return info.name
+
+
+def decode(page: str | bytes, content_type: Optional[str] = None) -> str:
+    """Bytes to text: the HTTP header charset, then a BOM, then <meta charset>, then UTF-8, then cp1252."""
     if isinstance(page, str):
         return page
-    if page.startswith(b"\xef\xbb\xbf"):
-        return page[3:].decode("utf-8", errors="replace")
-    if page.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return page.decode("utf-16", errors="replace")
-    m = _CHARSET.search(page[:4096])
-    if m:
-        try:
-            return page.decode(m.group(1).decode("ascii"), errors="replace")
-        except LookupError:
-            pass
+    bom, bom_bytes = read_bom(page)
+    header = _usable(http_content_type_encoding(content_type)) if content_type else None
+    if header:
+        return page.decode(header, errors="replace")
+    if bom:
+        return page[len(bom_bytes or b""):].decode(bom, errors="replace")
+    try:
+        meta = _usable(html_body_declared_encoding(page[:4096]))
+    except (ValueError, UnicodeError, LookupError):
+        meta = None
+    if meta and meta != "utf-8":
+        return page.decode(meta, errors="replace")
     try:
         return page.decode("utf-8")
     except UnicodeDecodeError:
-        return page.decode("cp1252", errors="replace")
+        return page.decode("utf-8" if meta else "cp1252", errors="replace")
 
 
 def parse_html(text: str) -> etree._Element:
@@ -135,10 +157,11 @@ class Page:
     spans: dict = field(default_factory=dict)  # element -> (start, end) offsets in text
     order: list = field(default_factory=list)  # visible elements in document order
     buttons: list = field(default_factory=list)  # (offset, enabled, element) of add-to-cart controls
+    memo: dict = field(default_factory=dict)  # derived data computed once per page (e.g. price spots)
 
     @classmethod
-    def load(cls, page: str | bytes, url: Optional[str] = None) -> "Page":
-        source = decode(page)
+    def load(cls, page: str | bytes, url: Optional[str] = None, content_type: Optional[str] = None) -> "Page":
+        source = decode(page, content_type)
         root = parse_html(source)
         p = cls(source=source, url=url, root=root)
         p._linearise()

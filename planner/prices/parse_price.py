@@ -9,20 +9,31 @@ from typing import Optional
 
 from price_parser import Price
 
+from planner.prices.sanity import amount_problem
+
 # Symbols and local spellings -> ISO 4217. "$" alone is ambiguous: the caller's hint decides, else USD.
 _SYMBOLS: tuple[tuple[str, str], ...] = (
     ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"), ("NZ$", "NZD"),
     ("HK$", "HKD"), ("S$", "SGD"), ("R$", "BRL"), ("MX$", "MXN"),
     ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"), ("zł", "PLN"), ("Kč", "CZK"),
     ("Ft", "HUF"), ("lei", "RON"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
+    ("₽", "RUB"), ("руб", "RUB"), ("₴", "UAH"), ("грн", "UAH"), ("₸", "KZT"), ("тг", "KZT"), ("лв", "BGN"),
+    ("NT$", "TWD"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
+    ("ر.س", "SAR"), ("د.إ", "AED"), ("₪", "ILS"), ("RM", "MYR"), ("Rp", "IDR"), ("S/", "PEN"),
 )
 _DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
 _KR = frozenset({"SEK", "NOK", "DKK", "ISK"})
 ISO_RE = re.compile(
-    r"\b(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN)\b"
+    r"\b(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN|"
+    r"RUB|UAH|KZT|TWD|KRW|VND|THB|PHP|SAR|AED|ILS|MYR|IDR|PEN|ARS|CLP|COP|ZAR)\b"
 )
 # "1 199€95", "1 019€ 95": the euro sign used as the decimal separator (LDLC, Materiel.net, Cdiscount).
 _EURO_AS_DECIMAL = re.compile(r"(\d)\s*€\s*(\d{2})(?!\d)")
+_NEGATIVE = re.compile(r"(?:^|[^\w.,])[-\u2212\u2012\u2013]\s*(?:[^\d\s]{1,4}\s*)?\d")
+_EXPONENT = re.compile(r"\d[eE][+-]?\d")
+_APOSTROPHES = re.compile(r"(?<=\d)['\u2019\u02bc\u2032](?=\d{3})")
+# The only separator in the number is followed by exactly three digits (and no more digits after).
+_THOUSANDS_ONLY = re.compile(r"^[^\d]*\d{1,3}([.,])\d{3}(?![\d.,])\D*$")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009\u2007]+")
 
 
@@ -33,11 +44,18 @@ class ParsedPrice:
     raw: str
 
 
+_DOLLAR_COUNTRY = re.compile(r"\$\s*(CA|AU|NZ|HK|SG|MX|US)\b|\b(CA|AU|NZ|HK|SG|MX|US)\s*\$")
+
+
 def currency_from_text(text: str, hint: Optional[str] = None) -> Optional[str]:
     """The ISO code a price text names: an ISO code first, then a symbol; '$'/'kr' defer to the hint."""
     m = ISO_RE.search(text.upper())
     if m:
         return m.group(1)
+    d = _DOLLAR_COUNTRY.search(text)
+    if d:  # "1 299,00 $ CA", "CA $1,299"
+        return {"CA": "CAD", "AU": "AUD", "NZ": "NZD", "HK": "HKD", "SG": "SGD", "MX": "MXN", "US": "USD"}[
+            d.group(1) or d.group(2)]
     for sym, code in _SYMBOLS:
         if sym in text:
             if code == "SEK" and hint in _KR:
@@ -69,18 +87,23 @@ def parse_price(
     if isinstance(text, (int, float, Decimal)):
         try:
             amount = Decimal(str(text))
-        except InvalidOperation:
+        except (InvalidOperation, ValueError):
             return None
-        return ParsedPrice(amount, currency_hint, str(text)) if amount.is_finite() and amount > 0 else None
-    raw = str(text)
+        return ParsedPrice(amount, currency_hint, str(text)) if amount_problem(amount) is None else None
+    if not isinstance(text, str):
+        return None  # lists, objects: a wrong type is rejected, not coerced
+    raw = text[:200]
     t = normalise_text(raw)
     if not t or not any(c.isdigit() for c in t):
         return None
+    if _NEGATIVE.search(t) or _EXPONENT.search(t):
+        return None  # "-5", "−1 199€95", "1e300": never read as 5, 1199.95 or 1
+    t = _APOSTROPHES.sub("", t)  # Swiss thousands: 1'234.56, 1’234.56
     if re.fullmatch(r"\d+(\.\d+)?", t):  # machine form ("1019.95", content="541.98")
         amount = Decimal(t)
     else:
         amount = _amount(t, decimal_separator)
-    if amount is None or not amount.is_finite() or amount <= 0:
+    if amount is None or amount_problem(amount) is not None:
         return None
     return ParsedPrice(amount, currency_from_text(t, currency_hint) or currency_hint, raw)
 
@@ -89,6 +112,9 @@ def _amount(t: str, decimal_separator: Optional[str]) -> Optional[Decimal]:
     sep = decimal_separator
     if sep is not None and not _sep_plausible(t, sep):
         sep = None  # e.g. "$599.66" on a shop configured with ",": trust the text
+    thousands = _THOUSANDS_ONLY.search(t)
+    if thousands:  # "$1,234" / "1.299 €": one separator then exactly 3 digits is a thousands separator
+        sep = "." if thousands.group(1) == "," else ","
     amount = Price.fromstring(t, decimal_separator=sep).amount
     if amount is None and sep is not None:
         amount = Price.fromstring(t).amount

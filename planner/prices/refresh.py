@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, Sequence
+from decimal import Decimal
+from typing import Callable, Iterable, Mapping, Optional, Sequence
 
-from planner.errors import FetchError, InputError
+from planner.errors import FetchError, InputError, PlannerError
 from planner.prices.extract import extract
 from planner.prices.fetch import FetchResult, PoliteFetcher
 from planner.prices.match import DEFAULT_THRESHOLD, PartLike, match_listing
 from planner.prices.retailers import Registry, Retailer
+from planner.prices.sanity import amount_problem, category_problem, in_eur
 from planner.prices.store import NewObservation, PriceStore
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,7 @@ class RefreshReport:
     stored: int = 0
     suspects: int = 0
     blocked: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # pages read without any offer (a shop's markup may have changed)
     errors: list[tuple[str, str]] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)  # listings seen but not used, with the reason
     matched: list[dict] = field(default_factory=list)
@@ -34,6 +41,7 @@ class RefreshReport:
     def to_json(self) -> dict:
         return {
             "pages": self.pages, "stored": self.stored, "suspects": self.suspects, "blocked": self.blocked,
+            "empty": self.empty,
             "errors": [{"url": u, "error": e} for u, e in self.errors],
             "matched": self.matched, "unmatched": self.unmatched,
         }
@@ -66,12 +74,22 @@ def plan_jobs(
 def process_page(
     store: PriceStore, job: Job, result: FetchResult, parts: Sequence[PartLike], registry: Registry,
     report: RefreshReport, threshold: float = DEFAULT_THRESHOLD,
+    references: Optional[Mapping[str, tuple[Decimal, str]]] = None,
 ) -> None:
-    """Extract, match and store one fetched page as one batch (all its rows or none)."""
+    """Extract, match and store one fetched page as one batch (all its rows or none).
+
+    `references` maps a part id to the catalog's own (price, currency): a first reading far from it
+    waits in quarantine (see PriceStore). Prices outside the category's sane range are not stored."""
     report.pages += 1
-    ex = extract(result.content, result.url, registry)
+    ex = extract(result.content, result.url, registry, content_type=result.headers.get("content-type"))
     if ex.blocked:
         report.blocked.append(job.url)
+        return
+    if ex.kind == "error":
+        report.errors.append((job.url, ex.reason or "could not read the page"))
+        return
+    if not ex.offers:
+        report.empty.append(job.url)
         return
     in_cat = [p for p in parts if getattr(p, "category", job.category) == job.category]
     observations: list[NewObservation] = []
@@ -83,12 +101,18 @@ def process_page(
         if not m.accepted or m.part_id is None or m.part_id in seen:
             report.unmatched.append(row)
             continue
+        problem = amount_problem(offer.price) or category_problem(job.category, in_eur(offer.price, offer.currency))
+        if problem:
+            report.unmatched.append({**row, "reason": f"not stored: {problem}"})
+            continue
         seen.add(m.part_id)
         report.matched.append(row)
+        ref = (references or {}).get(m.part_id)
         observations.append(NewObservation(
             part_id=m.part_id, retailer=job.retailer.name, price=offer.price, currency=offer.currency,
             in_stock=offer.in_stock, url=offer.url, route=offer.route, raw_text=offer.raw,
-            condition=offer.condition, confidence=m.confidence,
+            condition=offer.condition, confidence=m.confidence, category=job.category,
+            reference=ref[0] if ref and ref[1] == offer.currency else None,
         ))
     stored = store.record(observations, job.retailer.name, source=job.url)
     report.stored += len(stored)
@@ -98,8 +122,10 @@ def process_page(
 async def refresh_async(
     store: PriceStore, fetcher: PoliteFetcher, jobs: Sequence[Job], parts: Sequence[PartLike],
     on_page: Optional[Callable[[str], None]] = None, threshold: float = DEFAULT_THRESHOLD,
+    references: Optional[Mapping[str, tuple[Decimal, str]]] = None,
 ) -> RefreshReport:
-    """Fetch all jobs (hosts concurrently) and store each page as soon as it arrives."""
+    """Fetch all jobs (hosts concurrently) and store each page as soon as it arrives.
+    A page that fails (fetch, extract or a store error) is reported in `errors` and the others go on."""
     report = RefreshReport()
     by_url = {j.url: j for j in jobs}
 
@@ -108,7 +134,12 @@ async def refresh_async(
         if isinstance(res, FetchError):
             report.errors.append((url, str(res)))
         else:
-            process_page(store, job, res, parts, fetcher.registry, report, threshold)
+            try:
+                # extract never raises; this guards the matching and the store write of one page
+                process_page(store, job, res, parts, fetcher.registry, report, threshold, references)
+            except (PlannerError, sqlite3.Error, ArithmeticError, ValueError, TypeError) as exc:
+                _log.exception("refresh: page %s failed", url)
+                report.errors.append((url, f"page skipped ({type(exc).__name__}: {exc})"[:300]))
             if report.blocked and report.blocked[-1] == url and fetcher.cache is not None:
                 fetcher.cache.delete(url)  # never keep a bot wall as the cached page
         if on_page is not None:
@@ -124,11 +155,12 @@ async def refresh_async(
 def refresh(
     store: PriceStore, fetcher: PoliteFetcher, jobs: Sequence[Job], parts: Iterable[PartLike],
     progress: bool = True, threshold: float = DEFAULT_THRESHOLD,
+    references: Optional[Mapping[str, tuple[Decimal, str]]] = None,
 ) -> RefreshReport:
     """Synchronous entry point with a rich progress bar (one tick per page)."""
     parts = list(parts)
     if not progress:
-        return asyncio.run(refresh_async(store, fetcher, jobs, parts, threshold=threshold))
+        return asyncio.run(refresh_async(store, fetcher, jobs, parts, threshold=threshold, references=references))
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -136,4 +168,5 @@ def refresh(
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("refresh", total=len(jobs))
         return asyncio.run(refresh_async(store, fetcher, jobs, parts,
-                                         on_page=lambda _u: bar.advance(task), threshold=threshold))
+                                         on_page=lambda _u: bar.advance(task), threshold=threshold,
+                                         references=references))

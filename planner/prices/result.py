@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal, Optional
 
-Route = Literal["json-ld", "microdata", "opengraph", "selector", "api", "text"]
-ROUTES: tuple[str, ...] = ("json-ld", "microdata", "opengraph", "selector", "api", "text")
+Route = Literal["json-ld", "microdata", "rdfa", "opengraph", "selector", "api", "text"]
+ROUTES: tuple[str, ...] = ("json-ld", "microdata", "rdfa", "opengraph", "selector", "api", "text")
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,8 @@ class ExtractResult:
     blocked: bool
     offers: list[ExtractedOffer] = field(default_factory=list)
     page_in_stock: Optional[bool] = None
-    kind: Literal["product", "listing", "blocked", "empty"] = "empty"
+    kind: Literal["product", "listing", "blocked", "empty", "error"] = "empty"
+    reason: Optional[str] = None  # why no offer (or why offers were dropped), in one line
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -55,4 +56,5 @@ class ExtractResult:
             "offers": [o.to_json() for o in self.offers],
             "page_in_stock": self.page_in_stock,
             "kind": self.kind,
+            "reason": self.reason,
         }

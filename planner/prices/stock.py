@@ -24,15 +24,15 @@ class Availability:
 
 def normalise_availability(value: object) -> Availability:
     """'https://schema.org/Instock' -> in; 'SoldOut' -> out; 'PreOrder' -> later; anything else unknown."""
-    if value is None:
-        return Availability(None, "unknown")
+    for _ in range(4):  # unwrap [x] and {"@id": x} a few levels, never recursively
+        if isinstance(value, list):
+            value = value[0] if value else None
+        elif isinstance(value, dict):
+            value = value.get("@id") or value.get("name")
     if isinstance(value, bool):
         return Availability(value, "in" if value else "out")
-    if isinstance(value, list):
-        value = value[0] if value else None
-        return normalise_availability(value)
-    if isinstance(value, dict):
-        return normalise_availability(value.get("@id") or value.get("name"))
+    if not isinstance(value, (str, int)):
+        return Availability(None, "unknown")
     s = str(value).strip().lower().rsplit("/", 1)[-1].rsplit("#", 1)[-1].rsplit(":", 1)[-1]
     s = re.sub(r"[\s_-]+", "", s)
     if s in _IN:

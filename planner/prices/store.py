@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import statistics
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Iterator, Optional
 
 from planner.errors import InputError
 from planner.catalog.models import Offer
+from planner.prices.sanity import amount_problem, category_problem, in_eur
 
 DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted price is suspect
+PEER_GAP = Decimal("0.5")  # a first reading more than 50 % away from other shops / the catalog is suspect
 CONFIRM_TOLERANCE = Decimal("0.05")  # a second reading within 5 % of a suspect one confirms it
 
 _SCHEMA = """
@@ -76,6 +79,8 @@ class NewObservation:
     condition: str = "new"
     confidence: Optional[float] = None
     observed_at: Optional[datetime] = None
+    category: Optional[str] = None  # catalog category, for the sane range check
+    reference: Optional[Decimal] = None  # the catalog's own price for the part (same currency), if any
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,14 @@ class Observation:
 
 
 def _row(r: sqlite3.Row) -> Observation:
+    """One stored row as a record; a row edited into nonsense gives InputError naming it."""
+    try:
+        return _record(r)
+    except (InvalidOperation, ValueError, TypeError) as exc:
+        raise InputError(f"price observation #{r['id']} in the database is damaged ({exc}); delete that row") from None
+
+
+def _record(r: sqlite3.Row) -> Observation:
     return Observation(
         id=r["id"], batch_id=r["batch_id"], part_id=r["part_id"], retailer=r["retailer"],
         price=Decimal(r["price"]), currency=r["currency"],
@@ -127,13 +140,46 @@ def age_text(then: datetime, now: datetime) -> str:
     return f"{secs // 86400} d"
 
 
+def _open(path: Path) -> sqlite3.Connection:
+    """Open (or create) the price database; a path that is not one gives InputError, one line."""
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise InputError(f"{path} is not a price database file (it is a folder or a device); pass --db FILE")
+    conn: Optional[sqlite3.Connection] = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.executescript(_SCHEMA)
+        missing = {"batches", "observations"} - {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")}
+        if missing:
+            raise sqlite3.DatabaseError(f"no table {', '.join(sorted(missing))}")
+    except (sqlite3.DatabaseError, OSError) as exc:
+        if conn is not None:
+            conn.close()
+        raise InputError(f"{path} is not a usable price database ({exc}); pass --db with another file") from None
+    return conn
+
+
+def _unusable(r: sqlite3.Row) -> bool:
+    """A stored price that is not a sane amount (e.g. '1E+300' trusted by an older version) or not a date."""
+    try:
+        bad = amount_problem(Decimal(r["price"])) is not None
+        datetime.fromisoformat(r["observed_at"])
+    except (InvalidOperation, ValueError, TypeError):
+        return True
+    return bad
+
+
 class PriceStore:
     """Price history in one SQLite file (WAL). Writes happen in batches: all rows of a page or none."""
 
     def __init__(self, path: Optional[str | Path] = None, jump: Decimal = DEFAULT_JUMP,
                  shop_currency: Optional[dict[str, str]] = None) -> None:
         self.path = Path(path) if path is not None else default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.jump = Decimal(jump)
         if shop_currency is None:
             from planner.prices.retailers import DEFAULT_RETAILERS
@@ -141,12 +187,7 @@ class PriceStore:
             shop_currency = {r.name: r.currency for r in DEFAULT_RETAILERS}
             shop_currency.update({r.key: r.currency for r in DEFAULT_RETAILERS})
         self.shop_currency = {k.lower(): v for k, v in shop_currency.items()}
-        self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.executescript(_SCHEMA)
+        self._conn = _open(self.path)
 
     def close(self) -> None:
         self._conn.close()
@@ -187,6 +228,9 @@ class PriceStore:
 
     def _classify(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
         """(status, reason, id of a suspect row this one confirms)."""
+        problem = amount_problem(o.price) or category_problem(o.category, in_eur(o.price, o.currency))
+        if problem:
+            return "suspect", problem, None
         expected = self.shop_currency.get(o.retailer.lower())
         if expected and o.currency != expected:
             return "suspect", f"currency {o.currency}, the shop prices in {expected}", None
@@ -200,7 +244,7 @@ class PriceStore:
             (o.part_id, o.retailer, o.condition, o.currency),
         ).fetchone()
         if trusted is None:
-            return "trusted", "first reading", None
+            return self._first_reading(o)
         ref = Decimal(trusted["price"])
         change = (o.price - ref) / ref if ref else Decimal(0)
         if abs(change) <= self.jump:
@@ -210,6 +254,26 @@ class PriceStore:
             if prev and abs(o.price - prev) / prev <= CONFIRM_TOLERANCE:
                 return "trusted", f"confirms suspect reading #{last['id']} ({change:+.0%} vs {ref})", last["id"]
         return "suspect", f"jump {change:+.0%} from last trusted {ref} {trusted['currency']}", None
+
+    def _first_reading(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
+        """A part's first reading at a shop is trusted only when it agrees with other shops' latest trusted
+        prices (their median) or, with no peers, with the catalog's own price; else it waits in quarantine."""
+        rows = self._conn.execute(
+            "SELECT retailer, price FROM observations WHERE part_id=? AND condition=? AND currency=? "
+            "AND status='trusted' AND retailer!=? ORDER BY observed_at, id",
+            (o.part_id, o.condition, o.currency, o.retailer),
+        ).fetchall()
+        latest = {r["retailer"]: Decimal(r["price"]) for r in rows}  # later rows win per shop
+        if latest:
+            ref, what = statistics.median(latest.values()), f"other shops' median {statistics.median(latest.values())}"
+        elif o.reference is not None and o.reference > 0:
+            ref, what = o.reference, f"the catalog price {o.reference}"
+        else:
+            return "trusted", "first reading", None
+        gap = (o.price - ref) / ref
+        if abs(gap) > PEER_GAP:
+            return "suspect", f"first reading {gap:+.0%} from {what} {o.currency}", None
+        return "trusted", f"first reading, within {PEER_GAP:.0%} of {what}", None
 
     def _insert(self, batch_id: int, o: NewObservation) -> Observation:
         status, reason, confirms = self._classify(o)
@@ -229,6 +293,8 @@ class PriceStore:
 
     def confirm(self, observation_id: int) -> Observation:
         """Mark a suspect observation trusted (a person checked the price)."""
+        if not 0 < observation_id < 2**63:  # SQLite integers are 64-bit
+            raise InputError(f"no price observation #{observation_id}")
         with self._tx():
             r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
             if r is None:
@@ -270,6 +336,8 @@ class PriceStore:
         ).fetchall()
         latest: dict[str, Observation] = {}
         for r in rows:
+            if _unusable(r):
+                continue  # a row written by an older version or by hand that no plan should ever use
             latest[r["part_id"]] = _row(r)  # later rows overwrite: freshest wins
         out: dict[str, Offer] = {}
         for pid, o in latest.items():

@@ -42,12 +42,14 @@ def types_of(node: dict) -> set[str]:
 
 
 def text_of(v: Any) -> Optional[str]:
-    if v is None:
+    """A schema.org text value: a string or number, or the first of a list / the name of an object (4 levels)."""
+    for _ in range(4):
+        if isinstance(v, list):
+            v = v[0] if v else None
+        elif isinstance(v, dict):
+            v = v.get("name") or v.get("@id") or v.get("value")
+    if not isinstance(v, (str, int, float)) or isinstance(v, bool):
         return None
-    if isinstance(v, list):
-        return text_of(v[0]) if v else None
-    if isinstance(v, dict):
-        return text_of(v.get("name") or v.get("@id") or v.get("value"))
     s = " ".join(str(v).split())
     return s or None
 

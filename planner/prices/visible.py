@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Optional, Sequence
 
 from lxml import etree
@@ -11,8 +12,13 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
+from planner.prices.sanity import context_problem
 
-_CUR = r"(?:US\$|CA\$|C\$|AU\$|A\$|\$|€|£|¥|EUR\b|USD\b|GBP\b|CHF\b|CAD\b)"
+# Currency signs and codes a price is written with (world-wide, not per shop).
+_CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
+        r"лв\.?|ر\.س|د\.إ|"
+        r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
+        r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND)\b)")
 _NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
 PRICE_RE = re.compile(
     rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
@@ -137,7 +143,30 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
 
 
 def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]) -> list[PriceSpot]:
-    """Every short visible price text, innermost element kept, unscored (score 0)."""
+    """Every short visible price a buyer could pay, innermost element kept, unscored (score 0)."""
+    return [s for s, problem in _all_spots(page, decimal_separator, currency_hint) if problem is None]
+
+
+def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str], currency_hint: Optional[str]
+                  ) -> Optional[str]:
+    """When the page shows `amount` only in unpaid contexts (ex-VAT, instalment, struck, 'from'), why; else None
+    (also None when the page does not show it at all)."""
+    problems = [problem for s, problem in _all_spots(page, decimal_separator, currency_hint) if s.parsed.amount == amount]
+    return problems[0] if problems and all(problems) else None
+
+
+def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
+               ) -> list[tuple[PriceSpot, Optional[str]]]:
+    """Every visible price with why it is not payable (or None); computed once per page and shop format."""
+    key = (decimal_separator, currency_hint)
+    cached = page.memo.get(("spots", key))
+    if cached is None:
+        cached = page.memo[("spots", key)] = _scan_spots(page, decimal_separator, currency_hint)
+    return cached
+
+
+def _scan_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
+                ) -> list[tuple[PriceSpot, Optional[str]]]:
     text = page.text
     found: dict[int, tuple[etree._Element, re.Match, str]] = {}
     for el in page.order:
@@ -159,8 +188,16 @@ def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
         parsed = parse_price(raw, decimal_separator, currency_hint)
         if parsed is None or parsed.amount < 1:
             continue
-        spots.append(PriceSpot(parsed, offset, el, 0.0, raw))
+        spots.append((PriceSpot(parsed, offset, el, 0.0, raw), spot_problem(page, offset, raw)))
     return spots
+
+
+def spot_problem(page: Page, offset: int, raw: str) -> Optional[str]:
+    """Why the price shown at `offset` is not what a buyer pays (ex-VAT, instalment, struck, 'from'), or None."""
+    before = page.text[max(0, offset - 60):offset].split("\n")[-1]
+    end = offset + len(raw)
+    after = page.text[end:end + 40].split("\n")[0]
+    return context_problem(before, after)
 
 
 def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) -> float:
@@ -217,6 +254,8 @@ def main_price(
             t = page.text_of(el) or " ".join("".join(el.itertext()).split())
             m = PRICE_RE.search(t)
             parsed = parse_price(m.group(0) if m else t, decimal_separator, currency_hint)
+            if m and context_problem(t[:m.start()], t[m.end():]):
+                continue
             if parsed is not None:
                 return PriceSpot(parsed, page.spans.get(el, (0, 0))[0], el, 99.0, t), "selector"
     anchor_offset = page.spans[anchor][0] if anchor is not None else None
