@@ -122,8 +122,10 @@ def events_cmd(
 ) -> None:
     """Group GPU/PSU events into incidents and rank the causes, with a runbook cheapest test first."""
     out = _format(json_out, fmt)
-    if not 0 < gap_min <= MAX_GAP_MIN:
-        raise InputError(f"--gap-min must be between 1 and {MAX_GAP_MIN} minutes (a year)")
+    if gap_min <= 0:
+        raise InputError("--gap-min must be positive")
+    if gap_min > MAX_GAP_MIN:
+        raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
     windows = [parse_window(w) for w in busy or []]
     if metrics:
         windows += busy_windows_from_metrics(metrics)
