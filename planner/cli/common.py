@@ -13,6 +13,7 @@ from typing import Any, Callable, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from planner.errors import PlannerError
 
@@ -45,7 +46,7 @@ def emit_json(obj: Any) -> None:
 def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print a one-line error on stderr and exit with `code` (2 = bad input)."""
     line = " ".join(str(message).split())
-    err_console.print(f"[bold red]error:[/] {line}", highlight=False, markup=True, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)
 
 

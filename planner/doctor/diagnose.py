@@ -15,7 +15,7 @@ from planner.doctor.events import (
     group_incidents,
     with_times,
 )
-from planner.doctor.hypotheses import PowerContext, rank
+from planner.doctor.hypotheses import PowerContext, find_chip, rank
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
 from planner.doctor.metrics_io import read_metrics
 from planner.doctor.readers import LogReader
@@ -65,6 +65,8 @@ def diagnose_events(
             raise InputError(f"{name} {value} W is out of range (1-5000)")
     if gpu_tgp_w is not None and any(not 0 < w <= 1500 for w in gpu_tgp_w):
         raise InputError(f"--gpu-tgp {gpu_tgp_w} is out of range (1-1500 W per GPU)")
+    if gpu_name is not None and find_chip(gpu_name) is None:
+        raise InputError(f"--gpu {gpu_name[:40]!r}: not a GPU the planner knows (e.g. 'GTX 1080 Ti')")
     if year is not None and not 1970 <= year <= 2100:
         raise InputError(f"--year {year} is out of range (1970-2100)")
     with open_text(as_source(path_or_text)) as stream:

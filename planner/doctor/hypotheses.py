@@ -284,7 +284,7 @@ def _pascal(board: _Board, power: PowerContext) -> None:
 def _step_text(key: str, sizing: Optional[PsuSizing], platform: str = "windows", psu_w: Optional[int] = None) -> str:
     if key == "psu_swap" and sizing is not None:
         if psu_w is not None and psu_w >= max(sizing.recommended_w, sizing.required_atx2_w):
-            return (f"Your {psu_w} W unit already meets the planner's sizing (the rules `planner check` uses: "
+            return (f"Your {psu_w} W PSU already meets the planner's sizing (the rules `planner check` uses: "
                     f"{sizing.recommended_w} W ATX 3.1, {sizing.required_atx2_w} W for a legacy unit): swap it only "
                     f"for a known-good unit of at least {psu_w} W, to rule out an ageing or faulty unit (§5.3 step 10)")
         smaller = (f"; it is smaller than your {psu_w} W legacy unit because an ATX 3.1 unit is rated to carry "
