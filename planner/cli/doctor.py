@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from datetime import timedelta
 from typing import Optional
@@ -14,7 +16,9 @@ from planner.cli.common import console, emit_json, handle_errors
 from planner.doctor import diagnose_events, diagnose_metrics
 from planner.doctor.diagnose import as_source, busy_windows_from_metrics
 from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text
+from planner.doctor.signals import Signal
 from planner.doctor.smi import read_smi
+from planner.doctor.watch import Watch, WatchOptions
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
 from planner.doctor.report import EventReport, MetricsReport
 from planner.doctor.timestamps import parse_window
@@ -184,6 +188,61 @@ def metrics_cmd(
         sys.stdout.write(metrics_markdown(report))
     else:
         _print_metrics(report)
+
+
+@doctor.command("watch")
+@handle_errors
+def watch_cmd(
+    metrics_file: str = typer.Argument(..., help="Metrics CSV or JSONL the training run appends to."),
+    kernel_log: Optional[str] = typer.Option(None, "--kernel-log", help="A kernel log that grows (e.g. "
+                                             "`journalctl -k -f > kern.log` or /var/log/kern.log): new Xid, AER, MCE, "
+                                             "EDAC, thermal or OOM lines raise 'kernel'."),
+    smi_log: Optional[str] = typer.Option(None, "--smi-log", help="A growing `nvidia-smi --query-gpu=... "
+                                          "--format=csv -l 5` log: throttling and idle GPUs."),
+    on: Optional[list[str]] = typer.Option(None, "--on", help="KIND=COMMAND to run when a signal of that kind "
+                                           "appears (repeat): kinds nan, divergence, plateau, throughput_drop, "
+                                           "throttling, gpu_idle, hang, kernel, or any. The command gets "
+                                           "DOCTOR_SIGNAL, DOCTOR_MESSAGE and DOCTOR_STEP in its environment."),
+    cooldown_s: float = typer.Option(600.0, "--cooldown-s", help="Seconds before a kind's command runs again."),
+    hang_min: float = typer.Option(10.0, "--hang-min", help="Minutes without a new metrics row that count as a "
+                                   "hang."),
+    interval_s: float = typer.Option(5.0, "--interval-s", help="Seconds between two looks at the files."),
+    state: Optional[str] = typer.Option(None, "--state", help="State file that lets a restarted watch resume "
+                                        "(default: METRICS_FILE.doctor-watch.json)."),
+    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) that counts "
+                                     "as throttling."),
+    once: bool = typer.Option(False, "--once", help="Read what is there, report, save the state and stop."),
+    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="Stop after this many seconds."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON object per signal (for other programs)."),
+) -> None:
+    """Follow a training run's growing logs and raise weak signals as they appear; resumes where it stopped."""
+    actions: dict[str, str] = {}
+    for item in on or []:
+        kind, sep, command = item.partition("=")
+        if not sep or not command.strip():
+            raise InputError(f"--on {item[:40]!r}: expected KIND=COMMAND, e.g. --on nan='notify-send diverged'")
+        actions[kind.strip()] = command
+    if max_seconds is not None and not (math.isfinite(max_seconds) and 0 <= max_seconds <= 10 * 365 * 86400):
+        raise InputError(f"--max-seconds {max_seconds} is out of range")
+
+    def emit(signal: Signal) -> None:
+        if json_out:
+            sys.stdout.write(json.dumps(signal.to_json()) + "\n")
+            sys.stdout.flush()
+        else:
+            where = "" if signal.step is None else f" (step {signal.step:g})"
+            console.print(f"{signal.kind}{where}: {signal.message}", markup=False, highlight=False)
+
+    watcher = Watch(WatchOptions(metrics=metrics_file, kernel_log=kernel_log, smi_log=smi_log, actions=actions,
+                                 cooldown_s=cooldown_s, hang_min=hang_min, interval_s=interval_s, state_path=state,
+                                 temp_limit_c=temp_limit), emit)
+    if not json_out:
+        console.print(f"{'resuming' if watcher.resumed else 'watching'} {metrics_file} (state in "
+                      f"{watcher.state_path})", markup=False, highlight=False)
+    try:
+        watcher.run(once=once, max_seconds=max_seconds)
+    except KeyboardInterrupt:
+        watcher.save()
 
 
 def register(app: typer.Typer) -> None:
