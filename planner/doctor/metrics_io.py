@@ -17,6 +17,8 @@ from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
 
 MAX_ROWS = 5_000_000
+EPOCH_MIN, EPOCH_MAX = 0.0, 4_102_444_800.0  # 1970-01-01 .. 2100-01-01 UTC: a training log's clock
+MAX_STEP = 1e15  # a step counter beyond this is not a step (and would not print as one)
 ROLES = ("loss", "throughput", "util", "temp", "power", "clock", "grad_norm")
 PER_GPU_ROLES = ("util", "temp", "power", "clock")
 # Normalised column name -> role. Names are lower-cased with '/', '.', '-' and spaces turned into '_'.
@@ -101,8 +103,17 @@ def _epoch(value: Any, row: int, name: str) -> float:
                 t = datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
                 raise InputError(f"{name}: row {row}: time {text[:30]!r} is neither ISO nor epoch seconds") from None
-            return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
-    return v / 1000.0 if v > 1e11 else v  # epoch milliseconds
+            try:
+                v = (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+            except (OverflowError, ValueError, OSError):
+                v = math.nan
+            if not (math.isfinite(v) and EPOCH_MIN <= v <= EPOCH_MAX):
+                raise InputError(f"{name}: row {row}: time {text[:30]!r} is not a date between 1970 and 2100")
+            return v
+    seconds = v / 1000.0 if v > 1e11 else v  # epoch milliseconds
+    if not (math.isfinite(seconds) and EPOCH_MIN <= seconds <= EPOCH_MAX):
+        raise InputError(f"{name}: row {row}: time {str(value)[:30]!r} is not a date between 1970 and 2100")
+    return seconds
 
 
 class _Builder:
@@ -173,6 +184,8 @@ class _Builder:
                 continue
             value, explicit = _float(raw, col, number, s.name)
             if role == "step":
+                if math.isfinite(value) and abs(value) > MAX_STEP:
+                    raise InputError(f"{s.name}: row {number}: step {value:g} is not a step count (over {MAX_STEP:g})")
                 step = value if math.isfinite(value) else step
             elif role == "expected":
                 if math.isfinite(value) and value > 0:
@@ -205,17 +218,20 @@ def _jsonl(lines: Iterator[str], builder: _Builder) -> None:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{builder.series.name}: line {number} is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{builder.series.name}: line {number}: JSON nested too deep for a metrics row") from None
         if not isinstance(obj, dict):
             raise InputError(f"{builder.series.name}: line {number} is not a JSON object")
         builder.add(_flatten(obj), number)
 
 
-def _flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in obj.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
-            out.update(_flatten(v, key + "/"))
+            if depth < 8:  # "train/loss"-style nesting; deeper objects are not metrics
+                out.update(_flatten(v, key + "/", depth + 1))
         else:
             out[key] = v
     return out
