@@ -10,7 +10,7 @@ from planner.doctor.report import EventReport, MetricsReport
 
 # Characters with a meaning in CommonMark/GFM inline text; escaping them makes log text inert
 # (no links, images, emphasis, tables or HTML from a message someone else wrote).
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&\"'=:$^@])")
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&:$])")  # ':' stops autolinks, '$' Streamlit's LaTeX
 
 
 def md_escape(text: object) -> str:
