@@ -144,9 +144,9 @@ def diagnose_metrics(
     findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
     return MetricsReport(
         findings=findings,
-        rows=len(series.steps),
-        first_step=int(series.steps[0]) if series.steps else None,
-        last_step=int(series.steps[-1]) if series.steps else None,
+        rows=series.total_rows,
+        first_step=int(series.first_step) if series.first_step is not None else None,
+        last_step=int(series.last_step) if series.last_step is not None else None,
         columns=dict(series.roles),
         format=series.format,
         notes=list(series.notes),
