@@ -38,7 +38,8 @@ _COST_STYLE = {"free": "green", "low": "cyan", "medium": "yellow", "high": "red"
 def _print_events(report: EventReport) -> None:
     basis = "UTC" if report.utc else "since boot" if report.clock == "boot" else "local time"
     catalogued = sum(len(i.events) for i in report.incidents)
-    console.print(f"[bold]Read {report.total_events} events[/] ({report.format}, {report.encoding}); "
+    console.print(f"[bold]Read {report.total_events} event{'' if report.total_events == 1 else 's'}[/] "
+                  f"({report.format}, {report.encoding}); "
                   f"{catalogued} matter for GPU/PSU stability, {report.unrecognised} not relevant.")
     if report.ignored:
         noise = ", ".join(f"{escape(k)} ×{v}" for k, v in sorted(report.ignored.items()))

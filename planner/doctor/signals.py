@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
@@ -54,10 +55,11 @@ class Detector:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
-    def _raise(self, key: str, on: bool, signal: Signal) -> list[Signal]:
+    def _raise(self, key: str, on: bool, signal: Callable[[], Signal]) -> list[Signal]:
+        """The signal (built only then) when the condition turns on; nothing while it stays on or off."""
         was = self.active.get(key, False)
         self.active[key] = on
-        return [signal] if on and not was else []
+        return [signal()] if on and not was else []
 
     def row(self, step: Optional[float], values: dict[str, float], per_gpu_util: dict[str, float]) -> list[Signal]:
         """Feed one metrics row (role -> value, NaN = missing); returns the signals that start at this row."""
@@ -68,7 +70,7 @@ class Detector:
         loss = values.get("loss", math.nan)
         if loss != loss or loss in (math.inf, -math.inf):
             if "loss" in values and not _missing(values, "loss"):
-                out += self._raise("nan", True, Signal("nan", step, f"loss is {loss} at step {step:g}: the run "
+                out += self._raise("nan", True, lambda: Signal("nan", step, f"loss is {loss} at step {step:g}: the run "
                                                        "diverged numerically (learning rate, fp16 overflow, bad batch)"))
         else:
             self.active["nan"] = False
@@ -77,7 +79,7 @@ class Detector:
         temp = values.get("temp", math.nan)
         if math.isfinite(temp):
             self.hot_rows = self.hot_rows + 1 if temp >= self.temp_limit_c else 0
-            out += self._raise("throttling", self.hot_rows >= MIN_RUN, Signal(
+            out += self._raise("throttling", self.hot_rows >= MIN_RUN, lambda: Signal(
                 "throttling", step, f"GPU at {temp:g} °C for {self.hot_rows} rows (limit {self.temp_limit_c:g} °C): "
                 "clocks drop there (docs/doctor.md §4.1)"))
         out += self.idle_gpus(step, per_gpu_util)
@@ -93,11 +95,11 @@ class Detector:
             self.active["plateau"] = False
         best = self.loss_best
         rising = best > 0 and self.loss_fast > best * (1 + DIVERGENCE_RISE)
-        out += self._raise("divergence", rising, Signal(
+        out += self._raise("divergence", rising, lambda: Signal(
             "divergence", step, f"smoothed loss {self.loss_fast:.4g} is {self.loss_fast / best - 1:.0%} above its best "
             f"{best:.4g} at step {step:g}"))
         flat = self.rows - self.best_row >= PLATEAU_ROWS and not rising
-        out += self._raise("plateau", flat, Signal(
+        out += self._raise("plateau", flat, lambda: Signal(
             "plateau", step, f"smoothed loss has not improved by {PLATEAU_MAX_DROP:.1%} for {self.rows - self.best_row} "
             f"rows (best {best:.4g}) at step {step:g}"))
         return out
@@ -113,7 +115,7 @@ class Detector:
         self.tp_low_rows = self.tp_low_rows + 1 if low else 0
         if not low:  # the baseline follows only healthy rows, so a long drop stays a drop
             self.tp_slow += SLOW * (tp - self.tp_slow)
-        return self._raise("throughput_drop", self.tp_low_rows >= MIN_RUN, Signal(
+        return self._raise("throughput_drop", self.tp_low_rows >= MIN_RUN, lambda: Signal(
             "throughput_drop", step, f"throughput {self.tp_fast:.4g}/s is {1 - self.tp_fast / self.tp_slow:.0%} under "
             f"its usual {self.tp_slow:.4g}/s at step {step:g}"))
 
@@ -126,7 +128,7 @@ class Detector:
             idle = busy and u <= IDLE_UTIL
             self.idle_rows[gpu] = self.idle_rows.get(gpu, 0) + 1 if idle else 0
             where = f" at step {step:g}" if step is not None else ""
-            out += self._raise(f"gpu_idle:{gpu}", self.idle_rows[gpu] >= MIN_RUN, Signal(
+            out += self._raise(f"gpu_idle:{gpu}", self.idle_rows[gpu] >= MIN_RUN, lambda: Signal(
                 "gpu_idle", step, f"GPU {gpu} idle ({u:g} %) while another works, {self.idle_rows[gpu]} samples in a "
                 f"row{where}: a stuck rank, a dead dataloader or an imbalanced split"))
         return out

@@ -105,8 +105,7 @@ class Watch:
         signals: list[Signal] = []
         rows_before = self.detector.rows
         for lines in self.metrics.chunks():
-            for line in lines:
-                signals += self._metrics_line(line)
+            signals += self._metrics_lines(lines)
         now = self.clock()
         if self.detector.rows > rows_before:
             self.last_progress, self.hang_said = now, False
@@ -126,26 +125,35 @@ class Watch:
         self.save()
         return signals
 
-    def _metrics_line(self, line: str) -> list[Signal]:
-        if not line.strip():
-            return []
+    def _metrics_lines(self, lines: list[str]) -> list[Signal]:
         extra = self.metrics.extra
-        if line.lstrip().startswith("{"):
+        lines = [ln for ln in lines if ln.strip()]
+        if lines and "format" not in extra:
+            extra["format"] = "jsonl" if lines[0].lstrip().startswith("{") else "csv"
+        out: list[Signal] = []
+        if extra.get("format") == "jsonl":
+            for line in lines:
+                try:
+                    obj = json.loads(line)
+                except (ValueError, RecursionError):
+                    extra["bad_lines"] = int(extra.get("bad_lines", 0)) + 1  # half-written or hostile: skip it
+                    continue
+                if isinstance(obj, dict):
+                    out += self._row(_flatten(obj))
+            return out
+        rows = csv.reader(lines)  # one reader per chunk: much cheaper than one per line
+        while True:
             try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError):
-                extra["bad_lines"] = int(extra.get("bad_lines", 0)) + 1  # a half-written or hostile line: skip
-                return []
-            if not isinstance(obj, dict):
-                return []
-            row = _flatten(obj)
-        else:
-            cells = next(csv.reader([line]), [])
+                cells = next(rows)
+            except StopIteration:
+                return out
+            except csv.Error:
+                extra["bad_lines"] = int(extra.get("bad_lines", 0)) + 1
+                continue
             if "header" not in extra:
                 extra["header"] = [c.strip() for c in cells]
-                return []
-            row = dict(zip(extra["header"], cells))
-        return self._row(row)
+                continue
+            out += self._row(dict(zip(extra["header"], cells)))
 
     def _column(self, col: str) -> tuple[str, str]:
         """('util', gpu) for a per-GPU utilisation column, ('role', name) for a metric, ('', '') otherwise; cached."""
