@@ -213,3 +213,12 @@ def test_markdown_report_has_sections_and_escapes_log_text():
     cli = runner.invoke(app, ["doctor", "events", str(LINUX / "journal-short.log"), "--format", "md",
                               "--smi", str(LINUX / "smi-q.txt")])
     assert cli.exit_code == 0 and "## nvidia-smi evidence" in cli.stdout and "Xid 79" in cli.stdout
+
+
+def test_journalctl_hint_paragraph_is_not_a_log_line():
+    text = ("Hint: You are currently not seeing messages from other users and the system.\n"
+            "      Users in groups 'adm', 'systemd-journal', 'wheel' can see all messages.\n"
+            "Oct 14 02:13:55 rig kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=python3, GPU has fallen off the "
+            "bus.\n")
+    report = diagnose_events(text.encode(), year=2025)
+    assert report.format == "journal-short" and kinds(report) == [("NVRM Xid", 79)]

@@ -44,7 +44,9 @@ def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[W
     series = read_metrics(as_source(path))
     if not series.times:
         raise InputError(f"{series.name}: no time/timestamp column, so it cannot tell load from idle")
-    return windows_from_times(series.times)
+    # Long logs are read in buckets of `bucket` rows stamped with their first row's time: allow the same
+    # 10-minute quiet gap per row of a bucket, so one bucket does not look like a pause.
+    return windows_from_times(series.times, max_gap=timedelta(minutes=10) * series.bucket)
 
 
 def diagnose_events(

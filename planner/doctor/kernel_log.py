@@ -147,8 +147,8 @@ class KernelLogReader:
             return
         for line_no, raw in enumerate(self._lines, 1):
             line = raw.rstrip("\r\n").lstrip("\ufeff")
-            if not line.strip() or line[0] in " \t":
-                continue  # blank, or the continuation of a multi-line message (journalctl indents it)
+            if not line.strip() or line[0] in " \t" or line.startswith("Hint: "):
+                continue  # blank, a continuation (journalctl indents it), or journalctl's own hint line
             if line.startswith("-- "):
                 head = _HEADER.match(line)
                 if head and self.year_guessed:

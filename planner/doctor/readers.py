@@ -53,6 +53,19 @@ class RawRecord:
         return stamp
 
 
+def _without_hint(head: list[str]) -> list[str]:
+    """journalctl may open with a 'Hint: ...' paragraph (indented continuation lines): not log lines."""
+    out: list[str] = []
+    in_hint = False
+    for line in head:
+        if line.startswith("Hint: ") or (in_hint and line[:1] in (" ", "\t")):
+            in_hint = True
+            continue
+        in_hint = False
+        out.append(line)
+    return out
+
+
 def _joined(fields: dict[str, list[str]]) -> dict[str, str]:
     return {k: "\n".join(v).strip() for k, v in fields.items()}
 
@@ -76,7 +89,8 @@ class LogReader:
         return "linux" if self.format.startswith(("journal", "dmesg")) else "windows"
 
     def _sniff(self, head: list[str]) -> LogFormat:
-        first = next((ln.strip().lstrip("\ufeff") for ln in head if ln.strip() and not ln.startswith("#TYPE")), "")
+        first = next((ln.strip().lstrip("\ufeff") for ln in _without_hint(head) if ln.strip()
+                      and not ln.startswith("#TYPE")), "")
         if not first:
             raise InputError(f"{self.name} has no events (empty or blank)")
         from planner.doctor.kernel_log import sniff  # Linux readers build on RawRecord (defined here)
