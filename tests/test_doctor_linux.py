@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -209,7 +210,7 @@ def test_markdown_report_has_sections_and_escapes_log_text():
     md = events_markdown(diagnose_events(hostile.encode()))
     for heading in ("# Doctor report", "## Incidents", "## Likely causes", "## Runbook, cheapest test first"):
         assert heading in md
-    assert "](http" not in md and "<script>" not in md and "\\!\\[x\\]" in md
+    assert not re.search(r"(?<!\\)\]\(", md) and "<script>" not in md and "\\!\\[x\\]" in md
     cli = runner.invoke(app, ["doctor", "events", str(LINUX / "journal-short.log"), "--format", "md",
                               "--smi", str(LINUX / "smi-q.txt")])
     assert cli.exit_code == 0 and "## nvidia-smi evidence" in cli.stdout and "Xid 79" in cli.stdout
@@ -222,3 +223,12 @@ def test_journalctl_hint_paragraph_is_not_a_log_line():
             "bus.\n")
     report = diagnose_events(text.encode(), year=2025)
     assert report.format == "journal-short" and kinds(report) == [("NVRM Xid", 79)]
+
+
+def test_markdown_escape_keeps_plain_text_readable_and_links_inert():
+    from planner.doctor.markdown import md_escape
+
+    assert md_escape("utf-8 (TDR: 2 s)") == "utf-8 (TDR: 2 s)"
+    assert md_escape("- not a list") == "\\- not a list" and md_escape("1. not a list") == "1\\. not a list"
+    assert "http\\://" in md_escape("http://host/x") and "www\\." in md_escape("www.host.com")
+    assert md_escape("line one\nline two") == "line one line two"

@@ -8,15 +8,20 @@ from datetime import datetime
 
 from planner.doctor.report import EventReport, MetricsReport
 
-# Characters with a meaning in CommonMark/GFM inline text; escaping them makes log text inert
-# (no links, images, emphasis, tables or HTML from a message someone else wrote).
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~&:$])")  # ':' stops autolinks, '$' Streamlit's LaTeX
+# Characters with a meaning anywhere in CommonMark/GFM inline text; escaping them makes log text inert
+# (no links, images, emphasis, code, tables, HTML or Streamlit LaTeX from a message someone else wrote).
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~&$!])")
+_LEADING = re.compile(r"^([-+#=>]|\d+[.)])")  # would start a list, heading or quote at the start of a line
+_AUTOLINK = re.compile(r"(?<=[A-Za-z])(:)(?=//)|(?<=www)(\.)", re.IGNORECASE)  # GFM links bare URLs and www.
 
 
 def md_escape(text: object) -> str:
     """One line of literal text: Markdown punctuation backslash-escaped, line breaks folded to spaces."""
     flat = " ".join(str(text).split())
-    return _SPECIAL.sub(r"\\\1", flat)
+    flat = _SPECIAL.sub(r"\\\1", flat)
+    flat = _AUTOLINK.sub(lambda m: "\\" + (m.group(1) or m.group(2)), flat)
+    return _LEADING.sub(lambda m: "\\" + m.group(1) if not m.group(1)[0].isdigit() else
+                        m.group(1)[:-1] + "\\" + m.group(1)[-1], flat)
 
 
 def stamp_text(t: datetime, clock: str, short: bool = False) -> str:
