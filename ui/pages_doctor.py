@@ -1,36 +1,64 @@
-"""Doctor tab: upload (or paste) a Windows System log or a training-metrics file; read timeline, causes, runbook."""
+"""Doctor tab: a Windows or Linux system log, nvidia-smi output and training metrics -> timeline, causes, report."""
 
 from __future__ import annotations
 
 import io
+import math
 from typing import Any, Optional, Union
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
+from planner.doctor.markdown import md_escape
 from planner.errors import PlannerError
 
 COST_BADGE = {"free": "🟢 free", "low": "🟡 low", "medium": "🟠 medium", "high": "🔴 high"}
 LIKELIHOOD_BADGE = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
+LOAD_COLOURS = {"load": "#d62728", "idle": "#1f77b4", "unknown": "#7f7f7f"}
+CHART_POINTS = 2000  # the loss curve is thinned to this many points, however long the run
 Upload = Union[bytes, io.BytesIO]
 
 
-def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: int = 0, psu_w: int = 0) -> Any:
-    """UI helper over planner.doctor.diagnose_events (0 = unknown); the tests call it directly too."""
-    from planner.doctor.diagnose import diagnose_events as run
-
+def _stream(data: Upload, name: str) -> io.BytesIO:
     stream = io.BytesIO(data) if isinstance(data, bytes) else data
     stream.name = name  # type: ignore[union-attr]
-    return run(stream, gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
-               psu_w=psu_w or None)
+    return stream  # type: ignore[return-value]
+
+
+def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: int = 0, psu_w: int = 0,
+                    busy: Optional[list[Any]] = None, gpu_name: str = "", smi: Optional[list[tuple[bytes, str]]] = None,
+                    year: int = 0) -> Any:
+    """UI helper over planner.doctor.diagnose_events (0 or '' = unknown); the tests call it directly too."""
+    from planner.doctor.diagnose import diagnose_events as run
+
+    return run(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
+               psu_w=psu_w or None, busy=busy or None, gpu_name=gpu_name.strip() or None, year=year or None,
+               smi=[_stream(d, n) for d, n in smi or []])
 
 
 def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
     from planner.doctor.diagnose import diagnose_metrics as run
 
-    stream = io.BytesIO(data) if isinstance(data, bytes) else data
-    stream.name = name  # type: ignore[union-attr]
-    return run(stream, expected_steps=expected_steps or None)
+    return run(_stream(data, name), expected_steps=expected_steps or None)
+
+
+def training_windows(text: str, metrics: Optional[tuple[bytes, str]]) -> tuple[list[Any], list[str]]:
+    """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show."""
+    from planner.doctor.diagnose import busy_windows_from_metrics
+    from planner.doctor.timestamps import parse_window
+
+    windows = [parse_window(line.strip()) for line in text.splitlines() if line.strip()]
+    notes = [f"{len(windows)} training window(s) typed"] if windows else []
+    if metrics is not None:
+        try:
+            found = busy_windows_from_metrics(_stream(*metrics))
+        except PlannerError as exc:
+            notes.append(f"the metrics file gives no training windows: {exc}")
+        else:
+            windows += found
+            notes.append(f"{len(found)} training window(s) from the metrics file's times")
+    return windows, notes
 
 
 def timeline_frame(report: Any) -> pd.DataFrame:
@@ -42,79 +70,145 @@ def timeline_frame(report: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def timeline_chart(report: Any) -> alt.Chart:
+    """Every catalogued event on a time axis, one row per source, coloured by training vs idle."""
+    frame = pd.DataFrame([{"time": ev.time, "event": f"{ev.source} {ev.id}", "while": ev.load, "incident": n,
+                           "what": ev.summary[:120]}
+                          for n, inc in enumerate(report.incidents, 1) for ev in inc.events])
+    colour = alt.Color("while:N", title="while", scale=alt.Scale(domain=list(LOAD_COLOURS),
+                                                                 range=list(LOAD_COLOURS.values())))
+    return alt.Chart(frame).mark_point(filled=True, size=90).encode(
+        x=alt.X("time:T", title="time (as the log's clock)"), y=alt.Y("event:N", title=None), color=colour,
+        tooltip=["time:T", "event:N", "incident:Q", "while:N", "what:N"]).properties(height=40 + 28 * frame[
+            "event"].nunique())
+
+
+def loss_frame(data: bytes, name: str) -> Optional[pd.DataFrame]:
+    """Step and loss (and throughput) thinned to CHART_POINTS rows, or None when the file has no loss column."""
+    from planner.doctor.metrics_io import read_metrics
+
+    series = read_metrics(_stream(data, name))
+    loss = series.values.get("loss")
+    if loss is None:
+        return None
+    every = max(1, math.ceil(len(series.steps) / CHART_POINTS))
+    rows = {"step": list(series.steps)[::every], "loss": list(loss)[::every]}
+    tp = series.values.get("throughput")
+    if tp is not None:
+        rows["throughput"] = list(tp)[::every]
+    frame = pd.DataFrame(rows)
+    return frame[frame["loss"].map(math.isfinite)]
+
+
 def show_events(report: Any) -> None:
-    st.markdown(f"Read **{report.total_events}** events ({report.format}, {report.encoding}); "
-                f"**{len(report.incidents)}** incident(s) on the timeline.")
+    from planner.doctor.markdown import events_markdown
+
+    platform = "Linux kernel log" if report.platform == "linux" else "Windows System log"
+    st.markdown(f"Read **{report.total_events}** event{'s' if report.total_events != 1 else ''} ({platform}, "
+                f"{md_escape(report.format)}, {md_escape(report.encoding)}); **{len(report.incidents)}** "
+                "incident(s) on the timeline.")
     if report.incidents:
         st.markdown("**Timeline**")
+        st.altair_chart(timeline_chart(report), width="stretch")
         st.dataframe(timeline_frame(report), hide_index=True)
+    for f in report.smi:
+        st.markdown(f"nvidia-smi **{md_escape(f['kind'])}**: {md_escape(f['message'])}")
     st.markdown("**Most likely causes**")
     if not report.hypotheses:
         st.info("No event in the log points at a hardware or driver cause.")
     for h in report.hypotheses:
         with st.expander(f"{LIKELIHOOD_BADGE.get(h.likelihood, h.likelihood)} · {h.name}", expanded=h.likelihood == "high"):
-            st.markdown("Evidence:\n" + "\n".join(f"- {e}" for e in h.evidence))
-            st.markdown("Tests, cheapest first:\n" + "\n".join(f"1. {COST_BADGE.get(t.cost, t.cost)}: {t.step}" for t in h.tests))
+            st.markdown("Evidence:\n" + "\n".join(f"- {md_escape(e)}" for e in h.evidence))
+            st.markdown("Tests, cheapest first:\n" + "\n".join(
+                f"1. {COST_BADGE.get(t.cost, t.cost)}: {md_escape(t.step)}" for t in h.tests))
     if report.runbook:
         st.markdown("**Runbook** (ordered by the cost of the test)")
-        st.markdown("\n".join(f"{i}. {COST_BADGE.get(t.cost, t.cost)}: {t.step}" for i, t in enumerate(report.runbook, 1)))
+        st.markdown("\n".join(f"{i}. {COST_BADGE.get(t.cost, t.cost)}: {md_escape(t.step)}"
+                              for i, t in enumerate(report.runbook, 1)))
     if report.psu:
         st.info(f"For these GPUs the planner's rules would pick a {report.psu.get('recommended_w')} W ATX 3.1 PSU "
-                f"(sustained {report.psu.get('sustained_w')} W; see the PSU breakdown on the Plan tab).")
+                f"(sustained {report.psu.get('sustained_w')} W; the same sizing `planner check` uses).")
     if report.ignored:
-        st.caption("Ignored as unrelated noise: " + ", ".join(f"{k} x{v}" for k, v in report.ignored.items()))
+        st.caption("Ignored as unrelated noise: " + ", ".join(f"{md_escape(k)} x{v}" for k, v in report.ignored.items()))
     for n in report.notes:
-        st.caption(n)
+        st.caption(md_escape(n))
+    st.download_button("Download the report (Markdown)", events_markdown(report), file_name="doctor-report.md",
+                       mime="text/markdown", key="doc_report_md")
 
 
-def show_metrics(report: Any) -> None:
-    st.markdown(f"Read **{report.rows}** rows ({report.format}), steps {report.first_step} to {report.last_step}; "
-                f"columns used: {', '.join(f'{k}={v}' for k, v in report.columns.items()) or 'none'}.")
+def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
+    st.markdown(f"Read **{report.rows}** rows ({md_escape(report.format)}), steps {report.first_step} to "
+                f"{report.last_step}; columns used: "
+                f"{md_escape(', '.join(f'{k}={v}' for k, v in report.columns.items()) or 'none')}.")
     if not report.findings:
         st.success("No weak signal found: loss, throughput, utilisation and temperatures look steady.")
     else:
         st.dataframe(pd.DataFrame([{"Severity": f.severity, "Finding": f.kind, "Steps": f"{f.from_step}-{f.to_step}",
                                     "What it means": f.message} for f in report.findings]), hide_index=True)
+    if curve is not None and not curve.empty:
+        st.markdown("**Loss curve**")
+        st.altair_chart(alt.Chart(curve).mark_line().encode(
+            x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss", scale=alt.Scale(zero=False)),
+            tooltip=["step:Q", "loss:Q"]).properties(height=240), width="stretch")
     for n in report.notes:
-        st.caption(n)
+        st.caption(md_escape(n))
 
 
-def _run(kind: str, data: Optional[Upload], name: str, **options: int) -> None:
-    if data is None:
-        return
-    try:
-        report = diagnose_events(data, name, **options) if kind == "events" else diagnose_metrics(data, name, **options)
-    except PlannerError as exc:
-        st.error(" ".join(str(exc).split()))
-        return
-    (show_events if kind == "events" else show_metrics)(report)
+def _error(exc: PlannerError) -> None:
+    st.error(md_escape(exc))  # file text can sit in the message: no Markdown from it
 
 
 def render() -> None:
     st.subheader("Doctor: why does the machine die?")
-    st.caption("Windows System log exported as CSV (Event Viewer), XML (`wevtutil qe System /f:xml`) or text "
-               "(`Get-WinEvent | Format-List`); UTF-8 or UTF-16. Nothing leaves this machine.")
+    st.caption("Windows System log (Event Viewer CSV, `wevtutil qe System /f:xml`, `Get-WinEvent | Format-List`) "
+               "or Linux kernel log (`journalctl -k`, `-o short-iso`, `-o json`, `dmesg`, `dmesg -T`); nvidia-smi "
+               "output; training metrics. Nothing leaves this machine.")
     left, right = st.columns(2)
     with left:
-        st.markdown("**Event log**")
-        up = st.file_uploader("System log export", type=["csv", "xml", "txt", "log"], key="doc_events_file")
+        st.markdown("**System log**")
+        up = st.file_uploader("System or kernel log", type=["csv", "xml", "txt", "log", "json"], key="doc_events_file")
         pasted = st.text_area("...or paste the log text", key="doc_events_text", height=120)
         c1, c2, c3 = st.columns(3)
         tgp = c1.number_input("GPU power, W (0 = unknown)", 0, 1500, 0, step=10, key="doc_tgp")
         cpu = c2.number_input("CPU power, W (0 = unknown)", 0, 1000, 0, step=5, key="doc_cpu")
         psu = c3.number_input("PSU rating, W (0 = unknown)", 0, 5000, 0, step=50, key="doc_psu")
+        gpu = st.text_input("GPU model (e.g. GTX 1080 Ti): adds NVIDIA's recommended PSU, as the Check tab does",
+                            key="doc_gpu")
+        smi_up = st.file_uploader("nvidia-smi output (`nvidia-smi -q` or a `--format=csv -l 5` log)",
+                                  type=["txt", "log", "csv"], key="doc_smi_file")
     with right:
-        st.markdown("**Training metrics**")
-        upm = st.file_uploader("Metrics CSV or JSONL (step, loss, tokens/s, GPU util, temperature...)",
+        st.markdown("**Training**")
+        upm = st.file_uploader("Metrics CSV or JSONL (step, loss, tokens/s, GPU util, temperature, time...)",
                                type=["csv", "jsonl", "json", "txt"], key="doc_metrics_file")
         steps = st.number_input("Expected total steps (0 = unknown)", 0, 10**9, 0, key="doc_steps")
-    power = {"gpu_tgp_w": tgp, "cpu_power_w": cpu, "psu_w": psu}
-    if up is not None:
-        st.markdown(f"#### Event log: {up.name}")
-        _run("events", up.getvalue(), up.name, **power)
-    elif pasted.strip():
-        st.markdown("#### Event log (pasted)")
-        _run("events", pasted.encode("utf-8"), "pasted log", **power)
-    if upm is not None:
-        st.markdown(f"#### Training metrics: {upm.name}")
-        _run("metrics", upm.getvalue(), upm.name, expected_steps=steps)
+        busy_text = st.text_area("Training windows, one START/END per line on the log's clock (e.g. "
+                                 "2025-10-13T22:00/2025-10-14T06:30); a metrics file with times adds its own",
+                                 key="doc_busy", height=90)
+    metrics = (upm.getvalue(), upm.name) if upm is not None else None
+    try:
+        windows, window_notes = training_windows(busy_text, metrics)
+    except PlannerError as exc:
+        _error(exc)
+        windows, window_notes = [], []
+    log = (up.getvalue(), up.name) if up is not None else (pasted.encode("utf-8"), "pasted log") if pasted.strip() \
+        else None
+    if log is not None:
+        st.markdown(f"#### System log: {md_escape(log[1])}")
+        for note in window_notes:
+            st.caption(md_escape(note))
+        try:
+            report = diagnose_events(*log, gpu_tgp_w=tgp, cpu_power_w=cpu, psu_w=psu, busy=windows, gpu_name=gpu,
+                                     smi=[(smi_up.getvalue(), smi_up.name)] if smi_up is not None else None)
+        except PlannerError as exc:
+            _error(exc)
+        else:
+            show_events(report)
+    if metrics is not None:
+        st.markdown(f"#### Training metrics: {md_escape(metrics[1])}")
+        try:
+            report = diagnose_metrics(*metrics, expected_steps=steps)
+            curve = loss_frame(*metrics)
+        except PlannerError as exc:
+            _error(exc)
+        else:
+            show_metrics(report, curve)

@@ -29,7 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fx": ("costs", "ECB euro reference rates: show the rates in use, or fetch today's."),
     "prices": ("prices", "Live prices: extract, refresh, history."),
     "share": ("share", "Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back."),
-    "doctor": ("doctor", "Diagnose an unstable training machine from its Windows System log and its training metrics."),
+    "doctor": ("doctor", "Diagnose an unstable training machine from its System log (Windows or Linux kernel), nvidia-smi output "
+               "and training metrics; watch a run while it trains."),
 }
 
 

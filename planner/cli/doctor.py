@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import sys
 from datetime import timedelta
 from typing import Optional
 
@@ -11,25 +14,32 @@ from rich.table import Table
 
 from planner.cli.common import console, emit_json, handle_errors
 from planner.doctor import diagnose_events, diagnose_metrics
-from planner.doctor.diagnose import busy_windows_from_metrics
+from planner.doctor.diagnose import as_source, busy_windows_from_metrics
+from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text
+from planner.doctor.signals import Signal
+from planner.doctor.smi import read_smi
+from planner.doctor.watch import Watch, WatchOptions
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
 from planner.doctor.report import EventReport, MetricsReport
 from planner.doctor.timestamps import parse_window
 from planner.errors import InputError
 
 doctor = typer.Typer(
-    help="Diagnose an unstable training machine from its Windows System log and its training metrics.",
+    help="Diagnose an unstable training machine from its System log (Windows or Linux kernel), nvidia-smi output "
+         "and training metrics; watch a run while it trains.",
     no_args_is_help=True,
 )
+MAX_GAP_MIN = 366 * 24 * 60
 _LIKELY_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
 _SEVERITY_STYLE = {"problem": "bold red", "warning": "yellow", "info": "dim"}
 _COST_STYLE = {"free": "green", "low": "cyan", "medium": "yellow", "high": "red"}
 
 
 def _print_events(report: EventReport) -> None:
-    basis = "UTC" if report.utc else "local time"
+    basis = "UTC" if report.utc else "since boot" if report.clock == "boot" else "local time"
     catalogued = sum(len(i.events) for i in report.incidents)
-    console.print(f"[bold]Read {report.total_events} events[/] ({report.format}, {report.encoding}); "
+    console.print(f"[bold]Read {report.total_events} event{'' if report.total_events == 1 else 's'}[/] "
+                  f"({report.format}, {report.encoding}); "
                   f"{catalogued} matter for GPU/PSU stability, {report.unrecognised} not relevant.")
     if report.ignored:
         noise = ", ".join(f"{escape(k)} ×{v}" for k, v in sorted(report.ignored.items()))
@@ -37,11 +47,11 @@ def _print_events(report: EventReport) -> None:
     if not report.incidents:
         console.print("[green]No GPU, power or crash events found.[/]")
     for n, inc in enumerate(report.incidents, 1):
-        console.print(f"\n[bold]Incident {n}[/]: {inc.start:%Y-%m-%d %H:%M:%S} → {inc.end:%Y-%m-%d %H:%M:%S} "
-                      f"({basis})")
+        console.print(f"\n[bold]Incident {n}[/]: {stamp_text(inc.start, report.clock)} → "
+                      f"{stamp_text(inc.end, report.clock)} ({basis})")
         table = Table(show_header=False, box=None, padding=(0, 1))
         for ev in inc.events:
-            table.add_row(f"{ev.time:%m-%d %H:%M:%S}", f"{escape(ev.source)} {ev.id}", escape(ev.summary))
+            table.add_row(stamp_text(ev.time, report.clock, short=True), f"{escape(ev.source)} {ev.id}", escape(ev.summary))
         console.print(table)
     if report.hypotheses:
         console.print("\n[bold]Likely causes[/] (most likely first)")
@@ -54,6 +64,8 @@ def _print_events(report: EventReport) -> None:
         console.print("\n[bold]Runbook[/], cheapest test first — stop at the first step that makes the crashes stop")
         for n, step in enumerate(report.runbook, 1):
             console.print(f"{n:>2}. [{_COST_STYLE[step.cost]}]{step.cost:<6}[/] {escape(step.step)}")
+    for f in report.smi:
+        console.print(f"nvidia-smi {escape(f['kind'])}: {escape(f['message'])}", highlight=False)
     for note in report.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
 
@@ -77,37 +89,83 @@ def _print_metrics(report: MetricsReport) -> None:
         console.print(f"[dim]note: {escape(note)}[/]")
 
 
+def _format(json_out: bool, fmt: str) -> str:
+    fmt = "json" if json_out else fmt.lower()
+    if fmt not in ("text", "json", "md"):
+        raise InputError(f"--format {fmt[:20]!r}: choose text, json or md")
+    return fmt
+
+
 @doctor.command("events")
 @handle_errors
 def events_cmd(
-    file: str = typer.Argument(..., help="System log export: Event Viewer CSV, `wevtutil qe System /f:xml` output "
-                               "or `Get-WinEvent -LogName System | Format-List` text (UTF-8 or UTF-16)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
+    file: str = typer.Argument(..., help="System log: Windows Event Viewer CSV, `wevtutil qe System /f:xml` output "
+                               "or `Get-WinEvent -LogName System | Format-List` text (UTF-8 or UTF-16); or a Linux "
+                               "kernel log: `journalctl -k` (short, -o short-iso, -o json), `dmesg` or `dmesg -T`."),
+    json_out: bool = typer.Option(False, "--json", help="Print the JSON report (same as --format json)."),
+    fmt: str = typer.Option("text", "--format", help="text, json or md (Markdown to paste in an issue)."),
     gpu_tgp: Optional[list[int]] = typer.Option(None, "--gpu-tgp", help="GPU board power in W (repeat per GPU), "
                                                 "e.g. 250 for a GTX 1080 Ti; links the PSU hypothesis to the "
                                                 "planner's PSU sizing."),
+    gpu: Optional[str] = typer.Option(None, "--gpu", help="The card's model, e.g. 'GTX 1080 Ti': its board power "
+                                      "and NVIDIA's recommended PSU, so the sizing matches `planner check`."),
     cpu_power: Optional[int] = typer.Option(None, "--cpu-power", help="CPU package power in W (AMD PPT = 1.35 × "
                                             "TDP, e.g. 88 for a 65 W Ryzen; Intel PL2)."),
     psu_w: Optional[int] = typer.Option(None, "--psu-w", help="Rating of the PSU in the machine now, in W."),
     busy: Optional[list[str]] = typer.Option(None, "--busy", help="Training window START/END in ISO form (repeat), "
                                              "e.g. 2025-10-13T22:00/2025-10-14T06:30, on the log's clock (UTC for "
-                                             "XML exports, local time for CSV and text); events outside are idle."),
+                                             "XML exports and journal JSON, local time otherwise); events outside "
+                                             "are idle."),
     metrics: Optional[str] = typer.Option(None, "--metrics", help="Metrics CSV/JSONL with a time column: its rows "
                                           "mark when training ran (alternative to --busy)."),
-    gap_min: int = typer.Option(60, "--gap-min", help="Minutes of quiet that separate two incidents."),
+    smi: Optional[list[str]] = typer.Option(None, "--smi", help="nvidia-smi evidence (repeat): `nvidia-smi -q` "
+                                            "output or a `--query-gpu=... --format=csv -l 5` log."),
+    year: Optional[int] = typer.Option(None, "--year", help="Year of a `journalctl` short-format log (it prints "
+                                       "none); default: the journal header's, else this year."),
+    gap_min: int = typer.Option(60, "--gap-min", help="Minutes of quiet that separate two incidents (1 to "
+                                f"{MAX_GAP_MIN})."),
 ) -> None:
     """Group GPU/PSU events into incidents and rank the causes, with a runbook cheapest test first."""
+    out = _format(json_out, fmt)
     if gap_min <= 0:
         raise InputError("--gap-min must be positive")
+    if gap_min > MAX_GAP_MIN:
+        raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
     windows = [parse_window(w) for w in busy or []]
     if metrics:
         windows += busy_windows_from_metrics(metrics)
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
-                             busy=windows or None, gap=timedelta(minutes=gap_min))
-    if json_out:
+                             busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
+                             smi=smi or ())
+    if out == "json":
         emit_json(report.to_json())
+    elif out == "md":
+        sys.stdout.write(events_markdown(report))
     else:
         _print_events(report)
+
+
+@doctor.command("smi")
+@handle_errors
+def smi_cmd(
+    file: str = typer.Argument(..., help="`nvidia-smi -q` output or a `nvidia-smi --query-gpu=timestamp,index,name,"
+                               "utilization.gpu,temperature.gpu,power.draw,power.limit,pcie.link.gen.current,"
+                               "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
+                               "clocks_throttle_reasons.active --format=csv -l 5` log."),
+    json_out: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) counted as "
+                                     "hot when the dump gives no slowdown temperature."),
+) -> None:
+    """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC and retired pages."""
+    findings = read_smi(as_source(file), temp_limit_c=temp_limit)
+    if json_out:
+        emit_json([{"kind": f.kind, "severity": f.severity, "gpu": f.gpu, "message": f.message} for f in findings])
+        return
+    if not findings:
+        console.print("[green]No finding: link, power, clocks, temperatures and memory look normal.[/]")
+    for f in findings:
+        console.print(f"[{_SEVERITY_STYLE.get(f.severity, 'dim')}]{f.severity}[/] {escape(f.kind)}: "
+                      f"{escape(f.message)}", highlight=False)
 
 
 @doctor.command("metrics")
@@ -116,17 +174,76 @@ def metrics_cmd(
     file: str = typer.Argument(..., help="Training metrics: CSV with a header row, or JSONL (one object per line) "
                                "with step, loss, tokens/s, GPU utilisation, temperature, per-GPU columns..."),
     json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
+    fmt: str = typer.Option("text", "--format", help="text, json or md (Markdown)."),
     expected_steps: Optional[int] = typer.Option(None, "--expected-steps", help="Total steps the run should reach; "
                                                  "a shorter log is reported as stopped."),
     temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
                                      "drop; 83 is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
+    out = _format(json_out, fmt)
     report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit)
-    if json_out:
+    if out == "json":
         emit_json(report.to_json())
+    elif out == "md":
+        sys.stdout.write(metrics_markdown(report))
     else:
         _print_metrics(report)
+
+
+@doctor.command("watch")
+@handle_errors
+def watch_cmd(
+    metrics_file: str = typer.Argument(..., help="Metrics CSV or JSONL the training run appends to."),
+    kernel_log: Optional[str] = typer.Option(None, "--kernel-log", help="A kernel log that grows (e.g. "
+                                             "`journalctl -k -f > kern.log` or /var/log/kern.log): new Xid, AER, MCE, "
+                                             "EDAC, thermal or OOM lines raise 'kernel'."),
+    smi_log: Optional[str] = typer.Option(None, "--smi-log", help="A growing `nvidia-smi --query-gpu=... "
+                                          "--format=csv -l 5` log: throttling and idle GPUs."),
+    on: Optional[list[str]] = typer.Option(None, "--on", help="KIND=COMMAND to run when a signal of that kind "
+                                           "appears (repeat): kinds nan, divergence, plateau, throughput_drop, "
+                                           "throttling, gpu_idle, hang, kernel, or any. The command gets "
+                                           "DOCTOR_SIGNAL, DOCTOR_MESSAGE and DOCTOR_STEP in its environment."),
+    cooldown_s: float = typer.Option(600.0, "--cooldown-s", help="Seconds before a kind's command runs again."),
+    hang_min: float = typer.Option(10.0, "--hang-min", help="Minutes without a new metrics row that count as a "
+                                   "hang."),
+    interval_s: float = typer.Option(5.0, "--interval-s", help="Seconds between two looks at the files."),
+    state: Optional[str] = typer.Option(None, "--state", help="State file that lets a restarted watch resume "
+                                        "(default: METRICS_FILE.doctor-watch.json)."),
+    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) that counts "
+                                     "as throttling."),
+    once: bool = typer.Option(False, "--once", help="Read what is there, report, save the state and stop."),
+    max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="Stop after this many seconds."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON object per signal (for other programs)."),
+) -> None:
+    """Follow a training run's growing logs and raise weak signals as they appear; resumes where it stopped."""
+    actions: dict[str, str] = {}
+    for item in on or []:
+        kind, sep, command = item.partition("=")
+        if not sep or not command.strip():
+            raise InputError(f"--on {item[:40]!r}: expected KIND=COMMAND, e.g. --on nan='notify-send diverged'")
+        actions[kind.strip()] = command
+    if max_seconds is not None and not (math.isfinite(max_seconds) and 0 <= max_seconds <= 10 * 365 * 86400):
+        raise InputError(f"--max-seconds {max_seconds} is out of range")
+
+    def emit(signal: Signal) -> None:
+        if json_out:
+            sys.stdout.write(json.dumps(signal.to_json()) + "\n")
+            sys.stdout.flush()
+        else:
+            where = "" if signal.step is None else f" (step {signal.step:g})"
+            console.print(f"{signal.kind}{where}: {signal.message}", markup=False, highlight=False)
+
+    watcher = Watch(WatchOptions(metrics=metrics_file, kernel_log=kernel_log, smi_log=smi_log, actions=actions,
+                                 cooldown_s=cooldown_s, hang_min=hang_min, interval_s=interval_s, state_path=state,
+                                 temp_limit_c=temp_limit), emit)
+    if not json_out:
+        console.print(f"{'resuming' if watcher.resumed else 'watching'} {metrics_file} (state in "
+                      f"{watcher.state_path})", markup=False, highlight=False)
+    try:
+        watcher.run(once=once, max_seconds=max_seconds)
+    except KeyboardInterrupt:
+        watcher.save()
 
 
 def register(app: typer.Typer) -> None:

@@ -19,6 +19,24 @@ Kind = Literal[
     "sleep",
     "wake",
     "noise",
+    # Linux kernel log (journalctl -k, dmesg): see planner/doctor/kernel.py for the message patterns
+    "gpu_off_bus",  # Xid 79
+    "xid_app",  # Xid 13, 31, 43: usually the application
+    "gpu_memory",  # Xid 48, 63, 64, 92, 94, 95: VRAM ECC and row remapping
+    "xid_gsp",  # Xid 119, 120: GSP firmware
+    "xid_internal",  # Xid 61, 62: internal micro-controller
+    "aer_corrected",
+    "aer_uncorrected",
+    "mce_corrected",
+    "mce_fatal",
+    "edac_ce",
+    "edac_ue",
+    "cpu_throttle",
+    "thermal_shutdown",
+    "oom_kill",
+    "kernel_panic",
+    "lockup",
+    "xid_other",  # any other Xid code
 ]
 Weight = Literal["high", "medium", "low", "none"]
 
@@ -82,14 +100,78 @@ _ENTRIES = (
     EventInfo("Power-Troubleshooter", 1, "wake", "the system returned from a low power state", "none", UNVERIFIED),
 )
 
+XID = "NVIDIA Xid catalogue, https://docs.nvidia.com/deploy/xid-errors/ (Xid %d)"
+AER = "Linux kernel PCIe AER howto, https://docs.kernel.org/PCI/pcieaer-howto.html"
+MCE = "Linux kernel machine-check docs, https://docs.kernel.org/arch/x86/x86_64/machinecheck.html"
+EDAC = "Linux kernel EDAC docs, https://docs.kernel.org/driver-api/edac.html"
+KERNEL = "Linux kernel log message as printed by the kernel [meaning as commonly documented]"
+
+
+def _xid(number: int, kind: Kind, meaning: str, weight: Weight) -> EventInfo:
+    return EventInfo("NVRM Xid", number, kind, f"Xid {number}: {meaning}", weight, XID % number)
+
+
+_LINUX = (
+    _xid(79, "gpu_off_bus", "GPU has fallen off the bus (the card stopped answering on PCIe: power, link, heat "
+         "or a dead card)", "high"),
+    _xid(13, "xid_app", "graphics engine exception (usually the application: an out-of-range access)", "low"),
+    _xid(31, "xid_app", "GPU memory page fault (usually the application: an illegal address)", "low"),
+    _xid(43, "xid_app", "GPU stopped processing the application's work (a software fault; the GPU stays usable)",
+         "low"),
+    _xid(48, "gpu_memory", "double-bit ECC error in GPU memory (uncorrectable)", "high"),
+    _xid(63, "gpu_memory", "ECC page retirement or row remapping recorded (GPU memory cells going bad)", "medium"),
+    _xid(64, "gpu_memory", "ECC page retirement or row remapping failed to record", "high"),
+    _xid(92, "gpu_memory", "high single-bit ECC error rate in GPU memory", "medium"),
+    _xid(94, "gpu_memory", "contained ECC error (one application affected; reset the GPU)", "high"),
+    _xid(95, "gpu_memory", "uncontained ECC error (every application on the GPU affected; reset it)", "high"),
+    _xid(119, "xid_gsp", "GSP firmware RPC timeout (the GPU's system processor did not answer the driver)", "high"),
+    _xid(120, "xid_gsp", "GSP firmware error", "high"),
+    _xid(61, "xid_internal", "internal micro-controller breakpoint/warning", "medium"),
+    _xid(62, "xid_internal", "internal micro-controller halt", "high"),
+    _xid(8, "xid_other", "GPU stopped processing (channel idle timeout)", "medium"),
+    _xid(32, "xid_other", "invalid or corrupted push buffer stream (driver, PCIe bus or system memory)", "medium"),
+    _xid(45, "noise", "preemptive cleanup of a channel after an earlier error or a killed process; it follows the "
+         "error that matters", "none"),
+    _xid(154, "xid_other", "GPU recovery action changed (the driver asks for a GPU reset or a reboot)", "medium"),
+    EventInfo("PCIe AER", 0, "aer_corrected", "corrected PCI Express error (the link retried; data intact)", "low",
+              AER),
+    EventInfo("PCIe AER", 1, "aer_uncorrected", "uncorrected PCI Express error (non-fatal or fatal: data lost on "
+              "the link)", "high", AER),
+    EventInfo("MCE", 0, "mce_corrected", "corrected machine check (CPU, cache or memory controller)", "medium", MCE),
+    EventInfo("MCE", 1, "mce_fatal", "fatal machine check: the CPU could not continue (kernel panic)", "high", MCE),
+    EventInfo("EDAC", 0, "edac_ce", "corrected memory (ECC RAM) error reported by EDAC", "medium", EDAC),
+    EventInfo("EDAC", 1, "edac_ue", "uncorrected memory (ECC RAM) error reported by EDAC", "high", EDAC),
+    EventInfo("thermal", 0, "cpu_throttle", "CPU temperature above threshold: clock throttled", "medium", KERNEL),
+    EventInfo("thermal", 1, "thermal_shutdown", "critical temperature reached: the kernel shut the machine down",
+              "high", KERNEL),
+    EventInfo("OOM killer", 0, "oom_kill", "out of host memory (RAM): the kernel killed the training process",
+              "high", KERNEL),
+    EventInfo("OOM killer", 1, "oom_kill", "out of host memory (RAM): the kernel killed a process", "medium", KERNEL),
+    EventInfo("kernel", 1, "kernel_panic", "kernel panic: the machine stopped", "high", KERNEL),
+    EventInfo("kernel", 2, "lockup", "a CPU was stuck (soft/hard lockup or hung task watchdog)", "medium", KERNEL),
+    EventInfo("boot", 0, "hard_reset", "booted again without a clean shutdown (froze, crashed or lost power)",
+              "high", KERNEL + "; a filesystem journal replayed at boot, or a boot ending on a fatal event"),
+    EventInfo("boot", 1, "unexpected_shutdown", "a filesystem journal was replayed at boot: confirms the previous "
+              "shutdown was not clean", "medium", KERNEL),
+    EventInfo("kernel", 100, "noise", "firmware ACPI table warning printed at every boot; unrelated to crashes",
+              "none", KERNEL),
+    EventInfo("kernel", 101, "noise", "the NVIDIA module taints the kernel (out-of-tree/proprietary): printed at "
+              "every load, harmless", "none", KERNEL),
+    EventInfo("kernel", 102, "noise", "i2c timeout on the card's USB-C controller (nvidia-gpu), common on Turing "
+              "boards; unrelated to training crashes", "none", KERNEL),
+)
+
+
+LINUX_SOURCES = frozenset(e.source for e in _LINUX)
+
 # Provider names as XML / Get-WinEvent print them -> the Event Viewer display name.
 _ALIASES = {
     "microsoft-windows-wer-systemerrorreporting": "bugcheck",
     "wer-systemerrorreporting": "bugcheck",
     "nvlddmkm": "nvlddmkm",
 }
-_BY_KEY = {(e.source.lower(), e.event_id): e for e in _ENTRIES}
-_DISPLAY = {e.source.lower(): e.source for e in _ENTRIES}
+_BY_KEY = {(e.source.lower(), e.event_id): e for e in _ENTRIES + _LINUX}
+_DISPLAY = {e.source.lower(): e.source for e in _ENTRIES + _LINUX}
 
 
 def provider_key(provider: str) -> str:
@@ -110,7 +192,11 @@ def display_source(provider: str) -> str:
 
 def lookup(provider: str, event_id: int) -> Optional[EventInfo]:
     """The catalogue entry for an event, keyed by provider and id (Kernel-Power 42 is not Hyper-V 42)."""
-    return _BY_KEY.get((provider_key(provider), event_id))
+    key = provider_key(provider)
+    found = _BY_KEY.get((key, event_id))
+    if found is None and key == "nvrm xid":  # any other Xid: still a GPU event, meaning in NVIDIA's catalogue
+        return _xid(event_id, "xid_other", "see NVIDIA's Xid catalogue for this code", "medium")
+    return found
 
 
 # Stop codes that point somewhere specific (Microsoft bug check reference names).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from collections.abc import Sequence
 from typing import BinaryIO, Optional, Union
 
 from planner.doctor.events import (
@@ -14,10 +15,11 @@ from planner.doctor.events import (
     group_incidents,
     with_times,
 )
-from planner.doctor.hypotheses import PowerContext, rank
+from planner.doctor.hypotheses import PowerContext, find_chip, rank
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
 from planner.doctor.metrics_io import read_metrics
 from planner.doctor.readers import LogReader
+from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
 from planner.doctor.textio import Source, open_text
 from planner.doctor.timestamps import windows_from_times
@@ -42,7 +44,9 @@ def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[W
     series = read_metrics(as_source(path))
     if not series.times:
         raise InputError(f"{series.name}: no time/timestamp column, so it cannot tell load from idle")
-    return windows_from_times(series.times)
+    # Long logs are read in buckets of `bucket` rows stamped with their first row's time: allow the same
+    # 10-minute quiet gap per row of a bucket, so one bucket does not look like a pause.
+    return windows_from_times(series.times, max_gap=timedelta(minutes=10) * series.bucket)
 
 
 def diagnose_events(
@@ -53,25 +57,35 @@ def diagnose_events(
     psu_w: Optional[int] = None,
     busy: Optional[list[Window]] = None,
     gap: timedelta = INCIDENT_GAP,
+    year: Optional[int] = None,
+    gpu_name: Optional[str] = None,
+    smi: Sequence[Union[str, Path, bytes, BinaryIO]] = (),
 ) -> EventReport:
-    """Read a System-log export (CSV, wevtutil XML or Format-List text), group incidents, rank causes."""
+    """Read a System log (Windows CSV/XML/Format-List, Linux journalctl/dmesg), group incidents, rank causes."""
     for name, value in (("--cpu-power", cpu_power_w), ("--psu-w", psu_w)):
         if value is not None and not 0 < value <= 5000:
             raise InputError(f"{name} {value} W is out of range (1-5000)")
     if gpu_tgp_w is not None and any(not 0 < w <= 1500 for w in gpu_tgp_w):
         raise InputError(f"--gpu-tgp {gpu_tgp_w} is out of range (1-1500 W per GPU)")
+    if gpu_name is not None and find_chip(gpu_name) is None:
+        raise InputError(f"--gpu {gpu_name[:40]!r}: not a GPU the planner knows (e.g. 'GTX 1080 Ti')")
+    if year is not None and not 1970 <= year <= 2100:
+        raise InputError(f"--year {year} is out of range (1970-2100)")
     with open_text(as_source(path_or_text)) as stream:
-        reader = LogReader(stream.lines, stream.name)
+        reader = LogReader(stream.lines, stream.name, year=year)
         collected, stamps = collect(reader, stream.name)
         day_first = reader.dates.day_first()
-        name, encoding, fmt, utc = stream.name, stream.encoding, reader.format, reader.utc
+        name, encoding, utc, clock, platform = stream.name, stream.encoding, reader.utc, reader.clock, reader.platform
+        kernel = reader.kernel
+        fmt = kernel.format if kernel is not None else reader.format  # type: ignore[attr-defined]
     if collected.total == 0:
         raise InputError(f"{name}: no events found")
-    events = assign_load(with_times(collected.events, stamps, day_first), busy)
+    events = assign_load(with_times(collected.events, stamps, day_first), busy if clock != "boot" else None)
     groups = group_incidents(events, gap=gap)
     power = PowerContext(gpu_tgp_w=gpu_tgp_w, cpu_power_w=cpu_power_w, psu_w=psu_w,
-                         gpu_mentions=collected.gpu_mentions)
-    hypotheses, steps, sizing = rank(groups, power)
+                         gpu_mentions=collected.gpu_mentions, gpu_name=gpu_name)
+    smi_findings = [f for source in smi for f in read_smi(as_source(source))]
+    hypotheses, steps, sizing = rank(groups, power, platform=platform, smi=smi_findings)
     incidents = [
         Incident(
             start=g.start,
@@ -81,8 +95,19 @@ def diagnose_events(
         )
         for g in groups
     ]
-    notes = [f"times are {'UTC (from the XML SystemTime)' if utc else 'local, as exported'}"]
-    if fmt != "xml":
+    if platform == "linux":
+        notes = [{"utc": "times are UTC (journal __REALTIME_TIMESTAMP)",
+                  "boot": "times are seconds since boot (dmesg without -T), shown as 1970-01-01 plus the uptime; "
+                          "use dmesg -T or journalctl -k for wall-clock times",
+                  "local": "times are the machine's local time, as printed"}[clock]]
+        if kernel is not None and kernel.year_guessed and fmt == "journal-short":  # type: ignore[attr-defined]
+            notes.append(f"journalctl's short format prints no year: {kernel.year} assumed "  # type: ignore[attr-defined]
+                         "(pass --year, or export with -o short-iso)")
+        if busy and clock == "boot":
+            notes.append("busy windows ignored: raw dmesg times are not on the wall clock")
+    else:
+        notes = [f"times are {'UTC (from the XML SystemTime)' if utc else 'local, as exported'}"]
+    if platform == "windows" and fmt != "xml":
         notes.append("dates read " + ("day-first (dd/mm)" if day_first else "month-first (mm/dd)"))
     if busy and utc:
         notes.append("busy windows were compared with the XML's UTC times")
@@ -100,6 +125,9 @@ def diagnose_events(
         format=fmt,
         encoding=encoding,
         utc=utc,
+        clock=clock,
+        smi=[f.__dict__ | {"causes": [list(c) for c in f.causes]} for f in smi_findings],
+        platform=platform,
         notes=notes,
         psu=sizing.to_json() if sizing is not None else None,
     )
@@ -118,9 +146,9 @@ def diagnose_metrics(
     findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
     return MetricsReport(
         findings=findings,
-        rows=len(series.steps),
-        first_step=int(series.steps[0]) if series.steps else None,
-        last_step=int(series.steps[-1]) if series.steps else None,
+        rows=series.total_rows,
+        first_step=int(series.first_step) if series.first_step is not None else None,
+        last_step=int(series.last_step) if series.last_step is not None else None,
         columns=dict(series.roles),
         format=series.format,
         notes=list(series.notes),

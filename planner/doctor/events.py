@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Literal, Optional
 
-from planner.doctor.catalogue import BUGCHECK_HINTS, EventInfo, lookup
+from planner.doctor.catalogue import BUGCHECK_HINTS, LINUX_SOURCES, EventInfo, lookup
 from planner.doctor.readers import RawRecord, Stamp
 from planner.doctor.timestamps import LocalStamp, resolve
 
@@ -38,6 +39,7 @@ class LogEvent:
     sleep_in_progress: Optional[bool] = None
     load: LoadState = "unknown"
     detail: str = ""  # e.g. the shutdown time an EventLog 6008 reports, as written in the log
+    device: str = ""  # PCI address (Linux Xid and AER lines)
 
     @property
     def kind(self) -> str:
@@ -116,7 +118,9 @@ def collect(records: Iterable[RawRecord], name: str = "log", limit: int = MAX_KE
             stop_code=stop_code_of(rec, info),
             power_button=None if power is None else power != 0,
             sleep_in_progress=None if sleeping is None else sleeping != 0,
-            detail=shutdown_time_text(rec) if info.kind == "unexpected_shutdown" else "",
+            detail=(shutdown_time_text(rec) if info.kind == "unexpected_shutdown" and "_detail" not in rec.data
+                    else rec.data.get("_detail", "")),
+            device=rec.data.get("_device", ""),
         ))
         stamps.append(rec.local_stamp(name))
     return out, stamps
@@ -144,24 +148,42 @@ def sleep_intervals(events: list[LogEvent]) -> list[tuple[datetime, datetime]]:
     return spans
 
 
-def _inside(t: datetime, spans: list[tuple[datetime, datetime]]) -> bool:
-    return any(a <= t <= b for a, b in spans)
+class _Spans:
+    """Time spans merged and sorted once, so 'is t inside one?' is a binary search (logs hold many events)."""
+
+    def __init__(self, spans: list[tuple[datetime, datetime]]) -> None:
+        merged: list[tuple[datetime, datetime]] = []
+        for a, b in sorted(spans):
+            if merged and a <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+            else:
+                merged.append((a, b))
+        self.starts = [a for a, _ in merged]
+        self.spans = merged
+
+    def __contains__(self, t: datetime) -> bool:
+        i = bisect_right(self.starts, t) - 1
+        return i >= 0 and t <= self.spans[i][1]
+
+    def __bool__(self) -> bool:
+        return bool(self.spans)
 
 
 def assign_load(
     events: list[LogEvent], busy: Optional[list[tuple[datetime, datetime]]] = None
 ) -> list[LogEvent]:
     """Load state per event: asleep or SleepInProgress -> idle; busy windows given -> load or idle."""
-    asleep = sleep_intervals(events)
+    asleep = _Spans(sleep_intervals(events))
+    windows = _Spans(busy or [])
     out = []
     for ev in events:
         state: LoadState = "unknown"
         if ev.kind in BOOT_LOGGED:
             state = "unknown"  # logged at boot: the crash time is not in the record
-        elif ev.sleep_in_progress or _inside(ev.time, asleep):
+        elif ev.sleep_in_progress or ev.time in asleep:
             state = "idle"
-        elif busy:
-            state = "load" if _inside(ev.time, busy) else "idle"
+        elif windows:
+            state = "load" if ev.time in windows else "idle"
         if ev.kind == "hard_reset" and ev.sleep_in_progress:
             state = "idle"
         out.append(replace(ev, load=state))
@@ -173,6 +195,14 @@ class IncidentGroup:
     """Events close together on the timeline (plus the boot-time records of the crash that ended them)."""
 
     events: list[LogEvent]
+    kinds: Counter[str] = field(default_factory=Counter)  # kept up to date by add(): has() is O(1)
+
+    def __post_init__(self) -> None:
+        self.kinds = Counter(ev.kind for ev in self.events)
+
+    def add(self, ev: LogEvent) -> None:
+        self.events.append(ev)
+        self.kinds[ev.kind] += 1
 
     @property
     def start(self) -> datetime:
@@ -183,7 +213,7 @@ class IncidentGroup:
         return self.events[-1].time
 
     def has(self, *kinds: str) -> bool:
-        return any(ev.kind in kinds for ev in self.events)
+        return any(self.kinds[k] for k in kinds)
 
     def of(self, *kinds: str) -> list[LogEvent]:
         return [ev for ev in self.events if ev.kind in kinds]
@@ -202,9 +232,9 @@ class IncidentGroup:
             return False
         if ev.stop_code is not None:
             return ev.stop_code == 0
-        return not any(
-            other.kind == "bugcheck" and abs(other.time - ev.time) <= timedelta(minutes=10) for other in self.events
-        )
+        if not self.kinds["bugcheck"]:
+            return True
+        return not any(abs(other.time - ev.time) <= timedelta(minutes=10) for other in self.of("bugcheck"))
 
     def stop_codes(self) -> list[int]:
         return sorted({ev.stop_code for ev in self.events if ev.stop_code})
@@ -223,13 +253,13 @@ def group_incidents(
             quiet = ev.time - current.end
             crash_closed = current.has(*BOOT_LOGGED) and ev.kind not in BOOT_LOGGED
             if quiet <= gap and not crash_closed:
-                current.events.append(ev)
+                current.add(ev)
                 continue
             if ev.kind in BOOT_LOGGED and quiet <= lookback and not current.has("hard_reset", "bugcheck"):
-                current.events.append(ev)
+                current.add(ev)
                 continue
             if ev.kind in BOOT_LOGGED and current.has(*BOOT_LOGGED) and quiet <= timedelta(minutes=10):
-                current.events.append(ev)  # 41, 6008 and 1001 of the same boot
+                current.add(ev)  # 41, 6008 and 1001 of the same boot
                 continue
         groups.append(IncidentGroup([ev]))
     return groups
@@ -238,7 +268,10 @@ def group_incidents(
 def describe(ev: LogEvent, group: IncidentGroup) -> str:
     """One-line summary of an event in the context of its incident."""
     parts = [ev.info.meaning]
-    if ev.kind == "hard_reset":
+    if ev.info.source in LINUX_SOURCES:
+        if ev.detail:
+            parts.append(ev.detail)
+    elif ev.kind == "hard_reset":
         if ev.stop_code == 0:
             parts.append("BugcheckCode 0: no stop code recorded (hard reset, power loss or total hang)")
         elif ev.stop_code is not None:
@@ -260,3 +293,13 @@ def describe(ev: LogEvent, group: IncidentGroup) -> str:
     elif ev.load == "idle":
         parts.append("while idle")
     return "; ".join(parts)
+
+
+BOOT_DAY = datetime(1970, 1, 1).date()  # raw dmesg: seconds since boot are placed on this day
+
+
+def days_text(groups: Iterable[IncidentGroup]) -> str:
+    """The days incidents started on, for evidence lines ('the logged boot' for raw dmesg uptimes)."""
+    days = sorted({g.start.date() for g in groups})
+    shown = ", ".join("the logged boot" if d == BOOT_DAY else d.isoformat() for d in days[:6])
+    return shown + (f" and {len(days) - 6} more" if len(days) > 6 else "")

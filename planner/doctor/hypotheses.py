@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 from planner.doctor.catalogue import BUGCHECK_HINTS
-from planner.doctor.events import IncidentGroup
+from planner.doctor.events import IncidentGroup, days_text
 from planner.doctor.report import Hypothesis, Likelihood, TestStep
-from planner.doctor.runbook import STEPS, ordered
+from planner.doctor.linux_scoring import score_linux
+from planner.doctor.runbook import ordered, step_text
+from planner.errors import InputError
 from planner.compat.power import PsuSizing, size_psu
 
 # Hypothesis keys -> the name shown to users (the issue-8 list).
@@ -20,6 +22,8 @@ NAMES: dict[str, str] = {
     "thermal": "thermals",
     "memory": "memory",
     "overclock": "overclock",
+    "pcie_link": "PCIe link (slot, riser, seating)",
+    "software": "training program / host RAM use",
 }
 TESTS: dict[str, list[str]] = {
     "driver": ["read_evidence", "clean_driver", "rollback_driver", "tdr_delay"],
@@ -28,12 +32,27 @@ TESTS: dict[str, list[str]] = {
     "thermal": ["log_thermals", "clean_heatsink", "repaste"],
     "memory": ["stock", "memtest", "replace_ram"],
     "overclock": ["stock", "power_stress"],
+    "pcie_link": ["read_evidence", "reseat", "pcie_gen", "gpu_other_pc"],
+    "software": ["app_debug", "host_ram", "more_ram"],
 }
 HIGH, MEDIUM = 5.0, 2.0  # score thresholds for likelihood
 CAP = 4  # repeated incidents count up to this many times, so a flood of events cannot dominate
-# GPUs whose board power we know (hardware-facts §1.7 example 3), for when the log names the card.
-KNOWN_GPU_TGP_W = {"GTX 1080 Ti": 250}
 GENERIC_CPU_W = 125  # hardware-facts §1.7 example 3; used only when the CPU power is not given
+
+
+def find_chip(name: str) -> Optional[Any]:
+    """The planner's GPU chip record for a name as people write it ('GTX 1080 Ti', '1080ti'), or None."""
+    from planner.catalog.load import load_chips  # the same chip table `planner check` sizes PSUs with
+
+    key = _squash(name)
+    for chip in load_chips().values():
+        if key in {_squash(chip.name), _squash(chip.id), *(_squash(a) for a in chip.aliases)}:
+            return chip
+    return None
+
+
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower().replace("geforce", "") if ch.isalnum())
 
 
 @dataclass
@@ -44,19 +63,30 @@ class PowerContext:
     cpu_power_w: Optional[int] = None
     psu_w: Optional[int] = None
     gpu_mentions: set[str] = field(default_factory=set)
+    gpu_name: Optional[str] = None  # --gpu: the card model, for its vendor PSU floor (as `planner check` uses)
 
     def sizing(self) -> tuple[Optional[PsuSizing], str]:
-        """The planner's PSU sizing and a label saying where the figures came from."""
-        gpus, label = self.gpu_tgp_w, "your GPU"
-        if not gpus:
-            named = sorted(n for n in self.gpu_mentions if n in KNOWN_GPU_TGP_W)
+        """The planner's PSU sizing (vendor floor included when the card is known) and where the figures came from."""
+        gpus, label, floor = self.gpu_tgp_w, "your GPU", None
+        chip = None
+        if self.gpu_name:
+            chip = find_chip(self.gpu_name)
+            if chip is None:
+                raise InputError(f"--gpu {self.gpu_name[:40]!r}: not a GPU the planner knows (e.g. 'GTX 1080 Ti')")
+            label = f"your {chip.name.replace('GeForce ', '')}"
+        elif not gpus:
+            named = sorted(n for n in self.gpu_mentions if find_chip(n) is not None)
             if not named:
                 return None, ""
-            gpus, label = [KNOWN_GPU_TGP_W[named[0]]], f"the {named[0]} the log names"
+            chip, label = find_chip(named[0]), f"the {named[0]} the log names"
+        if chip is not None:
+            gpus = gpus or [chip.tdp_w]
+            floor = chip.recommended_psu_w
+        assert gpus
         cpu, cpu_label = self.cpu_power_w, "CPU"
         if cpu is None:
             cpu, cpu_label = GENERIC_CPU_W, "an assumed generic CPU (pass --cpu-power)"
-        sizing = size_psu(list(gpus), cpu)
+        sizing = size_psu(list(gpus), cpu, vendor_floor_w=floor)
         return sizing, f"{label} ({'+'.join(str(g) for g in gpus)} W) and {cpu_label} ({cpu} W)"
 
 
@@ -74,9 +104,7 @@ class _Board:
 
 
 def _dates(groups: Sequence[IncidentGroup]) -> str:
-    days = sorted({g.start.date() for g in groups})
-    shown = ", ".join(d.isoformat() for d in days[:6])
-    return shown + (f" and {len(days) - 6} more" if len(days) > 6 else "")
+    return days_text(groups)
 
 
 def _n_days(groups: Sequence[IncidentGroup]) -> int:
@@ -126,31 +154,39 @@ def _gpu_exceptions(board: _Board, groups: list[IncidentGroup]) -> None:
         board.add("overclock", 0.5 * n, text + ": also a sign of a GPU memory overclock")
 
 
-def _hard_resets(board: _Board, groups: list[IncidentGroup]) -> None:
+def _hard_resets(board: _Board, groups: list[IncidentGroup], platform: str = "windows") -> None:
     resets = [(g, ev) for g in groups for ev in g.of("hard_reset") if g.reset_without_stop_code(ev)]
     if not resets:
         return
     n = len(resets)
     capped = min(n, 3)
     when = _dates([g for g, _ in resets])
-    text = (f"{n} Kernel-Power 41 reset(s) with no stop code ({when}): a reset with no bugcheck is the classic sign "
-            "of a PSU protection trip, an unstable overclock or overheating (docs/doctor.md §5.2, errorcodeswiki "
-            "Event 41)")
+    if platform == "linux":
+        text = (f"{n} boot(s) without a clean shutdown and no kernel panic logged ({when}): the machine froze or lost "
+                "power; a reset with no crash record is the classic sign of a PSU protection trip, an unstable "
+                "overclock or overheating (docs/doctor.md §5.2)")
+    else:
+        text = (f"{n} Kernel-Power 41 reset(s) with no stop code ({when}): a reset with no bugcheck is the classic "
+                "sign of a PSU protection trip, an unstable overclock or overheating (docs/doctor.md §5.2, "
+                "errorcodeswiki Event 41)")
     board.add("psu_power", 2.5 * capped, text)
     board.add("thermal", 1.0 * capped, text)
     board.add("overclock", 1.0 * capped, text)
     board.add("gpu_hardware", 0.5 * capped, "a failing card can also take the whole machine down (§5.2)")
     board.add("memory", 0.5 * capped,
-              "faulty RAM can also cause a Kernel-Power 41 without a blue screen (§5.3 step 7)")
-    escalated = [g for g, _ in resets if g.has("gpu_hang", "gpu_exception")]
+              "faulty RAM can also cause a Kernel-Power 41 without a blue screen (§5.3 step 7)" if platform == "windows"
+              else "faulty RAM can also freeze a machine without a kernel panic (§5.3 step 7)")
+    escalated = [g for g, _ in resets if g.has("gpu_hang", "gpu_exception", "gpu_off_bus", "xid_internal", "xid_gsp",
+                                             "xid_other")]
     if escalated:
         k = min(len(escalated), 3)
         esc = (f"{len(escalated)} of the resets followed GPU hangs in the same incident: a GPU hang escalated into a "
                "hard reset without a dump (§5.2)")
         board.add("psu_power", 1.0 * k, esc)
         board.add("gpu_hardware", 1.0 * k, esc)
-        board.add("driver", 0.5 * k, esc + "; a driver fault Windows can handle usually ends in 0x116 "
-                  "VIDEO_TDR_FAILURE with a dump instead, so the driver alone may not explain it")
+        board.add("driver", 0.5 * k, esc + ("; a driver fault Windows can handle usually ends in 0x116 "
+                  "VIDEO_TDR_FAILURE with a dump instead, so the driver alone may not explain it" if platform == "windows"
+                  else "; a driver fault alone usually leaves the machine running (the GPU drops, Linux stays up)"))
     loaded = [g for g, _ in resets if g.load() == "load"]
     if loaded:
         board.add("psu_power", 1.0 * min(len(loaded), 3), f"{len(loaded)} reset(s) came during training windows")
@@ -222,7 +258,12 @@ def _power_link(board: _Board, power: PowerContext) -> Optional[PsuSizing]:
     board.add("psu_power", 0.0, (
         f"planner sizing for {label}: {sizing.sustained_w} W sustained; a legacy ATX 2.x unit needs at least "
         f"{sizing.required_atx2_w} W to carry 100 µs transients, an ATX 3.x unit with native 12V-2x6 at least "
-        f"{sizing.required_atx3_w} W; the planner would pick {sizing.recommended_w} W ATX 3.1 (docs/doctor.md §1.7)"))
+        f"{sizing.required_atx3_w} W; the planner would pick {sizing.recommended_w} W ATX 3.1 (docs/doctor.md §1.7)"
+        + (f"; NVIDIA recommends at least {sizing.vendor_floor_w} W for this card, the floor `planner check` also "
+           "applies" if sizing.vendor_floor_w else "")))
+    if sizing.vendor_floor_w is None and power.gpu_tgp_w and not power.gpu_name:
+        board.add("psu_power", 0.0, "pass --gpu with the card's name to include NVIDIA's recommended PSU floor, "
+                  "as `planner check` does")
     if power.psu_w is not None:
         if power.psu_w < sizing.required_atx2_w:
             board.add("psu_power", 1.0, f"your {power.psu_w} W unit is below the {sizing.required_atx2_w} W a legacy "
@@ -240,30 +281,56 @@ def _pascal(board: _Board, power: PowerContext) -> None:
                   "quarterly security-only updates after October 2025 (docs/doctor.md §5.4)")
 
 
-def _step_text(key: str, sizing: Optional[PsuSizing]) -> str:
+def _step_text(key: str, sizing: Optional[PsuSizing], platform: str = "windows", psu_w: Optional[int] = None) -> str:
     if key == "psu_swap" and sizing is not None:
+        if psu_w is not None and psu_w >= max(sizing.recommended_w, sizing.required_atx2_w):
+            return (f"Your {psu_w} W PSU already meets the planner's sizing (the rules `planner check` uses: "
+                    f"{sizing.recommended_w} W ATX 3.1, {sizing.required_atx2_w} W for a legacy unit): swap it only "
+                    f"for a known-good unit of at least {psu_w} W, to rule out an ageing or faulty unit (§5.3 step 10)")
+        smaller = (f"; it is smaller than your {psu_w} W legacy unit because an ATX 3.1 unit is rated to carry "
+                   "200 % for 100 µs" + ("" if sizing.vendor_floor_w else
+                                         " (pass --gpu to add NVIDIA's recommended floor, as `planner check` does)")
+                   if psu_w is not None and psu_w > sizing.recommended_w else "")
         return (f"Swap the PSU for a {sizing.recommended_w} W ATX 3.1 unit with native 12V-2x6: what matters is its "
                 f"rated 200 % transient headroom, not only the wattage (a legacy ATX 2.x unit would need "
-                f"{sizing.recommended_atx2_w} W for the same spikes) (§5.3 step 10, §1.7)")
-    return STEPS[key].text
+                f"{sizing.recommended_atx2_w} W for the same spikes) (§5.3 step 10, §1.7){smaller}")
+    return step_text(key, platform)
 
 
-def _tests(keys: list[str], sizing: Optional[PsuSizing]) -> list[TestStep]:
-    return [TestStep(step=_step_text(s.key, sizing), cost=s.cost) for s in ordered(keys)]
+def _tests(keys: list[str], sizing: Optional[PsuSizing], platform: str = "windows",
+           psu_w: Optional[int] = None) -> list[TestStep]:
+    return [TestStep(step=_step_text(s.key, sizing, platform, psu_w), cost=s.cost) for s in ordered(keys, platform)]
 
 
 def likelihood(score: float) -> Likelihood:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
 
 
+def _smi(board: _Board, smi: Sequence[Any]) -> None:
+    """nvidia-smi observations (planner.doctor.smi.SmiFinding) on the same board as the log events."""
+    steps = {"link_down": ("pcie_link", "pcie_gen"), "hw_slowdown": ("psu_power", "power_limit"),
+             "ecc": ("gpu_hardware", "ecc_counts"), "retired_pages": ("gpu_hardware", "ecc_counts")}
+    for finding in smi:
+        for key, points in finding.causes:
+            board.add(key, points, f"nvidia-smi: {finding.message}")
+        if finding.kind in steps:
+            key, step = steps[finding.kind]
+            if step not in board.extra_steps[key]:
+                board.extra_steps[key].append(step)
+
+
 def rank(
-    groups: list[IncidentGroup], power: Optional[PowerContext] = None
+    groups: list[IncidentGroup], power: Optional[PowerContext] = None, platform: str = "windows",
+    smi: Sequence[Any] = (),
 ) -> tuple[list[Hypothesis], list[TestStep], Optional[PsuSizing]]:
     """Hypotheses with a positive score (most likely first), the merged runbook, and the PSU sizing used."""
     power = power or PowerContext()
     board = _Board()
-    for scorer in (_gpu_hangs, _gpu_exceptions, _hard_resets, _stop_codes, _other):
+    for scorer in (_gpu_hangs, _gpu_exceptions, _stop_codes, _other):
         scorer(board, groups)
+    _hard_resets(board, groups, platform)
+    score_linux(board, groups)
+    _smi(board, smi)
     _pascal(board, power)
     sizing = _power_link(board, power)
     order = list(NAMES)
@@ -274,9 +341,9 @@ def rank(
             likelihood=likelihood(board.score[key]),
             score=round(board.score[key], 2),
             evidence=board.evidence[key],
-            tests=_tests(TESTS[key] + board.extra_steps[key], sizing),
+            tests=_tests(TESTS[key] + board.extra_steps[key], sizing, platform, power.psu_w),
         )
         for key in keys
     ]
     all_keys = [k for key in keys for k in TESTS[key] + board.extra_steps[key]]
-    return hypotheses, _tests(all_keys, sizing), sizing
+    return hypotheses, _tests(all_keys, sizing, platform, power.psu_w), sizing

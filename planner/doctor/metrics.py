@@ -297,13 +297,14 @@ def _stops(f: _Findings, s: MetricSeries, expected: Optional[int]) -> None:
                 f.add("logging_gap", "warning", i - 1, i,
                       f"no rows for {d / 60:.0f} min between step {f.step(i - 1)} and {f.step(i)} (usual interval "
                       f"{usual_dt:.0f} s): the run or the machine stalled; compare with `planner doctor events`")
-    if expected is not None and steps[-1] < expected:
+    last_step = s.last_step if s.last_step is not None else steps[-1]
+    if expected is not None and last_step < expected:
         when = ""
         if math.isfinite(times[-1]):
             last = s.times[-1].isoformat(timespec="seconds")
             when = f" (last row at {last}; check the event log around then with `planner doctor events`)"
         f.add("run_stopped", "problem", n - 1, n - 1,
-              f"the run stopped at step {f.step(n - 1)} of {expected} ({steps[-1] / expected:.0%}) without a "
+              f"the run stopped at step {last_step:g} of {expected} ({last_step / expected:.0%}) without a "
               f"final step{when}")
 
 

@@ -16,7 +16,9 @@ from typing import Any, Optional
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
 
-MAX_ROWS = 5_000_000
+KEPT_ROWS = 100_000  # rows kept for the analysis; longer runs are averaged into buckets, so memory stays flat
+EPOCH_MIN, EPOCH_MAX = 0.0, 4_102_444_800.0  # 1970-01-01 .. 2100-01-01 UTC: a training log's clock
+MAX_STEP = 1e15  # a step counter beyond this is not a step (and would not print as one)
 ROLES = ("loss", "throughput", "util", "temp", "power", "clock", "grad_norm")
 PER_GPU_ROLES = ("util", "temp", "power", "clock")
 # Normalised column name -> role. Names are lower-cased with '/', '.', '-' and spaces turned into '_'.
@@ -42,6 +44,9 @@ _NORMALISE = re.compile(r"[/.\-\s]+")
 _MISSING = {"", "none", "null", "na", "n/a", "-"}
 
 
+_UNSEEN = ("", None)  # sentinel: a column not mapped yet
+
+
 def normalise(name: str) -> str:
     return _NORMALISE.sub("_", name.strip().lower()).strip("_")
 
@@ -60,6 +65,10 @@ class MetricSeries:
     roles: dict[str, str] = field(default_factory=dict)  # role -> source column
     expected_steps: Optional[int] = None
     notes: list[str] = field(default_factory=list)
+    total_rows: int = 0  # rows read (the arrays hold at most 2 x KEPT_ROWS buckets of `bucket` rows each)
+    bucket: int = 1
+    first_step: Optional[float] = None
+    last_step: Optional[float] = None
 
     @property
     def times(self) -> list[datetime]:
@@ -72,6 +81,13 @@ class MetricSeries:
 
 def _float(value: Any, column: str, row: int, name: str) -> tuple[float, bool]:
     """(value, explicit_nonfinite). Missing cells are NaN but not 'explicit'."""
+    if type(value) is str:  # the common case, fast: a plain number
+        try:
+            v = float(value)
+        except ValueError:
+            pass
+        else:
+            return v, v != v or v in (math.inf, -math.inf)
     if value is None or isinstance(value, bool):
         return math.nan, False
     if isinstance(value, (int, float)):
@@ -101,8 +117,17 @@ def _epoch(value: Any, row: int, name: str) -> float:
                 t = datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
                 raise InputError(f"{name}: row {row}: time {text[:30]!r} is neither ISO nor epoch seconds") from None
-            return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
-    return v / 1000.0 if v > 1e11 else v  # epoch milliseconds
+            try:
+                v = (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+            except (OverflowError, ValueError, OSError):
+                v = math.nan
+            if not (math.isfinite(v) and EPOCH_MIN <= v <= EPOCH_MAX):
+                raise InputError(f"{name}: row {row}: time {text[:30]!r} is not a date between 1970 and 2100")
+            return v
+    seconds = v / 1000.0 if v > 1e11 else v  # epoch milliseconds
+    if not (math.isfinite(seconds) and EPOCH_MIN <= seconds <= EPOCH_MAX):
+        raise InputError(f"{name}: row {row}: time {str(value)[:30]!r} is not a date between 1970 and 2100")
+    return seconds
 
 
 class _Builder:
@@ -112,6 +137,9 @@ class _Builder:
         self.series = MetricSeries(name=name, format=fmt)
         self.mapping: dict[str, Optional[tuple[str, Optional[int]]]] = {}
         self._taken: set[tuple[str, Optional[int]]] = set()
+        self._plan: Optional[list[tuple[int, str]]] = None
+        self._arrays: dict[tuple[str, Optional[int]], array] = {}
+        self.folded = 0  # rows of the arrays that are whole buckets (the rest is the bucket being filled)
 
     def _map(self, col: str) -> None:
         norm = normalise(col)
@@ -155,16 +183,25 @@ class _Builder:
             s.notes.append("no step column: rows are numbered from 1")
         return s
 
+    def _array(self, target: tuple[str, Optional[int]]) -> array:
+        arr = self._arrays.get(target)
+        if arr is None:
+            role, gpu = target
+            s = self.series
+            arr = s.values.setdefault(role, array("d")) if gpu is None else (
+                s.per_gpu.setdefault(role, {}).setdefault(gpu, array("d")))
+            self._arrays[target] = arr
+        return arr
+
     def add(self, row: dict[str, Any], number: int) -> None:
         s = self.series
-        if len(s.steps) >= MAX_ROWS:
-            raise InputError(f"{s.name}: more than {MAX_ROWS} rows; downsample the log first")
         index = len(s.steps)
-        step, epoch = float(index + 1), math.nan
+        step, epoch = float(s.total_rows + 1), math.nan
         for col, raw in row.items():
-            if col not in self.mapping:
+            target = self.mapping.get(col, _UNSEEN)
+            if target is _UNSEEN:
                 self._map(col)
-            target = self.mapping[col]
+                target = self.mapping[col]
             if target is None:
                 continue
             role, gpu = target
@@ -173,20 +210,79 @@ class _Builder:
                 continue
             value, explicit = _float(raw, col, number, s.name)
             if role == "step":
+                if math.isfinite(value) and abs(value) > MAX_STEP:
+                    raise InputError(f"{s.name}: row {number}: step {value:g} is not a step count (over {MAX_STEP:g})")
                 step = value if math.isfinite(value) else step
             elif role == "expected":
                 if math.isfinite(value) and value > 0:
                     s.expected_steps = int(value)
             else:
-                label = role if gpu is None else f"gpu{gpu}_{role}"
                 if explicit:
-                    s.nonfinite.setdefault(label, []).append(index)
-                arr = s.values.setdefault(role, array("d")) if gpu is None else (
-                    s.per_gpu.setdefault(role, {}).setdefault(gpu, array("d")))
-                arr.extend([math.nan] * (index - len(arr)))  # column first seen on a later row
+                    s.nonfinite.setdefault(role if gpu is None else f"gpu{gpu}_{role}", []).append(index)
+                arr = self._array(target)
+                if len(arr) < index:
+                    arr.extend([math.nan] * (index - len(arr)))  # column first seen on a later row
                 arr.append(value)
         s.steps.append(step)
         s.epoch_s.append(epoch)
+        s.total_rows += 1
+        if s.first_step is None:
+            s.first_step = step
+        s.last_step = step
+        if s.bucket > 1 and len(s.steps) - self.folded >= s.bucket:
+            fold_tail(s, self.folded)
+            self.folded += 1
+        if (self.folded if s.bucket > 1 else len(s.steps)) >= 2 * KEPT_ROWS:
+            compact(s)
+            self.folded, self._arrays = len(s.steps), {}
+
+    def add_cells(self, cells: list[str], header: list[str], number: int) -> None:
+        """A CSV row: columns were mapped once from the header, so no per-row dict is built."""
+        if self._plan is None:
+            for col in header:
+                if col not in self.mapping:
+                    self._map(col)
+            self._plan = [(i, col) for i, col in enumerate(header) if self.mapping.get(col) is not None]
+        self.add({col: cells[i] for i, col in self._plan if i < len(cells)}, number)
+
+
+def _merge(values: array) -> array:
+    """Pairs of buckets into one: the mean of their finite values (NaN when neither has one)."""
+    out = array("d")
+    for i in range(0, len(values) - 1, 2):
+        a, b = values[i], values[i + 1]
+        fa, fb = math.isfinite(a), math.isfinite(b)
+        out.append((a + b) / 2 if fa and fb else a if fa else b if fb else math.nan)
+    if len(values) % 2:
+        out.append(values[-1])
+    return out
+
+
+def fold_tail(s: MetricSeries, start: int) -> None:
+    """The rows from `start` on become one bucket: means of finite values, the first step and time."""
+    _pad(s)
+    for arr in list(s.values.values()) + [a for per in s.per_gpu.values() for a in per.values()]:
+        finite = [x for x in arr[start:] if math.isfinite(x)]
+        del arr[start:]
+        arr.append(sum(finite) / len(finite) if finite else math.nan)
+    del s.steps[start + 1:]
+    del s.epoch_s[start + 1:]
+    for label, rows in s.nonfinite.items():
+        if rows and rows[-1] >= start:
+            while rows and rows[-1] >= start:
+                rows.pop()
+            rows.append(start)
+
+
+def compact(s: MetricSeries) -> None:
+    """Halve the kept rows: buckets of twice the rows; steps and times keep each bucket's first row."""
+    _pad(s)
+    s.steps = array("d", s.steps[::2])
+    s.epoch_s = array("d", s.epoch_s[::2])
+    s.values = {role: _merge(arr) for role, arr in s.values.items()}
+    s.per_gpu = {role: {g: _merge(arr) for g, arr in per.items()} for role, per in s.per_gpu.items()}
+    s.nonfinite = {label: sorted({i // 2 for i in rows}) for label, rows in s.nonfinite.items()}
+    s.bucket *= 2
 
 
 def _pad(series: MetricSeries) -> None:
@@ -205,17 +301,20 @@ def _jsonl(lines: Iterator[str], builder: _Builder) -> None:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{builder.series.name}: line {number} is not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{builder.series.name}: line {number}: JSON nested too deep for a metrics row") from None
         if not isinstance(obj, dict):
             raise InputError(f"{builder.series.name}: line {number} is not a JSON object")
         builder.add(_flatten(obj), number)
 
 
-def _flatten(obj: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in obj.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict):
-            out.update(_flatten(v, key + "/"))
+            if depth < 8:  # "train/loss"-style nesting; deeper objects are not metrics
+                out.update(_flatten(v, key + "/", depth + 1))
         else:
             out[key] = v
     return out
@@ -235,7 +334,7 @@ def _csv(lines: Iterator[str], builder: _Builder) -> None:
             if len(row) > len(header):
                 raise InputError(f"{builder.series.name}: line {rows.line_num} has {len(row)} fields, header has "
                                  f"{len(header)}")
-            builder.add(dict(zip(header, row)), rows.line_num)
+            builder.add_cells(row, header, rows.line_num)
     except csv.Error as exc:
         raise InputError(f"{builder.series.name}: malformed CSV near line {rows.line_num}: {exc}") from None
 
@@ -255,4 +354,7 @@ def read_metrics(source: Source) -> MetricSeries:
         (_jsonl if fmt == "jsonl" else _csv)(lines, builder)
     series = builder.finish()
     _pad(series)
+    if series.bucket > 1:
+        series.notes.append(f"{series.total_rows} rows analysed as {len(series.steps)} buckets of {series.bucket} "
+                            "rows (means; NaN/inf kept): step ranges are exact to a bucket")
     return series

@@ -1,4 +1,4 @@
-"""Stream records out of the three Windows System-log exports: Event Viewer CSV, wevtutil XML, Format-List text."""
+"""Stream records out of System-log exports: Windows CSV, wevtutil XML, Format-List text; Linux kernel logs."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from planner.doctor.textio import whole_lines
 from planner.doctor.timestamps import DateOrder, LocalStamp, parse_local, parse_utc
 from planner.errors import InputError
 
-LogFormat = Literal["csv", "xml", "format-list"]
+LogFormat = Literal["csv", "xml", "format-list", "journal-short", "journal-iso", "journal-full", "journal-json",
+                    "dmesg", "dmesg-T"]
 Stamp = Union[datetime, LocalStamp]
 RawStamp = Union[datetime, str]  # str: a locale date-time, parsed only if the event is kept
 SNIFF_LINES = 50
@@ -52,21 +53,51 @@ class RawRecord:
         return stamp
 
 
+def _without_hint(head: list[str]) -> list[str]:
+    """journalctl may open with a 'Hint: ...' paragraph (indented continuation lines): not log lines."""
+    out: list[str] = []
+    in_hint = False
+    for line in head:
+        if line.startswith("Hint: ") or (in_hint and line[:1] in (" ", "\t")):
+            in_hint = True
+            continue
+        in_hint = False
+        out.append(line)
+    return out
+
+
+def _joined(fields: dict[str, list[str]]) -> dict[str, str]:
+    return {k: "\n".join(v).strip() for k, v in fields.items()}
+
+
 class LogReader:
     """Detects the format from the first lines, then yields RawRecords one at a time."""
 
-    def __init__(self, lines: Iterator[str], name: str) -> None:
+    def __init__(self, lines: Iterator[str], name: str, year: int | None = None) -> None:
         self.name = name
         self.dates = DateOrder()
         self.utc = False
+        self.clock = "local"  # "utc", "local" or "boot" (seconds since boot, raw dmesg)
+        self.year = year  # for journalctl's short format, which prints no year
+        self.kernel: object = None  # the KernelLogReader, for Linux logs
         head = list(itertools.islice(lines, SNIFF_LINES))
         self.format: LogFormat = self._sniff(head)
         self._lines = itertools.chain(head, lines)
 
+    @property
+    def platform(self) -> str:
+        return "linux" if self.format.startswith(("journal", "dmesg")) else "windows"
+
     def _sniff(self, head: list[str]) -> LogFormat:
-        first = next((ln.strip().lstrip("\ufeff") for ln in head if ln.strip() and not ln.startswith("#TYPE")), "")
+        first = next((ln.strip().lstrip("\ufeff") for ln in _without_hint(head) if ln.strip()
+                      and not ln.startswith("#TYPE")), "")
         if not first:
             raise InputError(f"{self.name} has no events (empty or blank)")
+        from planner.doctor.kernel_log import sniff  # Linux readers build on RawRecord (defined here)
+
+        linux = sniff(first[:2000])
+        if linux is not None:
+            return linux
         if first.startswith("<"):
             return "xml"
         m = _FL_KEY.match(first)
@@ -76,11 +107,20 @@ class LogReader:
             return "csv"
         raise InputError(
             f"{self.name}: unknown format (first line {first[:60]!r}); expected an Event Viewer CSV, "
-            "wevtutil qe System /f:xml output, or Get-WinEvent | Format-List text"
+            "wevtutil qe System /f:xml output, or Get-WinEvent | Format-List text; or a Linux kernel log: "
+            "journalctl -k (short, short-iso or -o json), dmesg or dmesg -T"
         )
 
     def __iter__(self) -> Iterator[RawRecord]:
+        if self.platform == "linux":
+            from planner.doctor.kernel_log import KernelLogReader
+
+            reader = KernelLogReader(whole_lines(self._lines, self.name), self.name, self.format,  # type: ignore[arg-type]
+                                     self.year)
+            self.kernel, self.clock, self.utc = reader, reader.clock, reader.clock == "utc"
+            return iter(reader)
         if self.format == "xml":
+            self.clock = "utc"
             self.utc = True
             return self._xml()
         self._lines = whole_lines(self._lines, self.name)
@@ -160,7 +200,9 @@ class LogReader:
 
     # ---- Get-WinEvent | Format-List text ---------------------------------------------------
     def _format_list(self) -> Iterator[RawRecord]:
-        fields: dict[str, str] = {}
+        # Values are lists of lines joined once per record: appending continuation lines to a growing
+        # string made long messages quadratic.
+        fields: dict[str, list[str]] = {}
         last_key = ""
         line_no = start = 0
         for line_no, line in enumerate(self._lines, 1):
@@ -171,18 +213,19 @@ class LogReader:
             if m:
                 key = m.group(1).lower()
                 if key in fields:  # the same property again: a new record starts
-                    yield self._fl_record(fields, start)
+                    yield self._fl_record(_joined(fields), start)
                     fields = {}
                 if not fields:
                     start = line_no
-                fields[key] = (m.group(2) or "").strip()
+                value = (m.group(2) or "").strip()
+                fields[key] = [value] if value else []
                 last_key = key
             elif fields and last_key:
-                fields[last_key] = (fields[last_key] + "\n" + text.strip()).strip()
+                fields[last_key].append(text.strip())
             else:
                 raise InputError(f"{self.name}: line {line_no}: expected 'Name : value', got {text.strip()[:40]!r}")
         if fields:
-            yield self._fl_record(fields, start)
+            yield self._fl_record(_joined(fields), start)
 
     def _fl_record(self, fields: dict[str, str], line: int) -> RawRecord:
         where = f"record at line {line}"

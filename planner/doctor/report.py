@@ -91,14 +91,20 @@ class EventReport(BaseModel):
     format: str = ""
     encoding: str = ""
     utc: bool = False
+    clock: str = "local"  # "utc", "local" or "boot" (seconds since boot, raw dmesg)
+    platform: str = "windows"  # "windows" or "linux"
+    smi: list[dict[str, Any]] = Field(default_factory=list)  # nvidia-smi findings (kind, severity, gpu, message)
     notes: list[str] = Field(default_factory=list)
     psu: Optional[dict[str, Any]] = None  # the planner's PSU sizing, when the GPU power is known
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "incidents": [i.to_json(self.utc) for i in self.incidents],
             "hypotheses": [h.to_json() for h in self.hypotheses],
         }
+        if self.smi:  # added only when nvidia-smi evidence was given: the issue-8 contract stays as it was
+            out["smi"] = [{k: f[k] for k in ("kind", "severity", "gpu", "message")} for f in self.smi]
+        return out
 
 
 class MetricFinding(BaseModel):

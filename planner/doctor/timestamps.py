@@ -134,7 +134,10 @@ def parse_utc(text: str) -> datetime:
     except ValueError:
         raise InputError(f"unreadable SystemTime {text!r}") from None
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        try:
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        except OverflowError:
+            raise InputError(f"SystemTime {text.strip()[:40]!r} is out of range once converted to UTC") from None
     return value.replace(microsecond=0)
 
 
@@ -147,7 +150,10 @@ def parse_window(text: str) -> tuple[datetime, datetime]:
         start, end = (datetime.fromisoformat(p.strip()) for p in parts)
     except ValueError:
         raise InputError(f"window {text!r}: dates must be ISO, e.g. 2025-10-13T22:00") from None
-    start, end = (d.astimezone(timezone.utc).replace(tzinfo=None) if d.tzinfo else d for d in (start, end))
+    try:
+        start, end = (d.astimezone(timezone.utc).replace(tzinfo=None) if d.tzinfo else d for d in (start, end))
+    except OverflowError:
+        raise InputError(f"window {text[:60]!r}: a date is out of range once converted to UTC") from None
     if end <= start:
         raise InputError(f"window {text!r}: end is not after start")
     return start, end

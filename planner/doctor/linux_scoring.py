@@ -1,0 +1,169 @@
+"""Points for the Linux kernel-log kinds (Xid, AER, MCE, EDAC, thermal, OOM) on the one board of causes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from planner.doctor.events import IncidentGroup, LogEvent, days_text
+
+CAP = 4  # as for the Windows events: repeats count up to this many incidents
+
+
+class Board(Protocol):
+    def add(self, key: str, points: float, text: str) -> None: ...
+
+    extra_steps: dict[str, list[str]]
+
+
+def _with(groups: Sequence[IncidentGroup], *kinds: str) -> list[IncidentGroup]:
+    return [g for g in groups if g.has(*kinds)]
+
+
+def _count(groups: Sequence[IncidentGroup], *kinds: str) -> int:
+    return sum(g.kinds[k] for g in groups for k in kinds)
+
+
+def _codes(groups: Sequence[IncidentGroup], *kinds: str) -> str:
+    return "/".join(str(n) for n in sorted({ev.info.event_id for g in groups for ev in g.of(*kinds)}))
+
+
+def _step(board: Board, key: str, step: str) -> None:
+    if step not in board.extra_steps[key]:
+        board.extra_steps[key].append(step)
+
+
+def _devices(events: list[LogEvent]) -> set[str]:
+    return {ev.device[:10] for ev in events if ev.device}  # 0000:01:00 (Xid) matches 0000:01:00.0 (AER)
+
+
+def _xids(board: Board, groups: Sequence[IncidentGroup]) -> None:
+    off = _with(groups, "gpu_off_bus")
+    if off:
+        n = min(len(off), CAP)
+        text = (f"{len(off)} incident(s) with Xid 79, GPU fallen off the bus ({days_text(off)}): NVIDIA lists power, "
+                "the PCIe link, heat and a failing card as causes (Xid catalogue)")
+        board.add("psu_power", 2.0 * n, text)
+        board.add("gpu_hardware", 1.5 * n, text)
+        board.add("pcie_link", 1.0 * n, text)
+        board.add("thermal", 0.5 * n, text)
+        busy = [g for g in off if g.load() == "load"]
+        if busy:
+            board.add("psu_power", 1.0 * min(len(busy), CAP), f"{len(busy)} of the Xid 79 came during training "
+                      "windows, when the card draws the most power")
+        linked = [g for g in off if _devices(g.of("gpu_off_bus")) & _devices(g.of("aer_corrected", "aer_uncorrected"))]
+        if linked:
+            board.add("pcie_link", 2.0 * min(len(linked), CAP), f"{len(linked)} incident(s) where the same PCI device "
+                      "logged PCIe AER errors before it fell off the bus: the link was failing first")
+    mem = _with(groups, "gpu_memory")
+    if mem:
+        n = min(len(mem), CAP)
+        text = (f"{_count(mem, 'gpu_memory')} GPU memory ECC / row-remapping event(s) (Xid {_codes(mem, 'gpu_memory')})"
+                f" on {days_text(mem)}: NVIDIA's catalogue points at the GPU's memory")
+        board.add("gpu_hardware", 2.5 * n, text)
+        board.add("overclock", 0.5 * n, text + "; a memory overclock makes it worse")
+        board.add("thermal", 0.25 * n, text + "; hot VRAM errs more")
+        _step(board, "gpu_hardware", "ecc_counts")
+    app = _with(groups, "xid_app")
+    if app:
+        n = min(len(app), CAP)
+        text = (f"{_count(app, 'xid_app')} application fault(s) on the GPU (Xid {_codes(app, 'xid_app')}) on "
+                f"{days_text(app)}: NVIDIA's catalogue names the application first (bad address, killed kernel)")
+        board.add("software", 1.5 * n, text)
+        board.add("driver", 0.5 * n, text + "; if it recurs with several programs, the driver")
+        board.add("gpu_hardware", 0.25 * n, text + "; with other Xids beside it, the card")
+    gsp = _with(groups, "xid_gsp")
+    if gsp:
+        n = min(len(gsp), CAP)
+        text = f"GSP firmware errors (Xid {_codes(gsp, 'xid_gsp')}) on {days_text(gsp)}: driver/firmware first"
+        board.add("driver", 2.0 * n, text)
+        board.add("gpu_hardware", 0.5 * n, text)
+        _step(board, "driver", "gsp_off")
+    internal = _with(groups, "xid_internal")
+    if internal:
+        n = min(len(internal), CAP)
+        text = (f"internal micro-controller errors (Xid {_codes(internal, 'xid_internal')}) on {days_text(internal)}: "
+                "driver, card or heat (Xid catalogue)")
+        board.add("driver", 1.5 * n, text)
+        board.add("gpu_hardware", 1.0 * n, text)
+        board.add("thermal", 0.5 * n, text)
+    other = _with(groups, "xid_other")
+    if other:
+        n = min(len(other), CAP)
+        text = f"other Xid events (Xid {_codes(other, 'xid_other')}) on {days_text(other)}; see NVIDIA's catalogue"
+        board.add("driver", 1.0 * n, text)
+        board.add("gpu_hardware", 0.5 * n, text)
+
+
+def _host(board: Board, groups: Sequence[IncidentGroup]) -> None:
+    corrected = _with(groups, "aer_corrected")
+    if corrected:
+        total = _count(corrected, "aer_corrected")
+        physical = sum("Physical Layer" in ev.detail for g in corrected for ev in g.of("aer_corrected"))
+        text = (f"{total} corrected PCIe error(s) (AER) on {days_text(corrected)}"
+                + (f", {physical} at the physical layer (signal: slot, riser, seating)" if physical else ""))
+        board.add("pcie_link", (1.0 + (1.0 if physical else 0.0)) * min(len(corrected), CAP), text)
+        board.add("gpu_hardware", 0.5 * min(len(corrected), CAP), text)
+    uncorrected = _with(groups, "aer_uncorrected")
+    if uncorrected:
+        n = min(len(uncorrected), CAP)
+        text = f"uncorrected PCIe error(s) (AER) on {days_text(uncorrected)}: data was lost on the link"
+        board.add("pcie_link", 2.5 * n, text)
+        board.add("gpu_hardware", 1.0 * n, text)
+        board.add("psu_power", 0.5 * n, text + "; unstable power can also break the link")
+    for kind, what, points in (("mce_corrected", "corrected machine checks (MCE)", 1.5),
+                               ("mce_fatal", "fatal machine checks (MCE)", 2.5)):
+        found = _with(groups, kind)
+        if found:
+            n = min(len(found), CAP)
+            text = f"{_count(found, kind)} {what} on {days_text(found)}: the CPU, its cache or its power"
+            board.add("overclock", points * n, text + "; undo PBO/curve optimiser/XMP first")
+            board.add("psu_power", 0.5 * points * n, text)
+            board.add("thermal", 0.25 * points * n, text)
+            board.add("memory", 0.25 * points * n, text + " (memory-controller banks point at RAM)")
+    for kind, what, points in (("edac_ce", "corrected ECC RAM errors (EDAC)", 2.5),
+                               ("edac_ue", "uncorrected ECC RAM errors (EDAC)", 4.0)):
+        found = _with(groups, kind)
+        if found:
+            n = min(len(found), CAP)
+            text = f"{_count(found, kind)} {what} on {days_text(found)}"
+            board.add("memory", points * n, text + ": a DIMM is failing (the EDAC line names the slot)")
+            board.add("overclock", 0.4 * points * n, text + ": or the memory is overclocked")
+
+
+def _heat_and_software(board: Board, groups: Sequence[IncidentGroup]) -> None:
+    throttle = _with(groups, "cpu_throttle")
+    if throttle:
+        board.add("thermal", 1.5 * min(len(throttle), CAP), f"CPU clock throttled by temperature on "
+                  f"{days_text(throttle)}: the CPU cooler cannot keep up")
+    hot = _with(groups, "thermal_shutdown")
+    if hot:
+        board.add("thermal", 4.0 * min(len(hot), CAP), f"critical temperature shutdown on {days_text(hot)}")
+    oom = _with(groups, "oom_kill")
+    if oom:
+        training = sum(ev.info.event_id == 0 for g in oom for ev in g.of("oom_kill"))
+        text = (f"the OOM killer ended {_count(oom, 'oom_kill')} process(es) on {days_text(oom)}"
+                + (f", {training} of them training processes" if training else "")
+                + ": the machine ran out of host RAM; not a hardware fault")
+        board.add("software", (3.0 if training else 1.0) * min(len(oom), CAP), text)
+    panic = _with(groups, "kernel_panic")
+    if panic:
+        n = min(len(panic), CAP)
+        text = f"kernel panic(s) on {days_text(panic)}"
+        board.add("driver", 1.0 * n, text)
+        board.add("memory", 0.5 * n, text)
+        board.add("psu_power", 0.5 * n, text)
+    lockup = _with(groups, "lockup")
+    if lockup:
+        n = min(len(lockup), CAP)
+        text = f"CPU lockups or hung tasks on {days_text(lockup)}"
+        board.add("driver", 1.0 * n, text)
+        board.add("overclock", 0.5 * n, text)
+        board.add("thermal", 0.25 * n, text)
+
+
+def score_linux(board: Board, groups: Sequence[IncidentGroup]) -> None:
+    """Add the Linux kinds' points; a Windows log has none of these kinds, so nothing changes for it."""
+    _xids(board, groups)
+    _host(board, groups)
+    _heat_and_software(board, groups)

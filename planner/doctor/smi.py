@@ -1,0 +1,317 @@
+"""Read nvidia-smi evidence: `nvidia-smi -q` dumps and `--query-gpu ... --format=csv -l N` logs, streaming."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Optional
+
+from planner.doctor.textio import Source, open_text, whole_lines
+from planner.errors import InputError
+
+# NVML clock throttle (event) reason bits, nvml.h nvmlClocksThrottleReason* / nvmlClocksEventReason*.
+SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x40, 0x80, 0x20
+LOADED_UTIL = 50.0  # % utilisation from which a sample counts as "under load"
+SHARE = 0.2  # a condition seen in at least this share of loaded samples (and MIN_SAMPLES) is reported
+MIN_SAMPLES = 3
+SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
+_Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class SmiFinding:
+    """One observation from nvidia-smi, the causes it points at (hypothesis key -> points) and its evidence."""
+
+    kind: str  # link_down, power_cap, hw_slowdown, hot, ecc, retired_pages, remap_failure, gpu_idle
+    severity: str  # problem, warning, info
+    gpu: str
+    message: str
+    causes: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass
+class GpuTally:
+    """Running counts for one GPU over a CSV log: memory stays flat however long the log is."""
+
+    name: str = ""
+    samples: int = 0
+    loaded: int = 0
+    link_down: int = 0
+    worst_link: str = ""
+    power_cap: int = 0
+    hw_slowdown: int = 0
+    power_brake: int = 0
+    hw_thermal: int = 0
+    hot: int = 0
+    max_temp: float = -math.inf
+    ecc_uncorrected: float = 0.0
+    retired_pending: bool = False
+    idle_while_others_work: int = 0
+    first: str = ""
+    last: str = ""
+
+
+def _num(text: str) -> Optional[float]:
+    m = _NUMBER.search(text or "")
+    if not m or "N/A" in text or "Not Supported" in text.title():
+        return None
+    value = float(m.group(0))
+    return value if math.isfinite(value) and abs(value) < 1e9 else None
+
+
+def _reasons(text: str) -> int:
+    text = (text or "").strip()
+    try:
+        return int(text, 16) if text.lower().startswith("0x") else 0
+    except ValueError:
+        return 0
+
+
+@dataclass
+class SmiRow:
+    """One sample of one GPU, as the CSV log or a -q dump gives it (None = not reported)."""
+
+    gpu: str
+    name: str = ""
+    time: str = ""
+    util: Optional[float] = None
+    temp: Optional[float] = None
+    slowdown_temp: Optional[float] = None
+    power: Optional[float] = None
+    limit: Optional[float] = None
+    gen: Optional[float] = None
+    gen_max: Optional[float] = None
+    width: Optional[float] = None
+    width_max: Optional[float] = None
+    reasons: int = 0
+    ecc_uncorrected: Optional[float] = None
+    retired_pending: bool = False
+    remap_failure: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def tally(tallies: dict[str, GpuTally], row: SmiRow, temp_limit_c: float) -> None:
+    """Add one sample to its GPU's running counts."""
+    t = tallies.setdefault(row.gpu, GpuTally(name=row.name))
+    t.samples += 1
+    t.first = t.first or row.time
+    t.last = row.time or t.last
+    loaded = (row.util is not None and row.util >= LOADED_UTIL) or (
+        row.power is not None and row.limit and row.power >= 0.6 * row.limit)
+    if row.temp is not None:
+        t.max_temp = max(t.max_temp, row.temp)
+        if row.temp >= (row.slowdown_temp - 5 if row.slowdown_temp else temp_limit_c):
+            t.hot += 1
+    t.ecc_uncorrected = max(t.ecc_uncorrected, row.ecc_uncorrected or 0.0)
+    t.retired_pending = t.retired_pending or row.retired_pending
+    if not loaded:
+        return
+    t.loaded += 1
+    gen_short = row.gen is not None and row.gen_max is not None and row.gen < row.gen_max
+    width_short = row.width is not None and row.width_max is not None and row.width < row.width_max
+    if gen_short or width_short:
+        t.link_down += 1
+        t.worst_link = f"Gen{row.gen:g} x{row.width:g} (max Gen{row.gen_max:g} x{row.width_max:g})" \
+            if None not in (row.gen, row.width, row.gen_max, row.width_max) else "below its maximum"
+    if row.reasons & SW_POWER_CAP or (row.power is not None and row.limit and row.power >= 0.97 * row.limit):
+        t.power_cap += 1
+    if row.reasons & (HW_SLOWDOWN | HW_THERMAL | HW_POWER_BRAKE):
+        t.hw_slowdown += 1
+        t.power_brake += bool(row.reasons & HW_POWER_BRAKE)
+        t.hw_thermal += bool(row.reasons & HW_THERMAL)
+
+
+def _often(count: int, t: GpuTally) -> bool:
+    return count >= min(MIN_SAMPLES, t.loaded) and count >= SHARE * t.loaded and count > 0
+
+
+def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
+    """What the counts say, per GPU, with the causes each points at."""
+    out: list[SmiFinding] = []
+    for gpu, t in tallies.items():
+        label = f"GPU {gpu}" + (f" ({t.name})" if t.name else "")
+        share = (lambda n: f"{n} of {t.loaded} samples under load")  # noqa: E731
+        if _often(t.link_down, t):
+            out.append(SmiFinding("link_down", "problem", gpu, f"{label}: PCIe link trained down under load to "
+                                  f"{t.worst_link} in {share(t.link_down)}: riser, slot, seating or the card's "
+                                  "connector (an idle card may drop its Gen to save power; under load it should not)",
+                                  (("pcie_link", 3.0), ("gpu_hardware", 1.0))))
+        if _often(t.hw_slowdown, t):
+            why = ("the PSU or board asserted power brake" if t.power_brake else
+                   "hardware thermal slowdown" if t.hw_thermal else "overheating or an external power-brake signal")
+            causes = (("psu_power", 3.0),) if t.power_brake else (("thermal", 3.0),) if t.hw_thermal else (
+                ("psu_power", 1.5), ("thermal", 1.5))
+            out.append(SmiFinding("hw_slowdown", "problem", gpu, f"{label}: HW Slowdown active in "
+                                  f"{share(t.hw_slowdown)}: {why} halves clocks or worse", causes))
+        if _often(t.power_cap, t):
+            out.append(SmiFinding("power_cap", "warning", gpu, f"{label}: at its power cap in {share(t.power_cap)}: "
+                                  "the card runs at its full board power for hours, the PSU's hardest sustained load "
+                                  "(and the clocks the cap allows)", (("psu_power", 0.5),)))
+        if t.hot and t.max_temp > -math.inf:
+            out.append(SmiFinding("hot", "warning", gpu, f"{label}: reached {t.max_temp:g} °C, at or near its "
+                                  f"slowdown temperature in {t.hot} of {t.samples} samples", (("thermal", 2.0),)))
+        if t.ecc_uncorrected > 0:
+            out.append(SmiFinding("ecc", "problem", gpu, f"{label}: {t.ecc_uncorrected:g} uncorrected ECC error(s)",
+                                  (("gpu_hardware", 3.0),)))
+        if t.retired_pending:
+            out.append(SmiFinding("retired_pages", "problem", gpu, f"{label}: retired pages or remapped rows pending: "
+                                  "reset the GPU; a rising count means RMA", (("gpu_hardware", 2.0),)))
+        if t.idle_while_others_work >= MIN_SAMPLES:
+            out.append(SmiFinding("gpu_idle", "warning", gpu, f"{label}: idle in {t.idle_while_others_work} of "
+                                  f"{t.samples} samples while another GPU worked: a stuck rank or a data-parallel "
+                                  "imbalance", (("software", 1.0),)))
+    return out
+
+
+# ---- CSV logs --------------------------------------------------------------------------------------
+_CSV_FIELDS = {
+    "timestamp": "time", "index": "index", "name": "name", "pci.bus_id": "bus", "temperature.gpu": "temp",
+    "utilization.gpu": "util", "power.draw": "power", "power.limit": "limit", "enforced.power.limit": "limit",
+    "pcie.link.gen.current": "gen", "pcie.link.gen.gpucurrent": "gen", "pcie.link.gen.max": "gen_max",
+    "pcie.link.gen.gpumax": "gen_max", "pcie.link.width.current": "width", "pcie.link.width.max": "width_max",
+    "clocks_throttle_reasons.active": "reasons", "clocks_event_reasons.active": "reasons",
+    "ecc.errors.uncorrected.volatile.total": "ecc", "retired_pages.pending": "pending",
+    "temperature.gpu.tlimit": "tlimit",
+}
+
+
+def csv_header(line: str) -> Optional[dict[int, str]]:
+    """Column index -> field for a `--format=csv` header line ('power.draw [W]'), or None if it is not one."""
+    cells = [c.strip() for c in next(csv.reader([line]), [])]
+    fields = {i: _CSV_FIELDS[c.split(" [")[0].strip().lower()] for i, c in enumerate(cells)
+              if c.split(" [")[0].strip().lower() in _CSV_FIELDS}
+    return fields if ("util" in fields.values() or "power" in fields.values() or "temp" in fields.values()) else None
+
+
+def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
+    values = {f: cells[i].strip() for i, f in fields.items() if i < len(cells)}
+    gpu = values.get("index") or values.get("bus") or "0"
+    return SmiRow(gpu=gpu[:32], name=values.get("name", "")[:60], time=values.get("time", "")[:40],
+                  util=_num(values.get("util", "")), temp=_num(values.get("temp", "")),
+                  power=_num(values.get("power", "")), limit=_num(values.get("limit", "")),
+                  gen=_num(values.get("gen", "")), gen_max=_num(values.get("gen_max", "")),
+                  width=_num(values.get("width", "")), width_max=_num(values.get("width_max", "")),
+                  reasons=_reasons(values.get("reasons", "")), ecc_uncorrected=_num(values.get("ecc", "")),
+                  retired_pending=values.get("pending", "").strip().lower() == "yes")
+
+
+def read_csv_log(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, GpuTally]:
+    first = next(lines, "")
+    fields = csv_header(first)
+    if fields is None:
+        raise InputError(f"{name}: not an nvidia-smi --format=csv log (header {first.strip()[:60]!r})")
+    tallies: dict[str, GpuTally] = {}
+    header = first.strip()
+    batch: list[SmiRow] = []
+    for row_no, line in enumerate(lines, 2):
+        if not line.strip() or line.strip() == header:
+            continue  # blank, or the header nvidia-smi repeats
+        row = csv_row(next(csv.reader([line]), []), fields, row_no)
+        tally(tallies, row, temp_limit_c)
+        if batch and row.time != batch[0].time:
+            _imbalance(tallies, batch)
+            batch = []
+        batch.append(row)
+    _imbalance(tallies, batch)
+    return tallies
+
+
+def _imbalance(tallies: dict[str, GpuTally], batch: list[SmiRow]) -> None:
+    """Within one sampling instant: a GPU near 0 % while another is busy."""
+    if len(batch) < 2:
+        return
+    busy = [r for r in batch if r.util is not None and r.util >= LOADED_UTIL]
+    if busy:
+        for r in batch:
+            if r.util is not None and r.util < 5:
+                tallies[r.gpu].idle_while_others_work += 1
+
+
+# ---- nvidia-smi -q dumps ----------------------------------------------------------------------------
+def read_q(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, GpuTally]:
+    """`nvidia-smi -q` (one or several dumps back to back): indentation gives the section of each key."""
+    tallies: dict[str, GpuTally] = {}
+    row: Optional[SmiRow] = None
+    path: list[tuple[int, str]] = []
+    for line in lines:
+        text = line.rstrip("\r\n")
+        if not text.strip() or text.startswith("="):
+            continue
+        indent = len(text) - len(text.lstrip())
+        if indent == 0 and text.startswith("GPU ") and " : " not in text:
+            if row is not None:
+                tally(tallies, row, temp_limit_c)
+            row, path = SmiRow(gpu=text[4:].strip()[:32]), []
+            continue
+        while path and path[-1][0] >= indent:
+            path.pop()
+        m = _Q_LINE.match(text)
+        if not m:
+            path.append((indent, text.strip().lower()))
+            continue
+        if row is not None:
+            _q_value(row, [p for _, p in path], m.group(2).strip().lower(), m.group(3).strip())
+    if row is not None:
+        tally(tallies, row, temp_limit_c)
+    if not tallies:
+        raise InputError(f"{name}: no 'GPU 00000000:01:00.0' section found; expected `nvidia-smi -q` output")
+    return tallies
+
+
+def _q_value(row: SmiRow, path: list[str], key: str, value: str) -> None:
+    section = path[-1] if path else ""
+    where = " / ".join(path)
+    if key == "product name":
+        row.name = value[:60]
+    elif section == "utilization" and key == "gpu":
+        row.util = _num(value)
+    elif section == "temperature" and key == "gpu current temp":
+        row.temp = _num(value)
+    elif section == "temperature" and key == "gpu slowdown temp":
+        row.slowdown_temp = _num(value)
+    elif "power readings" in section and key == "power draw":
+        row.power = _num(value)
+    elif "power readings" in section and key in ("enforced power limit", "power limit", "current power limit"):
+        row.limit = row.limit or _num(value)
+    elif section == "pcie generation" and key in ("current", "device current"):
+        row.gen = row.gen if row.gen is not None else _num(value)
+    elif section == "pcie generation" and key in ("max", "device max"):
+        row.gen_max = row.gen_max if row.gen_max is not None else _num(value)
+    elif section == "link width" and key == "current":
+        row.width = _num(value)
+    elif section == "link width" and key == "max":
+        row.width_max = _num(value)
+    elif "reasons" in where and value.lower() == "active":
+        bit = {"sw power cap": SW_POWER_CAP, "hw slowdown": HW_SLOWDOWN, "hw thermal slowdown": HW_THERMAL,
+               "hw power brake slowdown": HW_POWER_BRAKE, "sw thermal slowdown": SW_THERMAL}.get(key, 0)
+        row.reasons |= bit
+    elif "ecc errors" in where and "volatile" in where and ("double bit" in where or "uncorrectable" in key):
+        if key in ("total", "sram uncorrectable", "dram uncorrectable") and _num(value):
+            row.ecc_uncorrected = (row.ecc_uncorrected or 0) + (_num(value) or 0)
+    elif ("retired pages" in where and key.startswith("pending")) or (
+            "remapped rows" in where and key == "pending"):
+        row.retired_pending = row.retired_pending or value.lower() == "yes"
+    elif "remapped rows" in where and key.startswith("remapping failure"):
+        row.remap_failure = value.lower() == "yes"
+        row.retired_pending = row.retired_pending or row.remap_failure
+
+
+def read_smi(source: Source, temp_limit_c: float = 83.0) -> list[SmiFinding]:
+    """Findings from an nvidia-smi -q dump or a --format=csv log (detected from the first line)."""
+    with open_text(source) as stream:
+        head = list(itertools.islice(stream.lines, 3))
+        first = next((ln for ln in head if ln.strip()), "")
+        lines = whole_lines(itertools.chain(head, stream.lines), stream.name)
+        if first.startswith("====") or first.strip().startswith("Timestamp") or first.startswith("GPU "):
+            tallies = read_q(lines, stream.name, temp_limit_c)
+        elif csv_header(first) is not None:
+            tallies = read_csv_log((ln for ln in lines if ln.strip()), stream.name, temp_limit_c)
+        else:
+            raise InputError(f"{stream.name}: not nvidia-smi output (first line {first.strip()[:60]!r}); expected "
+                             "`nvidia-smi -q` or `nvidia-smi --query-gpu=... --format=csv -l 5`")
+    return findings(tallies)

@@ -1,0 +1,102 @@
+"""The Doctor tab in AppTest: Linux logs, training windows typed or from metrics times, charts, Markdown download."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+REPO = Path(__file__).resolve().parents[1]
+APP = str(REPO / "app.py")
+LINUX = REPO / "tests" / "data" / "doctor" / "linux"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
+    monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
+    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
+
+
+def run(at=None):
+    at = at or AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def night_metrics() -> bytes:
+    """A training night as a JSONL logger writes it: one row a minute from 22:00 to 06:00 local time."""
+    start = datetime(2025, 10, 13, 22, 0)
+    rows = [json.dumps({"time": (start + timedelta(minutes=m)).isoformat(), "step": m * 10,
+                        "loss": 4.0 / (1 + m / 60), "tokens_per_s": 1000}) for m in range(8 * 60)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def timeline(doctor):
+    return next(df.value for df in doctor.dataframe if "While" in df.value.columns)
+
+
+def test_linux_log_with_metrics_times_tells_training_from_idle():
+    at = run()
+    at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
+                                                   "text/plain")
+    at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
+    run(at)
+    doctor = at.tabs[5]
+    assert not doctor.error
+    assert any("Linux kernel log" in m.value and "journal-short" in m.value for m in doctor.markdown)
+    frame = timeline(doctor)
+    xid = frame[frame["Source"] == "NVRM Xid"].iloc[0]
+    assert xid["While"] == "load"  # 02:13:55 falls inside the metrics file's night
+    oom = frame[frame["Source"] == "OOM killer"].iloc[0]
+    assert oom["While"] == "idle"  # the next evening, outside the only window
+    assert any("from the metrics file's times" in c.value for c in doctor.caption)
+    charts = doctor.get("vega_lite_chart") + doctor.get("arrow_vega_lite_chart")
+    assert len(charts) == 2  # the incident timeline and the loss curve
+    download = next(b for b in doctor.get("download_button") if b.label.startswith("Download the report"))
+    assert download is not None
+    assert any("Loss curve" in m.value for m in doctor.markdown)
+
+
+def test_typed_training_windows_and_a_bad_window():
+    at = run()
+    at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
+                                                   "text/plain")
+    at.text_area(key="doc_busy").input("2025-10-14T21:00/2025-10-15T06:00")
+    run(at)
+    frame = timeline(at.tabs[5])
+    assert frame[frame["Source"] == "OOM killer"].iloc[0]["While"] == "load"
+    assert frame[frame["Source"] == "NVRM Xid"].iloc[0]["While"] == "idle"
+    at.text_area(key="doc_busy").input("yesterday night [/]")
+    run(at)
+    errors = [e.value for e in at.tabs[5].error]
+    assert errors and "\n" not in errors[0] and "dates must be ISO" in errors[0]
+
+
+def test_report_download_is_the_markdown_report_and_gpu_model_sets_the_psu():
+    from ui.pages_doctor import diagnose_events
+
+    report = diagnose_events((LINUX / "journal-short.log").read_bytes(), "journal-short.log", cpu_power_w=88,
+                             psu_w=650, gpu_name="GTX 1080 Ti",
+                             smi=[((LINUX / "smi-q.txt").read_bytes(), "smi-q.txt")])
+    assert report.psu["recommended_w"] == 650 and report.psu["vendor_floor_w"] == 600
+    assert [f["kind"] for f in report.smi] == ["link_down", "hw_slowdown"]
+    at = run()
+    at.file_uploader(key="doc_events_file").upload("dmesg.txt", (LINUX / "dmesg.txt").read_bytes(), "text/plain")
+    run(at)
+    doctor = at.tabs[5]
+    assert not doctor.error
+    assert any(b.label == "Download the report (Markdown)" for b in doctor.get("download_button"))
+
+
+def test_markdown_in_a_log_is_not_rendered_in_the_error():
+    at = run()
+    at.text_area(key="doc_events_text").input("![x](http://host/track.png) [click](http://host/phish)\nmore")
+    run(at)
+    error = at.tabs[5].error[0].value
+    assert not re.search(r"(?<!\\)\]\(", error) and "\\!\\[x\\]" in error
