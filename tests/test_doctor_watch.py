@@ -226,3 +226,12 @@ def test_cli_once_json_and_bad_options(tmp_path):
     assert bad.exit_code == 2 and "unknown signal" in bad.stderr and "Traceback" not in bad.output
     timed = runner.invoke(app, ["doctor", "watch", str(metrics), "--max-seconds", "0.2", "--interval-s", "0.05"])
     assert timed.exit_code == 0 and "resuming" in timed.stdout
+
+
+def test_unwritable_state_is_one_line(tmp_path):
+    metrics = tmp_path / "run.jsonl"
+    metrics.write_text(jsonl_row(1, 1.0))
+    result = runner.invoke(app, ["doctor", "watch", str(metrics), "--once", "--state",
+                                 str(tmp_path / "missing-dir" / "state.json")])
+    assert result.exit_code == 2 and "cannot write the watch state" in result.stderr
+    assert "Traceback" not in result.output

@@ -97,8 +97,12 @@ class Watch:
         if self.smi:
             state["smi"] = self.smi.to_json()
         tmp = self.state_path.with_name(self.state_path.name + ".tmp")
-        tmp.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(tmp, self.state_path)  # atomic: a kill never leaves half a state file
+        try:
+            tmp.write_text(json.dumps(state), encoding="utf-8")
+            os.replace(tmp, self.state_path)  # atomic: a kill never leaves half a state file
+        except OSError as exc:
+            raise InputError(f"cannot write the watch state {self.state_path}: {exc.strerror or exc}; pass --state "
+                             "with a writable path") from None
 
     # ---- one poll ---------------------------------------------------------------------------
     def poll(self) -> list[Signal]:
