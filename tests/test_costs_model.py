@@ -45,7 +45,7 @@ def offer(price: str = "2.69", chip: str = "h100-sxm5-80gb", k: int = 1, currenc
     return CloudOffer(**base)
 
 
-BUILD = C.Build(
+BUILD = C.Purchase(
     name="target build", chip="rtx-5090", gpu_count=1, gpu_price=Decimal("4200"), platform_price=Decimal("2280"),
     currency="EUR", dc_w=905, psu_w=1200, psu_efficiency="gold", price_date="2026-11-20", price_source="fixture",
 )
@@ -110,7 +110,7 @@ def test_buy_option_cash_and_net_to_the_cent(monkeypatch):
     assert sold.details["net_cost_over_horizon"] == Decimal("2900.17")
     assert sold.cost_to_finish == buy.cost_to_finish
     # a build priced in USD is converted: 4200 + 2280 USD = 6480 / 1.1225 = 5772.83 EUR
-    usd = C.Build(**{**BUILD.__dict__, "currency": "USD"})
+    usd = C.Purchase(**{**BUILD.__dict__, "currency": "USD"})
     assert C.buy_option(usd, WORK, t, C.CostParams(), RATES).details["purchase"] == Decimal("5772.83")
 
 

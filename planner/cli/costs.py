@@ -46,7 +46,7 @@ def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
     return speed_functions(cached_catalog(), _request(work, "EUR"))
 
 
-def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Build:
+def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Purchase:
     """The best build within the budget (the same pipeline as `planner recommend`), as the cost model's Build."""
     from planner.service.catalogs import load_priced_catalog
     from planner.service.pipeline import costs_build, plan
@@ -236,7 +236,7 @@ def costs(
     for code in {cur, params.kwh_currency}:
         rates.rate(code)  # unknown to the ECB file -> CurrencyError before any work
     notes: list[str] = list(rates.warnings)
-    the_build: Optional[C.Build] = None
+    the_build: Optional[C.Purchase] = None
     if build is not None:
         the_build, more = build_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more

@@ -157,8 +157,9 @@ class CostParams:
 
 
 @dataclass(frozen=True)
-class Build:
-    """A machine to buy: what is paid for GPUs and for the rest, its power, and where prices come from."""
+class Purchase:
+    """A machine to buy: what is paid for GPUs and for the rest, its power, and where prices come from
+    (the compatibility layer's Purchase is the parts themselves; this is what they cost and draw)."""
 
     name: str
     chip: str
@@ -282,7 +283,7 @@ def gpu_counts(gpus_per_instance: int, max_gpus: int) -> list[int]:
     return list(range(gpus_per_instance, max_gpus + 1, gpus_per_instance))
 
 
-def buy_option(build: Build, workload: Workload, timing: Timing, params: CostParams, rates: Rates) -> Option:
+def buy_option(build: Purchase, workload: Workload, timing: Timing, params: CostParams, rates: Rates) -> Option:
     cur = params.currency
     conv = lambda amount, ccy: convert_exact(amount, ccy, cur, rates)  # noqa: E731
     purchase = conv(build.purchase, build.currency)
@@ -369,7 +370,7 @@ def compare(
     rates: Rates,
     *,
     offers: Iterable[CloudOffer] = (),
-    build: Optional[Build] = None,
+    build: Optional[Purchase] = None,
     speedup: SpeedupFn,
     sweep: SweepFn,
     only_counts: Sequence[int] = (),

@@ -147,7 +147,7 @@ def costs_build(report: CheckReport, currency: str, rates: Any) -> Any:
     gpu, psu, sizing = parts["gpu"], parts["psu"], report.sizing
     ordered = sorted(dates)
     date_text = (ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}") if ordered else "no dated price"
-    return C.Build(
+    return C.Purchase(
         name=f"{gpu_count}x {gpu.name} build", chip=gpu.chip, gpu_count=gpu_count,
         gpu_price=gpu_total, platform_price=platform_total, currency=currency,
         dc_w=float(sizing.sustained_w) if sizing else 0.0, psu_w=psu.wattage_w,
@@ -182,7 +182,7 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
     params = params if params is not None else C.CostParams(currency=request.currency)
     if isinstance(build, CheckReport):
         build = costs_build(build, params.currency, rates)
-    elif build is not None and not isinstance(build, C.Build):  # a solver Plan
+    elif build is not None and not isinstance(build, C.Purchase):  # a solver Plan
         build = costs_build(build.report, params.currency, rates)
     work = C.Workload(runs=request.runs, baseline_hours=request.baseline_hours, precision=request.precision,
                       workload=request.workload, model_params=request.model_params)

@@ -49,7 +49,7 @@ def build_from_plan(
     owned: set[str] = frozenset(),  # type: ignore[assignment]
     draw_w: Optional[float] = None,
     lookup: Callable[[str], Any] = _catalog_part,
-) -> tuple[C.Build, list[str]]:
+) -> tuple[C.Purchase, list[str]]:
     """A Build from a plan's parts (prices converted to `currency`), plus notes on what was assumed."""
     notes: list[str] = []
     gpu_total = platform_total = owned_total = Decimal(0)
@@ -122,7 +122,7 @@ def build_from_plan(
     if "estimate" in kinds:
         notes.append("some part prices of the plan are estimates")
     name = str(plan.get("name") or f"{gpu_count}x {gpu_names[0]} build")
-    build = C.Build(
+    build = C.Purchase(
         name=name, chip=chips.pop(), gpu_count=gpu_count, gpu_price=gpu_total, platform_price=platform_total,
         currency=currency, dc_w=float(draw_w), psu_w=psu_w, psu_efficiency=efficiency, price_date=date_text,
         price_source=source, owned_value=owned_total, gpu_name=gpu_names[0],
