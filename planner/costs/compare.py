@@ -159,7 +159,7 @@ class CostParams:
 @dataclass(frozen=True)
 class Purchase:
     """A machine to buy: what is paid for GPUs and for the rest, its power, and where prices come from
-    (the compatibility layer's Purchase is the parts themselves; this is what they cost and draw)."""
+    (the compatibility layer's Build is the parts themselves; this is what they cost and draw)."""
 
     name: str
     chip: str
