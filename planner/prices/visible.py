@@ -23,6 +23,7 @@ _NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
 PRICE_RE = re.compile(
     rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
 )
+MAX_SPOTS = 2000  # prices read from one page's visible text, in page order; the rest is ignored
 _PRICE_WORD = re.compile(r"pric|prix|preis|precio|prezzo|tarif|amount|cost", re.I)
 _DIGIT = re.compile(r"\d")
 _BARE_NUM = re.compile(rf"^\s*{_NUM}\s*$")
@@ -180,6 +181,8 @@ def _scan_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
         for m in PRICE_RE.finditer(chunk):
             found[start + m.start()] = (el, m, m.group(0))
             matched = True
+        if len(found) >= MAX_SPOTS:
+            break  # a real product page shows a few hundred prices at most (225 on the benchmark's busiest)
         if not matched and "price" in classes_of(el) + (el.get("itemprop") or "") and _BARE_NUM.match(chunk):
             m2 = re.search(r"\d", chunk)
             found[start + m2.start()] = (el, None, chunk.strip())  # type: ignore[arg-type]
