@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from planner.catalog.load import load_catalog, price_age_days
-from planner.cli.common import console, emit_json, fail, handle_errors
+from planner.cli.common import console, emit_json, fail, handle_errors, styled
 from planner.catalog.models import CATEGORIES
 from planner.catalog.invariants import catalog_invariants
 
@@ -83,7 +83,7 @@ def validate_cmd(
         console.print(f"{sum(counts.values())} parts, {len(cat.chips)} GPU chips: "
                       + ", ".join(f"{c} {n}" for c, n in counts.items()))
         for i in issues:
-            console.print(f"[red]invariant:[/] {i}")
+            console.print(styled("[red]invariant:[/] {}", i))
     if issues:
         raise typer.Exit(1)
 
@@ -129,8 +129,8 @@ def import_pcpp_cmd(
     for cat, n in report.categories.items():
         for col, known in n.dropped_columns.items():
             if known:
-                console.print(f"[yellow]note:[/] {cat}.{col} left out: the model takes no empty value there "
-                              f"({known} derived values not stored)")
+                console.print(styled("[yellow]note:[/] {}", f"{cat}.{col} left out: the model takes no empty value "
+                                     f"there ({known} derived values not stored)"))
 
 
 @sub.command("generate")

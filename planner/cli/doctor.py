@@ -9,7 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import emit_json, handle_errors
+from planner.cli.common import markup_console as console
 from planner.doctor import diagnose_events, diagnose_metrics
 from planner.doctor.diagnose import busy_windows_from_metrics
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C

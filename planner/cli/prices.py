@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
 
 prices_app = typer.Typer(help="Live prices: extract, refresh, history.", no_args_is_help=True)
@@ -48,7 +48,7 @@ def extract_cmd(
         emit_json(result.to_json())
         return
     if result.blocked:
-        console.print("[bold red]blocked:[/] the page is a bot wall / captcha, no price read")
+        console.print(styled("[bold red]blocked:[/] the page is a bot wall / captcha, no price read"))
         return
     if not result.offers:
         stock = {True: "in stock", False: "not in stock", None: "stock unknown"}[result.page_in_stock]
@@ -91,9 +91,9 @@ def refresh_cmd(
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
                   f"{len(report.errors)} error(s)")
     for u, e in report.errors:
-        console.print(f"  [red]error[/] {e}", highlight=False)
+        console.print(styled("  [red]error[/] {}", e))
     for u in report.blocked:
-        console.print(f"  [yellow]blocked[/] {u}", highlight=False)
+        console.print(styled("  [yellow]blocked[/] {}", u))
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 
@@ -134,7 +134,7 @@ def history_cmd(
     t = Table("#", "observed (UTC)", "retailer", "price", "stock", "status", "route")
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        status = o.status if o.status == "trusted" else f"[yellow]{o.status}[/] ({o.reason})"
+        status = o.status if o.status == "trusted" else styled("[yellow]{}[/] ({})", o.status, o.reason)
         t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.retailer, f"{o.price} {o.currency}",
                   stock, status, o.route or "")
     console.print(t)

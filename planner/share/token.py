@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from planner.catalog.load import Catalog
 from planner.errors import ShareError, validation_message
 from planner.catalog.models import CATEGORIES
-from planner.money import CurrencyCode, parse_decimal, quantize
+from planner.money import CurrencyCode, parse_amount, quantize
 from planner.requirements import Requirements
+from planner.validation import load_json
 
 SCHEMA = "planner.build/1"
 TOKEN_VERSION = "v1"
@@ -55,7 +56,7 @@ class ShareInputs(BaseModel):
     hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
     model_params_m: Optional[float] = Field(default=None, gt=0, le=1_000_000)  # model size, M parameters
     min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
-    deadline_hours: Optional[float] = Field(default=None, gt=0)
+    deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)
     owned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
@@ -70,7 +71,7 @@ class ShareInputs(BaseModel):
     @field_validator("budget", mode="before")
     @classmethod
     def _budget(cls, v: object) -> object:
-        return None if v in (None, "") else quantize(parse_decimal(v, "budget"))  # one spelling per amount
+        return None if v in (None, "") else quantize(parse_amount(v, "budget"))  # one spelling per amount
 
     def requirements(self) -> Requirements:
         """The solver request these inputs stand for (InputError one-liners on bad values)."""
@@ -185,10 +186,7 @@ def _inflate(stream: bytes) -> bytes:
 
 
 def _parse_body(text: bytes, catalog: Optional[Catalog]) -> tuple[ShareInputs, tuple[tuple[str, int], ...]]:
-    try:
-        body = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ShareError("the build token does not hold a build (not JSON)") from None
+    body = load_json(text, "the build token does not hold a build (not JSON)", ShareError)
     if not isinstance(body, dict) or set(body) - {"i", "p"} or not isinstance(body.get("p", []), list):
         raise ShareError("the build token does not hold a build (unexpected fields)")
     inputs = ShareInputs.parse(**body.get("i", {})) if isinstance(body.get("i", {}), dict) else None

@@ -102,12 +102,13 @@ def price_of(rec: dict[str, Any]) -> Optional[Decimal]:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
+    from planner.validation import load_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: not valid JSON ({exc})") from None
+    data = load_json(raw, str(path), CatalogError)
     if not isinstance(data, list):
         raise CatalogError(f"{path}: expected a JSON array of parts, got {type(data).__name__}")
     return [r if isinstance(r, dict) else {} for r in data]

@@ -1,0 +1,34 @@
+"""Text that came from a user or a page, made inert before it is shown: Markdown, CSV cells, Rich markup."""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape as _rich_escape
+
+# Every ASCII punctuation character CommonMark lets a backslash escape.
+_MD_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+# A spreadsheet runs a cell as a formula when it starts with one of these (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def one_line(text: object) -> str:
+    """The text on one line: control characters and line breaks become single spaces."""
+    return " ".join(_CONTROL.sub(" ", str(text)).split())
+
+
+def md_escape(text: object) -> str:
+    """Literal text inside Markdown (st.error, st.markdown, a table cell): no links, images, emphasis or HTML."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+def csv_cell(text: object) -> str:
+    """A text cell a spreadsheet shows as text: a leading formula character gets a ' in front."""
+    s = "" if text is None else str(text)
+    return "'" + s if s.startswith(_FORMULA_START) else s
+
+
+def rich_escape(text: object) -> str:
+    """User text inside a Rich markup template: `[/]` and `[link=...]` print as themselves."""
+    return _rich_escape(str(text))
