@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -59,6 +60,23 @@ def check_currency(code: str) -> str:
     if c not in KNOWN_CURRENCIES:
         raise CurrencyError(f"unknown currency {code!r}; use an ISO code such as EUR or USD")
     return c
+
+
+@lru_cache(maxsize=1)
+def _reference_rates():  # type: ignore[no-untyped-def]
+    from planner.costs.fx import load_rates  # local import: rates are read only when currencies differ
+
+    return load_rates()
+
+
+def convert_money(amount: Decimal, from_ccy: str, to_ccy: str) -> Decimal:
+    """amount in from_ccy expressed in to_ccy at the ECB reference rates, unrounded: convert, then add."""
+    src, dst = check_currency(from_ccy), check_currency(to_ccy)
+    if src == dst:
+        return amount
+    from planner.costs.fx import convert_exact
+
+    return convert_exact(amount, src, dst, _reference_rates())
 
 
 CurrencyCode = Annotated[str, AfterValidator(check_currency)]  # an ISO code, upper-cased; unknown -> CurrencyError

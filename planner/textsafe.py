@@ -8,6 +8,8 @@ from rich.markup import escape as _rich_escape
 
 # Every ASCII punctuation character CommonMark lets a backslash escape.
 _MD_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+# Inside an exported table cell: what opens a link, image, emphasis, code, HTML or a new cell.
+_MD_CELL_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 # A spreadsheet runs a cell as a formula when it starts with one of these (OWASP "CSV injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -21,6 +23,12 @@ def one_line(text: object) -> str:
 def md_escape(text: object) -> str:
     """Literal text inside Markdown (st.error, st.markdown, a table cell): no links, images, emphasis or HTML."""
     return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+def md_cell(text: object) -> str:
+    """Literal text in an exported Markdown table cell, lighter than md_escape so names stay readable:
+    no link or image can open (brackets escaped), no cell can end (| escaped), no row can start (one line)."""
+    return _MD_CELL_SPECIAL.sub(r"\\\1", one_line(text))
 
 
 def csv_cell(text: object) -> str:

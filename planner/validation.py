@@ -78,7 +78,7 @@ def read_text_capped(path: Path, *, max_bytes: int = MAX_TEXT_FILE_BYTES, what: 
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
+        raise InputError(f"{path}: cannot read (no such {what})") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not stat.S_ISREG(info.st_mode):

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
+from planner.money import convert_money
 from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer, Part, PricedPart
 
 CHIPS_FILE = "gpu_chips.csv"
@@ -147,7 +148,7 @@ class Catalog:
             return None
         newest = max(o.observed_on for o in offers)
         fresh = [o for o in offers if o.observed_on >= newest - FRESH_WINDOW]
-        return min(fresh, key=lambda o: (o.price, -o.observed_on.toordinal()))
+        return min(fresh, key=lambda o: (convert_money(o.price, o.currency, "EUR"), -o.observed_on.toordinal()))
 
     def priced(self, category: Optional[str] = None, *, allow_used: bool = True) -> list[PricedPart]:
         parts = self.parts.values() if category is None else self.by_category(category)

@@ -73,7 +73,7 @@ def validate_cmd(
     catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Validate every row and the catalog invariants; exit 2 on the first bad row."""
+    """Validate every row and the catalog invariants; exit 2 on the first bad row or any broken invariant."""
     cat = load_catalog(catalog_dir)
     issues = catalog_invariants(cat)
     counts = {c: len(cat.by_category(c)) for c in CATEGORIES}
@@ -85,7 +85,7 @@ def validate_cmd(
         for i in issues:
             console.print(styled("[red]invariant:[/] {}", i))
     if issues:
-        raise typer.Exit(1)
+        raise typer.Exit(2)  # the catalog is bad input, like a bad row
 
 
 @sub.command("import-pcpp")

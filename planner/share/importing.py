@@ -173,7 +173,7 @@ def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Share
 
 
 def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[ShareInputs], tuple[str, ...]]:
-    data = load_json(raw, "the pasted JSON", ShareError)
+    data = load_json(raw, "the pasted JSON is invalid", ShareError)
     shared = build_from_json(data)
     matches = []
     for ln in shared.lines:

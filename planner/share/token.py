@@ -16,7 +16,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.catalog.load import Catalog
-from planner.errors import ShareError, validation_message
+from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
 from planner.money import CurrencyCode, parse_amount, quantize
 from planner.requirements import Requirements
@@ -90,6 +90,10 @@ class ShareInputs(BaseModel):
             return cls(**raw)
         except ValidationError as exc:
             raise ShareError(_one_line(exc)) from None
+        except ShareError:
+            raise
+        except PlannerError as exc:  # a validator's own one-liner (an unknown currency, a bad amount)
+            raise ShareError(str(exc)) from None
 
 
 def _one_line(exc: ValidationError) -> str:
