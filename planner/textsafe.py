@@ -6,8 +6,10 @@ import re
 
 from rich.markup import escape as _rich_escape
 
-# Every ASCII punctuation character CommonMark lets a backslash escape.
-_MD_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+# What opens a link, an image, emphasis, code, HTML, a heading or a table cell in Markdown.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#])")
+# A bare address becomes a link in GitHub-flavoured Markdown; an escaped character in it stops that.
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
 # Inside an exported table cell: what opens a link, image, emphasis, code, HTML or a new cell.
 _MD_CELL_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
@@ -21,8 +23,10 @@ def one_line(text: object) -> str:
 
 
 def md_escape(text: object) -> str:
-    """Literal text inside Markdown (st.error, st.markdown, a table cell): no links, images, emphasis or HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    """Literal text inside Markdown (st.error, st.warning, st.caption): no link, image, emphasis, HTML or
+    autolinked address can form; hyphens, dots and parentheses stay as typed so messages stay readable."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    return _AUTOLINK.sub(lambda m: "\\:\\/\\/" if m.group(1) == "://" else m.group(1)[:3] + "\\.", escaped)
 
 
 def md_cell(text: object) -> str:

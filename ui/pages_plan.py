@@ -11,6 +11,7 @@ import streamlit as st
 from planner.catalog.load import Catalog
 from planner.compat.checker import check_parts
 from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_from_json
+from planner.textsafe import md_escape
 from ui import services
 from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows, sweep_view
 
@@ -71,9 +72,9 @@ def verdicts(view: dict[str, Any]) -> None:
         else:
             st.success("Compatible: no rule found a problem")
     for f in view["problems"]:
-        st.error(f"✗ {f['rule']}: {f['message']}")
+        st.error(f"✗ {md_escape(f['rule'])}: {md_escape(f['message'])}")
     for f in view["warnings"]:
-        st.warning(f"! {f['rule']}: {f['message']}")
+        st.warning(f"! {md_escape(f['rule'])}: {md_escape(f['message'])}")
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:

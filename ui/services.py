@@ -14,6 +14,7 @@ import streamlit as st
 
 from planner.catalog.load import Catalog, default_data_dir, load_catalog
 from planner.errors import PlannerError
+from planner.textsafe import md_escape
 from planner.requirements import Requirements
 
 
@@ -103,10 +104,10 @@ def guard(what: str) -> Iterator[None]:
     try:
         yield
     except PlannerError as exc:
-        st.error(f"{what}: {one_line(exc)}")
+        st.error(f"{what}: {md_escape(one_line(exc))}")
     except Exception as exc:  # noqa: BLE001 - never a traceback in the page
         traceback.print_exc(file=sys.stderr)
-        st.error(f"{what} failed unexpectedly ({type(exc).__name__}: {one_line(exc)}). "
+        st.error(f"{what} failed unexpectedly ({type(exc).__name__}: {md_escape(one_line(exc))}). "
                  "Please report it with the link of this page.")
 
 
