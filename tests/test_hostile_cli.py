@@ -213,3 +213,27 @@ def test_check_converts_offers_before_adding(catalog_copy):
     rates = load_rates()
     assert amount != 150000.0
     assert amount == pytest.approx(150000 / float(rates.rates["JPY"]), rel=0.01)
+
+
+# ---------------------------------------------------------------- the boundary: bad input 2, bug 1
+
+
+def test_an_internal_error_is_exit_1_with_one_line_and_a_traceback_with_debug(monkeypatch):
+    import planner.cli.check as check_cli
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug [/] here")
+
+    monkeypatch.setattr(check_cli, "check_parts", broken)
+    r = run("check", "gpu-nvidia-rtx5090-fe")
+    assert r.code == 1 and "Traceback" not in r.text
+    lines = [ln for ln in r.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "internal error" in lines[0] and "ZeroDivisionError" in lines[0]
+    assert "a bug [/] here" in lines[0] and "--debug" in lines[0]
+    with pytest.raises(ZeroDivisionError):  # --debug (anywhere on the line) lets the traceback through
+        run("check", "gpu-nvidia-rtx5090-fe", "--debug")
+
+
+def test_usage_errors_are_one_line_exit_2():
+    for args in (["recommend", "--bogus"], ["check"], ["recommend", "--runs", "abc", "--budget", "7000"]):
+        assert_one_line_error(run(*args), "--help")
