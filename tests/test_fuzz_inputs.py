@@ -1,9 +1,11 @@
 """Fuzz the readers behind the commands: tokens, build files and catalog rows fail only with our own errors.
 
 A token reader raises ShareError and nothing else; a build file InputError; a catalog CatalogError; a
-catalog that loads is usable by the checker. Bounded for CI (a few hundred cheap examples, no database)."""
+catalog that loads is usable by the checker. Bounded for CI (a few hundred cheap examples, no database, derandomized when CI is set)."""
 
 from __future__ import annotations
+
+import os
 
 import csv
 import json
@@ -19,7 +21,7 @@ from planner.errors import CatalogError, InputError, ShareError
 from planner.share import build_from_json, decode_token
 from planner.share import token as T
 
-FAST = settings(max_examples=150, deadline=None, database=None,
+FAST = settings(max_examples=150, deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 json_values = st.recursive(

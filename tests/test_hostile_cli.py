@@ -86,6 +86,7 @@ def test_markup_in_a_pasted_markdown_item(tmp_path):
     (["recommend", "--budget", "7000", "--max-wall-w", "9" * 30], "--max-wall-w"),
     (["memfit", "--params", "15e6", "--act-mb-per-sample", "nan"], "--act-mb-per-sample"),
     (["memfit", "--params", "1e308"], "--params"),
+    (["memfit", "--params", "15e6", "--act-mb-per-sample", "0"], "activation size"),
     (["costs", "--runs", "8", "--hours", "7", "--budget", "7000", "--draw-w", "nan"], "--draw-w"),
     (["check", "gpu-nvidia-rtx5090-fe", "--power-limit", "nan"], "--power-limit"),
     (["check", "gpu-nvidia-rtx5090-fe", "--gpu-count", "99999999999999999999999"], "--gpu-count"),
