@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from hostile_cli import Result, run
 
-FUZZ = settings(max_examples=60, deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
+SCALE = float(os.environ.get("PLANNER_FUZZ_SCALE", "1"))  # e.g. 10 for a long local hunt
+FUZZ = settings(max_examples=int(60 * SCALE), deadline=None, database=None,
+                derandomize=bool(os.environ.get("CI")),
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 MAX_SECONDS = 15.0  # one command, however hostile its input (the solver's own limit is set to 2 s)
 GPU = "gpu-nvidia-rtx5090-fe"
@@ -80,7 +82,7 @@ def test_numbers(slot, value):
     assert_clean(run(*prefix, f"{option}={value}"), started)
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=int(40 * SCALE))
 @given(command=st.sampled_from([["check"], ["check", GPU, "--owned"], ["recommend", "--budget", "4000", "--exclude"],
                                 ["speedup", "--gpu"], ["catalog", "list", "--category"], ["share", "import"],
                                 ["recommend", "--budget", "4000", "--currency"]]),
@@ -100,7 +102,7 @@ json_values = st.recursive(
 )
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=int(40 * SCALE))
 @given(content=st.one_of(st.binary(max_size=300), json_values.map(lambda v: json.dumps(v).encode()),
                          st.text(max_size=300).map(lambda t: t.encode("utf-8")),
                          st.sampled_from([b"\xff\xfe" + "x".encode("utf-16-le"), b"[" * 5000, b"\x00" * 100])),

@@ -1,7 +1,8 @@
 """Fuzz the readers behind the commands: tokens, build files and catalog rows fail only with our own errors.
 
 A token reader raises ShareError and nothing else; a build file InputError; a catalog CatalogError; a
-catalog that loads is usable by the checker. Bounded for CI (a few hundred cheap examples, no database, derandomized when CI is set)."""
+catalog that loads is usable by the checker. Bounded for CI: a few hundred cheap examples, no database,
+derandomized when CI is set."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from planner.errors import CatalogError, InputError, ShareError
 from planner.share import build_from_json, decode_token
 from planner.share import token as T
 
-FAST = settings(max_examples=150, deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
+SCALE = float(os.environ.get("PLANNER_FUZZ_SCALE", "1"))  # e.g. 10 for a long local hunt
+FAST = settings(max_examples=int(150 * SCALE), deadline=None, database=None,
+                derandomize=bool(os.environ.get("CI")),
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 json_values = st.recursive(
@@ -100,7 +103,7 @@ CELLS = st.one_of(st.text(max_size=15), st.sampled_from(
      "2026-02-30", "true", "[/]", "=1+1", "\x00"]))
 
 
-@settings(FAST, max_examples=60)
+@settings(FAST, max_examples=int(60 * SCALE))
 @given(file=st.sampled_from(["gpu.csv", "psu.csv", "case.csv", "cpu.csv", "offers/gpu.csv", "offers/psu.csv",
                              "gpu_chips.csv"]),
        row=st.integers(min_value=0, max_value=3), column=st.integers(min_value=0, max_value=30), value=CELLS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import typer
@@ -73,6 +74,12 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130)
     except SystemExit:
         raise
+    except BrokenPipeError:  # the reader went away (`planner catalog list | head`): nothing to report
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError):
+            pass
+        raise SystemExit(141)  # 128 + SIGPIPE, as a shell reports it
     except BaseException as exc:  # the boundary: anything else is our bug, said so in one line
         if debug:
             raise

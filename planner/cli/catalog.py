@@ -84,8 +84,8 @@ def validate_cmd(
                       + ", ".join(f"{c} {n}" for c, n in counts.items()))
         for i in issues:
             console.print(styled("[red]invariant:[/] {}", i))
-    if issues:
-        raise typer.Exit(2)  # the catalog is bad input, like a bad row
+    if issues:  # the catalog is bad input, like a bad row
+        fail(f"{len(issues)} catalog invariant(s) broken, the first: {issues[0]}")
 
 
 @sub.command("import-pcpp")
