@@ -238,3 +238,9 @@ def test_an_internal_error_is_exit_1_with_one_line_and_a_traceback_with_debug(mo
 def test_usage_errors_are_one_line_exit_2():
     for args in (["recommend", "--bogus"], ["check"], ["recommend", "--runs", "abc", "--budget", "7000"]):
         assert_one_line_error(run(*args), "--help")
+
+
+@pytest.mark.parametrize("args", [["prices", "history", "[/]"], ["prices", "confirm", "99999999999999999999999"]])
+def test_price_commands_get_the_same_boundary(args):
+    """The price path validates its own input; markup and huge integers are caught before it."""
+    assert_one_line_error(run(*args))
