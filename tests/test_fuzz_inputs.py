@@ -131,3 +131,30 @@ def test_catalog_cells_fail_only_with_catalog_error(small_catalog, tmp_path_fact
         picks.setdefault(p.category, p)
     report = check_parts(cat, list(picks.values()))  # a catalog that loads can be checked and totalled
     assert report.total.amount >= 0
+
+
+@settings(FAST, max_examples=int(15 * SCALE))
+@given(file=st.sampled_from(["gpu.csv", "psu.csv", "case.csv", "cpu.csv", "cooler.csv", "motherboard.csv",
+                             "offers/gpu.csv", "offers/psu.csv"]),
+       row=st.integers(min_value=0, max_value=3), column=st.integers(min_value=2, max_value=30),
+       value=st.one_of(st.integers(min_value=0, max_value=100_000).map(str), st.floats(0, 1e4).map(repr), CELLS))
+def test_a_catalog_that_loads_can_be_planned(small_catalog, tmp_path_factory, file, row, column, value):
+    """Odd but valid numbers (0 W, 1 mm, 100 000 W) reach the solver: it answers or explains, never crashes."""
+    from planner.catalog.load import load_catalog
+    from planner.errors import PlannerError
+    from planner.requirements import Requirements
+    from planner.solver import recommend
+
+    root = tmp_path_factory.mktemp("plan")
+    shutil.copytree(small_catalog, root, dirs_exist_ok=True)
+    path = root / file
+    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
+    r = rows[1 + row % (len(rows) - 1)]
+    r[column % len(r)] = value
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    try:
+        cat = load_catalog(root)
+        recommend(cat, Requirements.parse(budget="4000"), time_limit=2)
+    except PlannerError as exc:
+        assert "\n" not in str(exc)
