@@ -9,7 +9,7 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit beside this file
 
-from planner.errors import ShareError  # noqa: E402
+from planner.errors import PlannerError  # noqa: E402
 from planner.share import decode_token, encode_token  # noqa: E402
 from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
 from ui.state import apply_inputs, ensure_defaults, inputs_from_state, same_inputs  # noqa: E402
@@ -36,10 +36,10 @@ def restore_from_link() -> None:
     ss["_token"] = token
     try:
         state = decode_token(token, cat)
-    except ShareError as exc:
+        apply_inputs(ss, state.inputs, cat)
+    except PlannerError as exc:  # every way a token can be wrong is bad input: one line, no traceback
         ss["_link_error"] = f"This link could not be opened: {services.one_line(exc)}"
         return
-    apply_inputs(ss, state.inputs, cat)
     ss["shared"] = {"origin": "link", "parts": list(state.parts), "inputs": inputs_from_state(ss)} if state.parts else None
 
 
@@ -47,7 +47,7 @@ restore_from_link()
 with services.guard("Drawing the inputs"):
     sidebar(cat)
 if ss.get("_link_error"):
-    st.error(ss.pop("_link_error"))
+    st.error(services.md_escape(ss.pop("_link_error")))  # the token's text must not render as Markdown
 
 inputs = services.run_guarded("Reading the inputs", lambda: inputs_from_state(ss))
 if inputs is None:

@@ -15,20 +15,41 @@ KNOWN_CURRENCIES = frozenset(
     "KRW MXN MYR NZD PHP SGD THB ZAR".split()
 )
 CENT = Decimal("0.01")
+MAX_AMOUNT = Decimal("1000000000")  # no price, budget or total the planner handles reaches a billion
+MAX_NUMBER_CHARS = 64  # longer text is not a number a person typed
 
 
 def parse_decimal(value: object, what: str = "amount") -> Decimal:
-    """Parse a user- or file-supplied number into a finite Decimal, or raise InputError."""
+    """Parse a user- or file-supplied number into a finite Decimal of sane size, or raise InputError."""
     if isinstance(value, Decimal):
         d = value
     else:
-        text = str(value).strip().replace("\u00a0", "").replace(" ", "")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(f"{what} must be a number, not {type(value).__name__}")
+        if isinstance(value, int):
+            text = str(value) if value.bit_length() <= 200 else "9" * (MAX_NUMBER_CHARS + 1)
+        else:
+            text = str(value).strip().replace("\u00a0", "").replace(" ", "")
+        if len(text) > MAX_NUMBER_CHARS:
+            raise InputError(f"{what} {text[:20]}... is not a number ({len(text)} characters)")
         try:
             d = Decimal(text)
         except (InvalidOperation, ValueError):
-            raise InputError(f"{what} {value!r} is not a number") from None
+            raise InputError(f"{what} {text!r} is not a number") from None
     if not d.is_finite():
         raise InputError(f"{what} {value!r} is not a finite number")
+    if d and not -30 <= d.adjusted() <= 30:
+        raise InputError(f"{what} {value} is out of range")
+    return d
+
+
+def parse_amount(value: object, what: str = "amount") -> Decimal:
+    """A money amount from outside: finite, not negative, at most MAX_AMOUNT; else InputError."""
+    d = parse_decimal(value, what)
+    if d < 0:
+        raise InputError(f"{what} must not be negative (got {value})")
+    if d > MAX_AMOUNT:
+        raise InputError(f"{what} {value} is not a plausible amount (over {MAX_AMOUNT:,})")
     return d
 
 

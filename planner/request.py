@@ -30,8 +30,8 @@ class Request(BaseModel):
     currency: CurrencyCode = "EUR"
     mode: Literal["best", "cheapest"] = "best"
     min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
-    min_ram_gb: Optional[int] = Field(default=None, ge=0)  # None = tied to VRAM
-    min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0)
+    min_ram_gb: Optional[int] = Field(default=None, ge=0, le=100_000)  # None = tied to VRAM
+    min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0, le=10_000_000)
     require_nvme: bool = True
     owned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
@@ -39,10 +39,10 @@ class Request(BaseModel):
     excluded_brands: tuple[str, ...] = ()
     cooler_type: Optional[Literal["air", "aio"]] = None
     max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
-    min_speedup: Optional[float] = Field(default=None, ge=0)
-    deadline_hours: Optional[float] = Field(default=None, ge=0.01, le=1_000_000)
+    min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
+    deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
     runs: int = Field(default=8, ge=1, le=10_000)
-    baseline_hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
+    baseline_hours: float = Field(default=7.0, ge=1 / 3600, le=100_000)
     gpu_count: int = Field(default=1, ge=1, le=4)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     workload: Workload = "transformer"

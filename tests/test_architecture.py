@@ -10,17 +10,17 @@ import pytest
 PLANNER = Path(__file__).resolve().parents[1] / "planner"
 # Lowest first. A module may import from its own package and from any package of a lower level.
 LEVELS = {
-    "kernel": 0,  # errors, money, vocab, resources, request: the vocabulary everything speaks
+    "kernel": 0,  # errors, money, vocab, resources, fx, request: the vocabulary everything speaks
     "catalog": 1,
     "perf": 2,
     "compat": 3,
     "costs": 4, "doctor": 4,
-    "solver": 5, "prices": 5,  # prices judge a reading in EUR, so they sit above costs' FX rates
+    "solver": 5, "prices": 5,
     "share": 6,
     "service": 7,
     "cli": 8,
 }
-KERNEL_ORDER = ["errors", "money", "vocab", "resources", "request"]  # kernel modules import only earlier ones
+KERNEL_ORDER = ["errors", "money", "vocab", "resources", "fx", "request"]  # kernel modules import only earlier ones
 
 
 def _package(path: Path) -> str:

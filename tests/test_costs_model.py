@@ -14,7 +14,7 @@ import planner.costs.compare as C
 from helpers_costs import Est, Sweep
 from planner.costs.cloud import CloudOffer
 from planner.errors import InputError, UnknownPartError
-from planner.costs.fx import Rates
+from planner.fx import Rates
 
 RATES = Rates(rates={"EUR": Decimal(1), "USD": Decimal("1.1225"), "GBP": Decimal("0.85033")},
               date=date(2026, 10, 2), source="test")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import CurrencyError
-from planner.costs.fx import SNAPSHOT_PATH, FxFormatError, convert, convert_exact, load_rates, parse_ecb_xml
+from planner.fx import SNAPSHOT_PATH, FxFormatError, convert, convert_exact, load_rates, parse_ecb_xml
 
 # Synthetic test document (made-up rates, not ECB data): only the format matters here.
 LATER = """<?xml version="1.0" encoding="UTF-8"?>

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.errors import FetchError
-from planner.costs.fx import load_rates, refresh
+from planner.fx import load_rates, refresh
 
 # Synthetic test document (made-up rates, not ECB data).
 DAILY = b"""<?xml version="1.0" encoding="UTF-8"?>

@@ -246,7 +246,7 @@ def test_db_that_is_not_a_database(tmp_path: Path, make, cmd: list[str]) -> None
 
 def test_confirm_huge_id(tmp_path: Path) -> None:
     res = _cli("confirm", "99999999999999999999999", "--db", str(tmp_path / "p.sqlite"))
-    assert res.exit_code == 2 and "no price observation" in res.output
+    assert res.exit_code == 2 and "99999999999999999999999" in res.output and len(res.output.strip().splitlines()) == 1
 
 
 def test_markup_in_user_and_page_text(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from planner.catalog.load import Catalog
 from planner.service.pipeline import check
 from planner.request import Request
 from planner.share import SharedBuild, build_from_catalog, build_from_json
+from planner.textsafe import md_escape
 from ui import services
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows, sweep_view
 
@@ -72,9 +73,9 @@ def verdicts(view: dict[str, Any]) -> None:
         else:
             st.success("Compatible: no rule found a problem")
     for f in view["problems"]:
-        st.error(f"✗ {f['rule']}: {f['message']}")
+        st.error(f"✗ {md_escape(f['rule'])}: {md_escape(f['message'])}")
     for f in view["warnings"]:
-        st.warning(f"! {f['rule']}: {f['message']}")
+        st.warning(f"! {md_escape(f['rule'])}: {md_escape(f['message'])}")
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:

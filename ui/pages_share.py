@@ -11,6 +11,7 @@ from planner.catalog.load import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
 from planner.share import import_build, permalink, to_csv, to_json_text, to_markdown
+from planner.textsafe import md_escape
 from ui import services
 from ui.state import apply_inputs, inputs_from_state
 
@@ -39,7 +40,7 @@ def import_report() -> None:
     if not msg:
         return
     if "error" in msg:
-        st.error(f"Import failed: {msg['error']}")
+        st.error(f"Import failed: {md_escape(msg['error'])}")
         return
     data = msg["json"]
     if data["matched"]:
@@ -53,9 +54,9 @@ def import_report() -> None:
     else:
         st.error("No part of the list matched the catalog.")
     for m in data["unmatched"]:
-        st.warning(f"Not matched ({m['category'] or '?'}): {m['text']} — {m['reason']}")
+        st.warning(f"Not matched ({md_escape(m['category'] or '?')}): {md_escape(m['text'])} — {md_escape(m['reason'])}")
     for n in data["notes"]:
-        st.caption(n)
+        st.caption(md_escape(n))
 
 
 def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> None:

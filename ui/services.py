@@ -16,6 +16,7 @@ from planner.catalog.load import Catalog, default_data_dir
 from planner.service.catalogs import load_priced_catalog
 from planner.errors import PlannerError
 from planner.request import Request
+from planner.textsafe import md_escape
 
 
 def _price_db() -> Optional[Path]:
@@ -70,7 +71,7 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
     """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud
     GPU, through the service pipeline: options, break-even and the cumulative-cost chart rows."""
     from planner.costs import compare as C
-    from planner.costs.fx import load_rates
+    from planner.fx import load_rates
     from planner.service.pipeline import compare
 
     req = Request.model_validate_json(req_json)
@@ -95,10 +96,10 @@ def guard(what: str) -> Iterator[None]:
     try:
         yield
     except PlannerError as exc:
-        st.error(f"{what}: {one_line(exc)}")
+        st.error(f"{what}: {md_escape(one_line(exc))}")
     except Exception as exc:  # noqa: BLE001 - never a traceback in the page
         traceback.print_exc(file=sys.stderr)
-        st.error(f"{what} failed unexpectedly ({type(exc).__name__}: {one_line(exc)}). "
+        st.error(f"{what} failed unexpectedly ({type(exc).__name__}: {md_escape(one_line(exc))}). "
                  "Please report it with the link of this page.")
 
 

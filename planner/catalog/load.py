@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import difflib
 import os
+import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
+from planner.fx import convert_money
 from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer
 
 CHIPS_FILE = "gpu_chips.csv"
@@ -40,10 +42,17 @@ def _display(path: Path) -> str:
 def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) for each data row; blank lines and '#' comment lines are skipped."""
     try:
-        handle = path.open(newline="", encoding="utf-8-sig")
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise CatalogError(f"{_display(path)}: not a regular file (a folder or a device)")
+        with path.open("rb") as probe:
+            head = probe.read(4096)
     except OSError as exc:
         raise CatalogError(f"{_display(path)}: cannot read ({exc.strerror})") from None
-    with handle:
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CatalogError(f"{_display(path)}: UTF-16 text; save the CSV as UTF-8")
+    if b"\x00" in head:
+        raise CatalogError(f"{_display(path)}: binary data (NUL bytes), not a UTF-8 CSV")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
         kept: list[int] = []  # file line number of each line the reader sees
 
         def lines() -> Iterator[str]:
@@ -53,11 +62,11 @@ def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
                     yield line
 
         reader = csv.DictReader(lines())
-        if reader.fieldnames is None:
-            raise CatalogError(f"{_display(path)}: empty file, expected a header row")
-        if any(h is None or h.strip() == "" for h in reader.fieldnames):
-            raise CatalogError(f"{_display(path)}: the header has an empty column name")
         try:
+            if reader.fieldnames is None:
+                raise CatalogError(f"{_display(path)}: empty file, expected a header row")
+            if any(h is None or h.strip() == "" for h in reader.fieldnames):
+                raise CatalogError(f"{_display(path)}: the header has an empty column name")
             for row in reader:
                 line = kept[reader.line_num - 1]
                 if None in row:
@@ -66,6 +75,9 @@ def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
         except csv.Error as exc:
             line = kept[reader.line_num - 1] if 0 < reader.line_num <= len(kept) else reader.line_num
             raise CatalogError(f"{_display(path)} row {line}: malformed CSV ({exc})") from None
+        except UnicodeDecodeError as exc:
+            raise CatalogError(f"{_display(path)}: not UTF-8 text near line {len(kept) + 1} "
+                               f"(byte 0x{exc.object[exc.start]:02x}: Latin-1 or binary?); save the CSV as UTF-8") from None
 
 
 def _check_header(path: Path, header: Iterable[str], model: type[BaseModel]) -> None:
@@ -134,7 +146,7 @@ class Catalog:
             return None
         newest = max(o.observed_on for o in offers)
         fresh = [o for o in offers if o.observed_on >= newest - FRESH_WINDOW]
-        return min(fresh, key=lambda o: (o.price, -o.observed_on.toordinal()))
+        return min(fresh, key=lambda o: (convert_money(o.price, o.currency, "EUR"), -o.observed_on.toordinal()))
 
     def get(self, part_id: str) -> AnyPart:
         try:

@@ -10,6 +10,9 @@ from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from planner.money import KNOWN_CURRENCIES, MAX_AMOUNT
+from planner.validation import MAX_MAGNITUDE, not_future, unit_cap
+
 CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
 Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
 
@@ -62,6 +65,20 @@ class Record(BaseModel):
     """Base for catalog rows: strict types, no unknown columns, frozen after validation."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="after")
+    def _finite_and_bounded(self) -> "Record":
+        """Every number is finite and of a size a part can have; a unit in the field name sets its range."""
+        for name, value in self.__dict__.items():
+            for v in value if isinstance(value, list) else (value,):
+                if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
+                    continue
+                if not math.isfinite(v) or abs(v) > MAX_MAGNITUDE:
+                    raise ValueError(f"{name} must be a finite number of sane size (got {v})")
+                cap = unit_cap(name)
+                if cap is not None and not 0 <= v <= cap:
+                    raise ValueError(f"{name} {v} is outside 0-{cap:g}, impossible for a part")
+        return self
 
 
 class GpuChip(Record):
@@ -258,8 +275,8 @@ class Offer(Record):
     """A price for a part at a retailer on a date, with where the number comes from."""
 
     part_id: str
-    price: Decimal = Field(gt=0)
-    currency: str = "EUR"
+    price: Decimal = Field(gt=0, le=MAX_AMOUNT)
+    currency: str = "EUR"  # ISO 4217, in capitals, one the planner has a rate for
     condition: Literal["new", "used", "refurbished"] = "new"
     retailer: str
     url: OptStr = None
@@ -267,6 +284,18 @@ class Offer(Record):
     source: Literal[PRICE_SOURCES]  # type: ignore[valid-type]
     note: OptStr = None
     in_stock: OptBool = None
+
+    @field_validator("currency")
+    @classmethod
+    def _iso(cls, v: str) -> str:
+        if v not in KNOWN_CURRENCIES:
+            raise ValueError("currency must be an ISO 4217 code in capitals with a known rate, such as EUR or USD")
+        return v
+
+    @field_validator("observed_on")
+    @classmethod
+    def _past(cls, v: date) -> date:
+        return not_future(v, "observed_on")  # a future date would win the freshness window forever
 
 
 class Severity(str, Enum):

@@ -15,6 +15,13 @@ import typer
 from typer.core import TyperGroup
 
 from planner import __version__
+from planner.cli.common import err_console, error_line, styled
+from planner.errors import PlannerError
+
+try:  # typer >= 0.2x carries its own copy of click; its exceptions are the ones raised
+    from typer._click.exceptions import ClickException, UsageError
+except ImportError:  # pragma: no cover - older typer on plain click
+    from click.exceptions import ClickException, UsageError
 
 # command name -> (module under planner.cli that registers it, one-line help shown by `planner --help`).
 # tests/test_cli_lazy.py checks each line against the help the loaded command really has.
@@ -64,7 +71,8 @@ app = typer.Typer(
     name="planner",
     cls=LazyGroup,
     help="Plan an ML training workstation: catalog, compatibility check, best build for a budget, "
-    "speed vs a GTX 1080 Ti, cloud vs buy, live prices, sharing and a doctor for unstable machines.",
+    "speed vs a GTX 1080 Ti, cloud vs buy, live prices, sharing and a doctor for unstable machines. "
+    "Add --debug anywhere to see the traceback of an internal error.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -81,14 +89,52 @@ def _version(value: bool) -> None:
 def _root(
     version: Optional[bool] = typer.Option(None, "--version", callback=_version, is_eager=True,
                                            help="Print the version and exit."),
-    debug: bool = typer.Option(False, "--debug", help="On an internal error, print the full traceback."),
 ) -> None:
-    if debug:
-        os.environ["PLANNER_DEBUG"] = "1"
+    """Options before the command; `--debug` anywhere shows the traceback of an internal error."""
 
 
-def main() -> None:
-    """Console-script entry point: bad input exits 2 with one line; an internal error (a bug) exits 1."""
-    from planner.cli.common import run_guarded
+DEBUG_FLAG = "--debug"
 
-    run_guarded(app)
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point. Bad input: one line, exit 2. An internal error is a bug: one line and
+    exit 1, or its traceback with --debug. No other traceback reaches the user."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = DEBUG_FLAG in args
+    args = [a for a in args if a != DEBUG_FLAG]
+    try:
+        code = app(args=args, prog_name="planner", standalone_mode=False)
+    except UsageError as exc:  # an unknown option, a missing argument, "abc" for a number
+        if exc.format_message():  # empty when the help was shown for a bare command group
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            err_console.print(error_line(exc.format_message() + hint), soft_wrap=True)
+        raise SystemExit(2)
+    except ClickException as exc:
+        err_console.print(error_line(exc.format_message()), soft_wrap=True)
+        raise SystemExit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130)
+    except PlannerError as exc:
+        err_console.print(error_line(exc), soft_wrap=True)
+        raise SystemExit(2)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130)
+    except SystemExit:
+        raise
+    except BrokenPipeError:  # the reader went away (`planner catalog list | head`): nothing to report
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError):
+            pass
+        raise SystemExit(141)  # 128 + SIGPIPE, as a shell reports it
+    except BaseException as exc:  # the boundary: anything else is our bug, said so in one line
+        if debug:
+            raise
+        err_console.print(styled("[bold red]internal error (a bug in planner):[/] {}: {}; rerun with --debug "
+                                 "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
+                          soft_wrap=True)
+        raise SystemExit(1)
+    if isinstance(code, int) and code:
+        raise SystemExit(code)

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from planner.catalog.load import load_catalog, price_age_days
-from planner.cli.common import console, emit_json, fail, handle_errors
+from planner.cli.common import console, emit_json, fail, handle_errors, styled
 from planner.catalog.models import CATEGORIES
 from planner.catalog.invariants import catalog_invariants
 
@@ -73,7 +73,7 @@ def validate_cmd(
     catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Validate every row and the catalog invariants; exit 2 on the first bad row."""
+    """Validate every row and the catalog invariants; exit 2 on the first bad row or any broken invariant."""
     cat = load_catalog(catalog_dir)
     issues = catalog_invariants(cat)
     counts = {c: len(cat.by_category(c)) for c in CATEGORIES}
@@ -83,9 +83,9 @@ def validate_cmd(
         console.print(f"{sum(counts.values())} parts, {len(cat.chips)} GPU chips: "
                       + ", ".join(f"{c} {n}" for c, n in counts.items()))
         for i in issues:
-            console.print(f"[red]invariant:[/] {i}")
-    if issues:
-        raise typer.Exit(1)
+            console.print(styled("[red]invariant:[/] {}", i))
+    if issues:  # the catalog is bad input, like a bad row
+        fail(f"{len(issues)} catalog invariant(s) broken, the first: {issues[0]}")
 
 
 @sub.command("import-pcpp")
@@ -129,8 +129,8 @@ def import_pcpp_cmd(
     for cat, n in report.categories.items():
         for col, known in n.dropped_columns.items():
             if known:
-                console.print(f"[yellow]note:[/] {cat}.{col} left out: the model takes no empty value there "
-                              f"({known} derived values not stored)")
+                console.print(styled("[yellow]note:[/] {}", f"{cat}.{col} left out: the model takes no empty value "
+                                     f"there ({known} derived values not stored)"))
 
 
 @sub.command("generate")

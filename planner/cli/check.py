@@ -10,7 +10,7 @@ from rich.table import Table
 
 from planner.service.catalogs import load_priced_catalog
 from planner.compat.checker import CheckReport
-from planner.cli.common import console, emit_json, err_console, handle_errors
+from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
 from planner.request import Request
 from planner.service.pipeline import check
@@ -30,9 +30,9 @@ def print_report(report: CheckReport) -> None:
             qty = report.build.gpu_count if p.category == "gpu" else 1
             price = (f"{qty} x " if qty > 1 else "") + format_money(o.price, o.currency)
             when = f"{o.observed_on}, {o.source}, {o.retailer}"
-        table.add_row(p.category, f"{p.name} [dim]({p.id})[/]", price, when)
+        table.add_row(p.category, styled("{} [dim]({})[/]", p.name, p.id), price, when)
     console.print(table)
-    console.print(f"Total: [bold]{report.total}[/]")
+    console.print(styled("Total: [bold]{}[/]", report.total))
     if report.sizing:
         s = report.sizing
         console.print(f"Power: sustained {s.sustained_w} W (GPU {s.gpu_w} + CPU {s.cpu_w} + rest {s.rest_w}); "
@@ -41,13 +41,13 @@ def print_report(report: CheckReport) -> None:
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")
     verdict = "[green]compatible[/]" if report.compatible else f"[red]{len(report.problems)} problem(s)[/]"
-    console.print(f"Verdict: {verdict}")
+    console.print(styled("Verdict: " + verdict))
     for f in report.problems:
-        console.print(f"  [red]✗ {f.rule}[/]: {f.message}")
+        console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
     for f in report.warnings:
-        console.print(f"  [yellow]! {f.rule}[/]: {f.message}")
+        console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
     for f in report.unverified:
-        console.print(f"  [dim]? {f.rule}: {f.message}[/]")
+        console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,8 +1,9 @@
-"""Shared CLI plumbing: JSON output, one-line errors with exit code 2, rich console."""
+"""Shared CLI plumbing: JSON output, one-line errors with exit code 2, Rich consoles that never parse user text."""
 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
 from datetime import date, datetime
@@ -13,12 +14,18 @@ from typing import Any, Callable, TypeVar
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from planner.errors import PlannerError
+from planner.textsafe import one_line, rich_escape
+from planner.validation import finite_number
 
-console = Console()
-err_console = Console(stderr=True)
+# Markup is off: a part name, a page title or an argument holding `[/]` or `[link=...]` prints as itself.
+# Styled lines go through styled(), which escapes every value it is given.
+console = Console(markup=False, highlight=False)
+err_console = Console(stderr=True, markup=False, highlight=False)
+# Markup on, for a module that escapes every value it prints itself (the doctor's report).
+markup_console = Console(highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -43,11 +50,39 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, default=_default, ensure_ascii=False, indent=2) + "\n")
 
 
+def styled(template: str, *values: object) -> Text:
+    """A Rich Text from a markup template of our own whose `{}` slots take user values, escaped."""
+    return Text.from_markup(template.format(*(rich_escape(v) for v in values)))
+
+
+def error_line(message: object) -> Text:
+    return styled("[bold red]error:[/] {}", one_line(message))
+
+
 def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print a one-line error on stderr and exit with `code` (2 = bad input)."""
-    line = " ".join(str(message).split())
-    err_console.print(f"[bold red]error:[/] {escape(line)}", highlight=False, markup=True, soft_wrap=True)
+    err_console.print(error_line(message), soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _option_names(fn: Callable[..., Any]) -> dict[str, str]:
+    """Python parameter name -> the option as typed (`min_vram` -> `--min-vram`)."""
+    names = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        decls = getattr(param.default, "param_decls", None) or ()
+        longs = [d for d in decls if d.startswith("--")]
+        names[name] = longs[0] if longs else name.replace("_", "-")
+    return names
+
+
+def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+    """Every number given on the command line is finite and of a size the planner can mean."""
+    names = None
+    for key, value in kwargs.items():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                names = names or _option_names(fn)
+                finite_number(v, names.get(key, key))
 
 
 def handle_errors(fn: F) -> F:
@@ -56,6 +91,7 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            check_numbers(fn, kwargs)
             return fn(*args, **kwargs)
         except PlannerError as exc:
             fail(str(exc))
@@ -63,15 +99,3 @@ def handle_errors(fn: F) -> F:
             fail(f"cannot read {getattr(exc, 'filename', None) or exc}: {exc.strerror or exc}")
 
     return wrapper  # type: ignore[return-value]
-
-
-def run_guarded(app: Any) -> None:
-    """Run the typer app: PlannerError -> one line and exit 2; Ctrl-C -> exit 130."""
-    try:
-        app()
-    except PlannerError as exc:
-        err_console.print(f"[bold red]error:[/] {' '.join(str(exc).split())}", highlight=False)
-        raise SystemExit(2)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise SystemExit(130)

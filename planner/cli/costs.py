@@ -11,10 +11,10 @@ import typer
 from rich.table import Table
 
 from planner.costs import compare as C
-from planner.cli.common import console, emit_json, err_console, fail, handle_errors
+from planner.cli.common import console, emit_json, err_console, fail, handle_errors, styled
 from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import FetchError, InfeasibleError, InputError
-from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
+from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_decimal
 from planner.request import Request
 from planner.share.plan_file import build_from_plan, read_plan
@@ -124,17 +124,16 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
     buy = comp.buy
     if buy is not None:
         d = buy.details
-        console.print(
-            f"\n[bold]Buying[/] the {buy.name}: [bold]cash to finish[/] {format_money(d['cash_to_finish'], cur)} "
-            f"(parts {format_money(d['purchase'], cur)} + electricity {format_money(d['electricity'], cur)} for "
-            f"{d['electricity_kwh']} kWh at {d['wall_w']} W from the wall).\n"
-            f"[bold]Net cost over {comp.params.horizon_months} months[/] (this sweep only): "
+        console.print(styled(
+            "\n[bold]Buying[/] the {}: [bold]cash to finish[/] {}\n[bold]Net cost over {} months[/] (this sweep only): {}",
+            buy.name,
+            f"{format_money(d['cash_to_finish'], cur)} (parts {format_money(d['purchase'], cur)} + electricity "
+            f"{format_money(d['electricity'], cur)} for {d['electricity_kwh']} kWh at {d['wall_w']} W from the wall).",
+            comp.params.horizon_months,
             f"{format_money(d['net_cost_over_horizon'], cur)} after resale {format_money(d['resale_after_horizon'], cur)} "
             f"(GPU keeps {d['resale_gpu_fraction']:.0%}, rest {d['resale_platform_fraction']:.0%})"
             + (f" and selling the old GPU for {format_money(d['old_gpu_sale'], cur)}" if comp.params.sell_old_gpu else "")
-            + f". Each further run costs {format_money(d['marginal_cost_per_run'], cur)} of electricity.",
-            highlight=False,
-        )
+            + f". Each further run costs {format_money(d['marginal_cost_per_run'], cur)} of electricity."))
         names = {o.name for o in shown}
         be = Table(title=f"Break-even: baseline (1080 Ti) GPU-hours per month over {comp.params.horizon_months} months")
         for col in ("vs", "buying is cheaper above", "build capacity"):

@@ -12,7 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import emit_json, handle_errors
+from planner.cli.common import markup_console as console
 from planner.doctor import diagnose_events, diagnose_metrics
 from planner.doctor.diagnose import as_source, busy_windows_from_metrics
 from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text

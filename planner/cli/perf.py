@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from planner.catalog.load import cached_catalog
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.perf.memfit import ModelShape, estimate_memory
 from planner.catalog.models import GpuChip
@@ -150,10 +150,10 @@ def register(app: typer.Typer) -> None:
                           tiers.get(r["error_tier"], r["error_tier"]))
         console.print(table)
         info = _model_info(m)
-        console.print(f"[dim]Model fitted {info['fitted_on']} on Lambda measurements; cross-validated median error "
-                      f"{info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
-                      f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
-                      f"Range = 10-90 % of cross-validated error.[/]")
+        console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on Lambda measurements; cross-validated "
+                             f"median error {info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
+                             f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
+                             "Range = 10-90 % of cross-validated error."))
 
     @app.command("sweep")
     @handle_errors
@@ -222,7 +222,7 @@ def register(app: typer.Typer) -> None:
                           f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
         console.print(table)
         sources = sorted({r["wall_power_source"] for r in results})
-        console.print(f"[dim]Power: {'; '.join(sources)}. Ranges = 10-90 % of the model's cross-validated error.[/]")
+        console.print(styled("[dim]Power: {}. Ranges = 10-90 % of the model's cross-validated error.[/]", "; ".join(sources)))
 
     @app.command("memfit")
     @handle_errors
@@ -257,8 +257,8 @@ def register(app: typer.Typer) -> None:
         for col in ("GPU", "VRAM GB", f"batch {batch}", "max batch"):
             table.add_column(col)
         for c in est.chips:
-            table.add_row(c.name, f"{c.vram_gb:g}", "[green]fits[/]" if c.fits else "[red]too big[/]",
+            table.add_row(c.name, f"{c.vram_gb:g}", styled("[green]fits[/]" if c.fits else "[red]too big[/]"),
                           "?" if c.max_batch is None else str(c.max_batch))
         console.print(table)
         for note in est.notes:
-            console.print(f"[yellow]{note}[/]" if "limit" in note else f"[dim]{note}[/]")
+            console.print(styled("[yellow]{}[/]" if "limit" in note else "[dim]{}[/]", note))

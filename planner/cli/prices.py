@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from planner.cli.common import console, emit_json, handle_errors
+from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
 
 MAX_PAGE_BYTES = 20_000_000  # a saved page larger than this is read up to here only
@@ -52,7 +51,7 @@ def extract_cmd(
         emit_json(result.to_json())
         return
     if result.blocked:
-        console.print("[bold red]blocked:[/] the page is a bot wall / captcha, no price read")
+        console.print(styled("[bold red]blocked:[/] the page is a bot wall / captcha, no price read"))
         return
     if not result.offers:
         stock = {True: "in stock", False: "not in stock", None: "stock unknown"}[result.page_in_stock]
@@ -96,11 +95,11 @@ def refresh_cmd(
                   f"{len(report.unmatched)} listing(s) not matched, {len(report.blocked)} blocked, "
                   f"{len(report.empty)} without any offer, {len(report.errors)} error(s)")
     for u, e in report.errors:
-        console.print(f"  [red]error[/] {escape(e)}", highlight=False)
+        console.print(styled("  [red]error[/] {}", e))
     for u in report.blocked:
-        console.print(f"  [yellow]blocked[/] {escape(u)}", highlight=False)
+        console.print(styled("  [yellow]blocked[/] {}", u))
     for u in report.empty:
-        console.print(f"  [yellow]no offer read[/] {escape(u)} (see `planner prices probe`)", highlight=False)
+        console.print(styled("  [yellow]no offer read[/] {} (see `planner prices probe`)", u))
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 

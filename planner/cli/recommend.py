@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from planner.service.catalogs import load_priced_catalog
-from planner.cli.common import console, emit_json, err_console, handle_errors
+from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
 from planner.request import Request
 from planner.service import pipeline
@@ -22,7 +22,7 @@ def print_recommendation(planned: Planned) -> None:
     for note in planned.notes:
         console.print(f"[dim]Assumed: {note}.[/]", highlight=False)
     if not rec.plans:
-        console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
+        console.print(styled("[red]No build fits[/] ({}, {} s).", rec.status, f"{rec.solve_seconds:.2f}"))
         if rec.why_not:
             console.print("Requirements that collide:")
             for c in rec.why_not.conflicts:
@@ -54,13 +54,13 @@ def print_recommendation(planned: Planned) -> None:
                       f"{rounds * hours / plan.speed.value:.1f} h (range {rounds * hours / plan.speed.high:.1f}-"
                       f"{rounds * hours / plan.speed.low:.1f} h) on this build")
         for f in plan.report.warnings:
-            console.print(f"  [yellow]! {f.rule}[/]: {f.message}")
+            console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in plan.report.unverified:
-            console.print(f"  [dim]? {f.rule}: {f.message}[/]")
+            console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
         for t in plan.trade_offs:
             console.print(f"  vs recommended: {t}")
-    console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
-                  f"of {rec.stats.get('candidates')} parts after dominance pruning[/]")
+    console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
+                         f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
 
 
 def register(app: typer.Typer) -> None:

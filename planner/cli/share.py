@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Optional
@@ -12,9 +11,10 @@ from rich.table import Table
 
 from planner.catalog.load import load_catalog
 from planner.service.catalogs import load_priced_catalog
-from planner.cli.common import console, emit_json, err_console, handle_errors
+from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
+from planner.validation import load_json, read_text_capped
 from planner.share import (
     DEFAULT_BASE_URL, SharedBuild, build_from_json, import_build, permalink, to_csv,
     to_json_text, to_markdown,
@@ -31,12 +31,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _read_text(path: Path) -> str:
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise InputError(f"{path}: over {MAX_FILE_BYTES // 1_000_000} MB, not a build list")
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+    return read_text_capped(path, max_bytes=MAX_FILE_BYTES, what="build list")
 
 
 def _is_file(source: str) -> bool:
@@ -47,11 +42,7 @@ def _is_file(source: str) -> bool:
 
 
 def _load_build(path: Path) -> SharedBuild:
-    try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return build_from_json(data)
+    return build_from_json(load_json(_read_text(path), str(path)))
 
 
 def _check_known(build: SharedBuild) -> None:
@@ -117,21 +108,21 @@ def import_cmd(
     for col in ("type", "part", "qty", "matched from", "how"):
         table.add_column(col)
     for m in result.matched:
-        table.add_row(m.part.category, f"{m.part.name} [dim]({m.part.id})[/]", str(m.quantity),  # type: ignore[union-attr]
+        table.add_row(m.part.category, styled("{} [dim]({})[/]", m.part.name, m.part.id), str(m.quantity),  # type: ignore[union-attr]
                       m.text, m.how + (f" ({m.note})" if m.note else ""))
     console.print(table)
     for m in result.unmatched:
-        console.print(f"[yellow]not matched[/] ({m.category or '?'}): {m.text} — {m.note}", highlight=False)
+        console.print(styled("[yellow]not matched[/] ({}): {} — {}", m.category or "?", m.text, m.note))
     for n in result.notes:
-        console.print(f"[dim]note: {n}[/]", highlight=False)
+        console.print(styled("[dim]note: {}[/]", n))
     if result.report is None:
-        console.print("[red]no part could be matched; nothing to check[/]")
+        console.print(styled("[red]no part could be matched; nothing to check[/]"))
         return
     rep, shared = result.report, result.build
     verdict = "[green]compatible[/]" if rep.compatible else f"[red]{len(rep.problems)} problem(s)[/]"
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
-    console.print(f"Verdict: {verdict}; total {total} (today's catalog prices)", highlight=False)
+    console.print(styled("Verdict: " + verdict + "; total {} (today's catalog prices)", total))
     for f in rep.problems:
-        console.print(f"  [red]✗ {f.rule}[/]: {f.message}", highlight=False)
+        console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
     for f in rep.warnings:
-        console.print(f"  [yellow]! {f.rule}[/]: {f.message}", highlight=False)
+        console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))

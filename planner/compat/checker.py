@@ -10,6 +10,7 @@ from planner.compat import power
 from planner.catalog.load import Catalog, used_allowed
 from planner.errors import InputError
 from planner.catalog.models import AnyPart, Finding, Offer, Severity
+from planner.fx import convert_money
 from planner.money import Money
 from planner.compat.rules import ALL_RULES, Build
 from planner.compat.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
@@ -145,6 +146,6 @@ def check_parts(
         offer = offers[p.id]
         if offer is not None:
             qty = gpu_count if p.category == "gpu" else 1
-            total += offer.price * qty
+            total += convert_money(offer.price, offer.currency, currency) * qty  # never add mixed currencies
     return CheckReport(build=build, findings=check_build(build), sizing=sizing_for(build),
                        total=Money(amount=total, currency=currency), offers=offers, owned=owned_set)

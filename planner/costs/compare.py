@@ -13,7 +13,7 @@ import pandas as pd
 from planner.costs.cloud import CloudOffer
 from planner.compat.power import wall_w
 from planner.errors import InputError, PlannerError
-from planner.costs.fx import Rates, convert_exact
+from planner.fx import Rates, convert_exact
 from planner.money import check_currency
 from planner.money import CENT
 

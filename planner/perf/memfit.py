@@ -46,8 +46,10 @@ class ModelShape:
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise InputError(f"{name} must be >= 1 (got {v})")
-        if self.vocab < 0 or (self.act_mb_per_sample is not None and self.act_mb_per_sample < 0):
-            raise InputError("vocab and activation size must be >= 0")
+        if self.vocab < 0:
+            raise InputError(f"vocab must be >= 0 (got {self.vocab})")
+        if self.act_mb_per_sample is not None and not self.act_mb_per_sample > 0:  # 0 MB per sample is no measurement
+            raise InputError(f"activation size must be more than 0 MB per sample (got {self.act_mb_per_sample:g})")
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def amount_problem(amount: Decimal) -> Optional[str]:
 @functools.lru_cache(maxsize=2)
 def _rates(day: date) -> object:
     """The ECB rates, read once a day per process (a refresh checks many offers)."""
-    from planner.costs.fx import load_rates
+    from planner.fx import load_rates
 
     return load_rates(today=day)
 
@@ -100,7 +100,7 @@ def in_eur(amount: Decimal, currency: str) -> Optional[Decimal]:
     if currency == "EUR":
         return amount
     try:
-        from planner.costs.fx import convert_exact
+        from planner.fx import convert_exact
 
         return convert_exact(amount, currency, "EUR", _rates(date.today()))
     except (PlannerError, OSError, ArithmeticError):  # no rates or no rate for it: the range check cannot run

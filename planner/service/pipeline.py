@@ -112,7 +112,7 @@ def costs_build(report: CheckReport, currency: str, rates: Any) -> Any:
     prices converted exactly, owned parts excluded. A list without a GPU or a PSU is refused: its electricity
     and its purchase would be wrong."""
     from planner.costs import compare as C
-    from planner.costs.fx import convert_exact
+    from planner.fx import convert_exact
 
     parts = report.build.parts
     missing = [c for c in ("gpu", "psu") if c not in parts]
@@ -176,7 +176,7 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
     request's sweep."""
     from planner.costs import compare as C
     from planner.costs.cloud import latest_offers, load_cloud_offers
-    from planner.costs.fx import load_rates
+    from planner.fx import load_rates
 
     rates = rates if rates is not None else load_rates()
     params = params if params is not None else C.CostParams(currency=request.currency)

@@ -14,7 +14,9 @@ from typing import Any, Optional
 from planner.catalog.load import Catalog
 from planner.errors import ShareError
 from planner.catalog.models import CATEGORIES
-from planner.money import check_currency, format_money, parse_decimal, quantize
+from planner.money import check_currency, format_money, parse_amount, quantize
+from planner.textsafe import csv_cell, md_cell
+from planner.validation import not_future
 from planner.share.plan_file import first_plan
 from planner.request import Request
 from planner.share.token import MAX_LINES, READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token
@@ -88,36 +90,85 @@ def _sorted(lines: list[SharedLine]) -> tuple[SharedLine, ...]:
     return tuple(sorted(lines, key=lambda ln: order.get(ln.category, 99)))
 
 
+MAX_TEXT = 300  # characters in a name, retailer, URL or source of a shared line
+CONDITIONS = ("new", "used", "refurbished")
+
+
+def _text(p: dict[str, Any], key: str, where: str, *, required: bool = False) -> Optional[str]:
+    """A string field of a shared line: a string (at most MAX_TEXT characters) or absent/null."""
+    v = p.get(key)
+    if v is None or (v == "" and not required):
+        if required:
+            raise ShareError(f"{where} needs a '{key}'")
+        return None
+    if not isinstance(v, str):
+        raise ShareError(f"{where}: '{key}' must be text, not {type(v).__name__}")
+    if len(v) > MAX_TEXT:
+        raise ShareError(f"{where}: '{key}' is {len(v)} characters long (limit {MAX_TEXT})")
+    return v
+
+
+def _line(i: int, p: Any, currency: str) -> SharedLine:
+    """One shared line with strict types: every field has one type, prices are finite and not negative."""
+    if not isinstance(p, dict):
+        raise ShareError(f"part #{i + 1} is not an object")
+    pid = _text(p, "id", f"part #{i + 1}", required=True)
+    category = _text(p, "category", f"part #{i + 1}", required=True)
+    where = f"part {pid[:40]!r}"  # type: ignore[index]
+    if category not in CATEGORIES:
+        raise ShareError(f"part #{i + 1} has unknown category {str(category)[:30]!r}")
+    price = p.get("price")
+    if price is not None and not isinstance(price, dict):
+        raise ShareError(f"{where}: 'price' must be an object with 'amount' and 'currency'")
+    amount = None
+    if price and price.get("amount") is not None:
+        amount = parse_amount(price["amount"], f"price of {pid[:40]}")  # type: ignore[index]
+    price_currency = _text(price or {}, "currency", where)
+    if price_currency and check_currency(price_currency) != currency:
+        raise ShareError(f"{where} is priced in {price_currency}, the build in {currency}")
+    qty = p.get("quantity", 1)
+    if type(qty) is not int or not 1 <= qty <= 8:
+        raise ShareError(f"{where}: quantity must be a whole number 1-8 (got {str(qty)[:20]!r})")
+    observed = _text(p, "price_observed_on", where) or _text(price or {}, "observed_on", where)
+    if observed is not None:
+        try:
+            not_future(date.fromisoformat(observed), "price date")
+        except ValueError as exc:
+            raise ShareError(f"{where}: 'price_observed_on' {observed[:20]!r} is not a past ISO date ({exc})") from None
+    condition = _text(p, "condition", where)
+    if condition is not None and condition not in CONDITIONS:
+        raise ShareError(f"{where}: condition must be one of {', '.join(CONDITIONS)}")
+    owned = p.get("owned", False)
+    if owned is not None and not isinstance(owned, bool):
+        raise ShareError(f"{where}: 'owned' must be true or false")
+    return SharedLine(
+        category=category, part_id=pid, name=_text(p, "name", where) or pid, quantity=qty,  # type: ignore[arg-type]
+        unit_price=amount, retailer=_text(p, "retailer", where), url=_text(p, "url", where),
+        observed_on=observed, price_source=_text(p, "price_source", where) or _text(price or {}, "source", where),
+        owned=bool(owned), condition=condition)
+
+
 def build_from_json(data: Any, inputs: Optional[Request] = None) -> SharedBuild:
-    """Our export (schema planner.build/2, or /1 from before the one Request), `planner recommend --json` (first plan) or one plan."""
+    """Our export (schema planner.build/2, or /1 from before the one Request), `planner recommend --json` (first
+    plan) or one plan."""
     if isinstance(data, dict) and "schema" in data and data["schema"] not in READ_SCHEMAS:
         raise ShareError(f"unknown build schema {str(data['schema'])[:40]!r}; this planner reads {SCHEMA!r}")
     version = "v1" if isinstance(data, dict) and data.get("schema") == READ_SCHEMAS[0] else "v2"
     data = first_plan(data, "the build", ShareError)
-    currency = check_currency((data.get("total") or {}).get("currency") or data.get("currency") or "EUR")
-    if inputs is None and isinstance(data.get("inputs"), dict):
+    total = data.get("total")
+    if total is not None and not isinstance(total, dict):
+        raise ShareError("the build's 'total' must be an object with 'amount' and 'currency'")
+    declared = (total or {}).get("currency") or data.get("currency") or "EUR"
+    if not isinstance(declared, str):
+        raise ShareError("the build's currency must be an ISO code such as EUR")
+    currency = check_currency(declared)
+    if inputs is None and data.get("inputs") is not None:
+        if not isinstance(data["inputs"], dict):
+            raise ShareError("the build's 'inputs' must be an object")
         inputs = request_from_inputs(data["inputs"], version)
-    lines = []
-    for i, p in enumerate(data["parts"][:MAX_LINES + 1]):
-        if not isinstance(p, dict) or not p.get("id") or not p.get("category"):
-            raise ShareError(f"part #{i + 1} needs at least 'category' and 'id'")
-        if p["category"] not in CATEGORIES:
-            raise ShareError(f"part #{i + 1} has unknown category {str(p['category'])[:30]!r}")
-        price = p.get("price") if isinstance(p.get("price"), dict) else None
-        amount = parse_decimal(price["amount"], f"price of {p['id']}") if price and "amount" in price else None
-        if price and price.get("currency") and check_currency(price["currency"]) != currency:
-            raise ShareError(f"part {p['id']} is priced in {price['currency']}, the build in {currency}")
-        qty = p.get("quantity", 1)
-        if type(qty) is not int or not 1 <= qty <= 8:
-            raise ShareError(f"part {p['id']}: quantity must be a whole number 1-8 (got {qty!r})")
-        lines.append(SharedLine(
-            category=p["category"], part_id=str(p["id"]), name=str(p.get("name") or p["id"]), quantity=qty,
-            unit_price=amount, retailer=p.get("retailer"), url=p.get("url"),
-            observed_on=p.get("price_observed_on") or (price or {}).get("observed_on"),
-            price_source=p.get("price_source") or (price or {}).get("source"), owned=bool(p.get("owned")),
-            condition=p.get("condition")))
-    if len(lines) > MAX_LINES:
+    if len(data["parts"]) > MAX_LINES:
         raise ShareError(f"a shared build holds at most {MAX_LINES} parts")
+    lines = [_line(i, p, currency) for i, p in enumerate(data["parts"])]
     return SharedBuild(_sorted(lines), currency, inputs)
 
 
@@ -145,10 +196,6 @@ def build_from_catalog(catalog: Catalog, parts: list[tuple[str, int]], *, curren
 # ---------------------------------------------------------------- exports
 
 
-def _md_escape(text: str) -> str:
-    return re.sub(r"([|\[\]\\])", r"\\\1", text.replace("\n", " "))
-
-
 def _price_cell(ln: SharedLine, currency: str) -> str:
     if ln.owned:
         return "owned"
@@ -156,8 +203,8 @@ def _price_cell(ln: SharedLine, currency: str) -> str:
         return "no price"
     bits = [format_money(ln.unit_price, currency) + (f" ({ln.condition})" if ln.used else "")]
     if ln.retailer:
-        bits.append(f"@ {_md_escape(ln.retailer)}")
-    meta = ", ".join(x for x in (ln.observed_on, ln.price_source) if x)
+        bits.append(f"@ {md_cell(ln.retailer)}")
+    meta = ", ".join(md_cell(x) for x in (ln.observed_on, ln.price_source) if x)
     return " ".join(bits) + (f" ({meta})" if meta else "")
 
 
@@ -166,17 +213,18 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
     cur = build.currency
     out = ["Type|Item|Price", ":----|:----|:----"]
     for ln in build.lines:
-        name = _md_escape(ln.name)
+        name = md_cell(ln.name)
         item = f"[{name}]({ln.url})" if ln.url and re.fullmatch(r"https?://[^\s()<>\[\]]+", ln.url) else name
         for _ in range(ln.quantity):
             out.append(f"**{TYPE_LABELS.get(ln.category, ln.category)}** | {item} | {_price_cell(ln, cur)}")
     dates = build.price_dates()
     when = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "no date"
     sources = sorted({ln.price_source for ln in build.lines if ln.price_source and not ln.owned})
-    out.append(f" | *Prices in {cur} observed {when}; sources: {', '.join(sources) or 'none'}* |")
+    out.append(f" | *Prices in {cur} observed {md_cell(when)}; sources: {md_cell(', '.join(sources)) or 'none'}* |")
     out.append(f" | **Total** | **{format_money(build.total, cur)}**")
     stamp = (today or date.today()).isoformat()
-    out.append(f" | Generated by planner on {stamp}" + (f": [open this build]({link})" if link else "") + " |")
+    safe_link = link if link and re.fullmatch(r"https?://[^\s()<>\[\]]+", link) else None
+    out.append(f" | Generated by planner on {stamp}" + (f": [open this build]({safe_link})" if safe_link else "") + " |")
     return "\n".join(out) + "\n"
 
 
@@ -189,10 +237,10 @@ def to_csv(build: SharedBuild) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for ln in build.lines:
-        w.writerow([TYPE_LABELS.get(ln.category, ln.category), ln.category, ln.part_id, ln.name, ln.quantity,
-                    "" if ln.unit_price is None else str(quantize(ln.unit_price)), str(quantize(ln.line_total)),
-                    build.currency, ln.retailer or "", ln.url or "", ln.observed_on or "",
-                    "owned" if ln.owned else (ln.price_source or ""), str(ln.owned).lower()])
+        w.writerow([TYPE_LABELS.get(ln.category, ln.category), ln.category, csv_cell(ln.part_id), csv_cell(ln.name),
+                    ln.quantity, "" if ln.unit_price is None else str(quantize(ln.unit_price)),
+                    str(quantize(ln.line_total)), build.currency, csv_cell(ln.retailer), csv_cell(ln.url),
+                    csv_cell(ln.observed_on), "owned" if ln.owned else csv_cell(ln.price_source), str(ln.owned).lower()])
     w.writerow(["Total", "", "", "", "", "", str(build.total), build.currency, "", "", "", "", ""])
     return buf.getvalue()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -15,6 +14,7 @@ from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
 from planner.catalog.match import rank, resolve
 from planner.request import Request
+from planner.validation import load_json
 from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
 
 # ---------------------------------------------------------------- import
@@ -145,10 +145,7 @@ def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Reque
 
 
 def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[str, ...]]:
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ShareError(f"the pasted JSON is invalid ({exc.msg} at line {exc.lineno})") from None
+    data = load_json(raw, "the pasted JSON is invalid", ShareError)
     shared = build_from_json(data)
     matches = []
     for ln in shared.lines:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 from planner.costs import compare as C
 from planner.errors import InputError
-from planner.costs.fx import Rates, convert_exact
+from planner.fx import Rates, convert_exact
 from planner.money import check_currency, parse_decimal
 
 
@@ -26,12 +25,9 @@ def first_plan(data: Any, where: str = "the build", error: type[InputError] = In
 
 def read_plan(path: Path) -> dict[str, Any]:
     """The first plan of a JSON file written by `planner recommend --json` (or a bare plan)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file") from None
+    from planner.validation import load_json, read_text_capped
+
+    data = load_json(read_text_capped(Path(path), what="plan file"), str(path))
     return first_plan(data, str(path))
 
 

@@ -18,6 +18,7 @@ from planner.catalog.load import Catalog
 from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
 from planner.request import Request
+from planner.validation import load_json
 
 SCHEMA = "planner.build/2"
 READ_SCHEMAS = ("planner.build/1", SCHEMA)  # /1 carried v1 inputs
@@ -158,10 +159,7 @@ def _inflate(stream: bytes) -> bytes:
 
 def _parse_body(text: bytes, catalog: Optional[Catalog], version: str = TOKEN_VERSION
                 ) -> tuple[Request, tuple[tuple[str, int], ...]]:
-    try:
-        body = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise ShareError("the build token does not hold a build (not JSON)") from None
+    body = load_json(text, "the build token does not hold a build (not JSON)", ShareError)
     if not isinstance(body, dict) or set(body) - {"i", "p"} or not isinstance(body.get("p", []), list):
         raise ShareError("the build token does not hold a build (unexpected fields)")
     inputs = request_from_inputs(body.get("i", {}), version) if isinstance(body.get("i", {}), dict) else None

@@ -101,13 +101,18 @@ def price_of(rec: dict[str, Any]) -> Optional[Decimal]:
     return d if d.is_finite() and d > 0 else None
 
 
+MAX_DATASET_FILE_BYTES = 200_000_000
+
+
 def read_records(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: not valid JSON ({exc})") from None
+    from planner.errors import InputError
+    from planner.validation import load_json, read_text_capped
+
+    try:  # a regular file of at most 200 MB (the July 2025 snapshot's largest is 2.3 MB), UTF-8
+        text = read_text_capped(path, max_bytes=MAX_DATASET_FILE_BYTES, what="dataset file")
+    except InputError as exc:
+        raise CatalogError(str(exc)) from None
+    data = load_json(text, str(path), CatalogError)
     if not isinstance(data, list):
         raise CatalogError(f"{path}: expected a JSON array of parts, got {type(data).__name__}")
     return [r if isinstance(r, dict) else {} for r in data]

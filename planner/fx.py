@@ -4,24 +4,30 @@ from __future__ import annotations
 
 import os
 import re
+import time
+import zlib
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from functools import lru_cache
+from typing import TYPE_CHECKING, Mapping, Optional, Union
 
-import httpx
 from lxml import etree
 
 from planner.resources import SHIPPED_DATA_DIR, user_data_dir
 from planner.errors import CatalogError, CurrencyError, FetchError
-from planner.money import CENT
+from planner.money import CENT, check_currency
+
+if TYPE_CHECKING:
+    import httpx
 
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 SNAPSHOT_PATH = SHIPPED_DATA_DIR / "fx" / "eurofxref.xml"
 FILE_NAME = "eurofxref.xml"
 USER_AGENT = "planner/0.1 (ML workstation planner; ECB reference rates)"
-TIMEOUT_S = 10.0
+TIMEOUT_S = 10.0  # connect / between two reads
+DEADLINE_S = 30.0  # the whole fetch, however slowly a server trickles its bytes
 MAX_BYTES = 1_000_000  # the daily file is ~1.5 kB; anything this large is not it
 
 _GESMES = "http://www.gesmes.org/xml/2002-08-01"
@@ -120,6 +126,7 @@ def read_rates_file(path: Path, today: Optional[date] = None) -> Rates:
     except OSError as exc:
         raise FxFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     when, rates = parse_ecb_xml(data, source=str(path))
+    _not_future(when, str(path), today)
     return Rates(rates=rates, date=when, source=str(path), age_days=((today or date.today()) - when).days)
 
 
@@ -138,6 +145,32 @@ def load_rates(
     return fetched if fetched.date >= shipped.date else shipped
 
 
+def _not_future(when: date, source: str, today: Optional[date]) -> None:
+    """A reference-rate day after tomorrow cannot be real (it would also win over every later file)."""
+    if when > (today or date.today()) + timedelta(days=1):
+        raise FxFormatError(f"{source}: rates dated {when.isoformat()}, in the future (refused)")
+
+
+def _bounded_body(response: httpx.Response, url: str, deadline: float, deadline_s: float) -> bytes:
+    """The body, read as it arrives and decompressed here with a size limit: more than MAX_BYTES (an endless
+    body, a gzip bomb) or past the deadline (a slow server) stops the read with a FetchError."""
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        raise FetchError(f"{url} answered in an encoding this reader does not take ({encoding[:20]})")
+    inflater = None if encoding in ("identity", "") else zlib.decompressobj(32 + zlib.MAX_WBITS)
+    body = bytearray()
+    for raw in response.iter_raw():
+        try:
+            body += raw if inflater is None else inflater.decompress(raw, MAX_BYTES + 1 - len(body))
+        except zlib.error:
+            raise FetchError(f"{url} sent a damaged compressed body") from None
+        if len(body) > MAX_BYTES:
+            raise FetchError(f"{url} sent more than {MAX_BYTES // 1000} kB: not the ECB daily file (stopped)")
+        if time.monotonic() > deadline:
+            raise FetchError(f"{url} took longer than the {deadline_s:g} s allowed (stopped)")
+    return bytes(body)
+
+
 def refresh(
     url: str = ECB_DAILY_URL,
     *,
@@ -145,21 +178,29 @@ def refresh(
     today: Optional[date] = None,
     client: Optional[httpx.Client] = None,
     timeout_s: float = TIMEOUT_S,
+    deadline_s: float = DEADLINE_S,
 ) -> Rates:
-    """Fetch the ECB daily XML, validate it, store it atomically in the user dir; FetchError on any failure."""
+    """Fetch the ECB daily XML (at most MAX_BYTES, within deadline_s), validate it, store it atomically in the
+    user dir; FetchError on any failure."""
     own = client is None
+    import httpx  # only a refresh talks to the network
+
     http = client or httpx.Client(timeout=timeout_s, headers={"User-Agent": USER_AGENT}, follow_redirects=True)
+    deadline = time.monotonic() + deadline_s
     try:
-        response = http.get(url, headers={"User-Agent": USER_AGENT, "Accept": "application/xml, text/xml"})
+        with http.stream("GET", url, headers={"User-Agent": USER_AGENT, "Accept": "application/xml, text/xml",
+                                                   "Accept-Encoding": "gzip, identity"}) as response:
+            if response.status_code != 200:
+                raise FetchError(f"{url} answered HTTP {response.status_code}")
+            content = _bounded_body(response, url, deadline, deadline_s)
     except httpx.HTTPError as exc:
         raise FetchError(f"could not reach {url}: {type(exc).__name__}: {exc}") from None
     finally:
         if own:
             http.close()
-    if response.status_code != 200:
-        raise FetchError(f"{url} answered HTTP {response.status_code}")
     try:
-        when, rates = parse_ecb_xml(response.content, source=url)
+        when, rates = parse_ecb_xml(content, source=url)
+        _not_future(when, url, today)
     except FxFormatError as exc:
         raise FetchError(f"{exc}") from None
     folder = user_dir or user_fx_dir()
@@ -167,7 +208,7 @@ def refresh(
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / FILE_NAME
         tmp = folder / f".{FILE_NAME}.{os.getpid()}.tmp"
-        tmp.write_bytes(response.content)
+        tmp.write_bytes(content)
         os.replace(tmp, target)
     except OSError as exc:
         raise FetchError(f"could not write the rates to {folder}: {exc.strerror or exc}") from None
@@ -199,3 +240,17 @@ def convert_exact(
 def convert(amount: Decimal, from_ccy: str, to_ccy: str, rates: Union[Rates, Mapping[str, Decimal]]) -> Decimal:
     """amount in from_ccy -> to_ccy through EUR, rounded half-up to cents once, at the end."""
     return convert_exact(amount, from_ccy, to_ccy, rates).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@lru_cache(maxsize=1)
+def reference_rates() -> Rates:
+    """The rates every conversion of a run uses (user's refreshed copy, else the shipped snapshot), read once."""
+    return load_rates()
+
+
+def convert_money(amount: Decimal, from_ccy: str, to_ccy: str) -> Decimal:
+    """amount in from_ccy expressed in to_ccy at the ECB reference rates, unrounded: convert, then add."""
+    src, dst = check_currency(from_ccy), check_currency(to_ccy)
+    if src == dst:
+        return amount
+    return convert_exact(amount, src, dst, reference_rates())

@@ -1,0 +1,46 @@
+"""Text that came from a user or a page, made inert before it is shown: Markdown, CSV cells, Rich markup."""
+
+from __future__ import annotations
+
+import re
+
+from rich.markup import escape as _rich_escape
+
+# What opens a link, an image, emphasis, code, HTML, a heading or a table cell in Markdown.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#])")
+# A bare address becomes a link in GitHub-flavoured Markdown; an escaped character in it stops that.
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
+# Inside an exported table cell: what opens a link, image, emphasis, code, HTML or a new cell.
+_MD_CELL_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+# A spreadsheet runs a cell as a formula when it starts with one of these (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def one_line(text: object) -> str:
+    """The text on one line: control characters and line breaks become single spaces."""
+    return " ".join(_CONTROL.sub(" ", str(text)).split())
+
+
+def md_escape(text: object) -> str:
+    """Literal text inside Markdown (st.error, st.warning, st.caption): no link, image, emphasis, HTML or
+    autolinked address can form; hyphens, dots and parentheses stay as typed so messages stay readable."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    return _AUTOLINK.sub(lambda m: "\\:\\/\\/" if m.group(1) == "://" else m.group(1)[:3] + "\\.", escaped)
+
+
+def md_cell(text: object) -> str:
+    """Literal text in an exported Markdown table cell, lighter than md_escape so names stay readable:
+    no link or image can open (brackets escaped), no cell can end (| escaped), no row can start (one line)."""
+    return _MD_CELL_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+def csv_cell(text: object) -> str:
+    """A text cell a spreadsheet shows as text: a leading formula character gets a ' in front."""
+    s = "" if text is None else str(text)
+    return "'" + s if s.startswith(_FORMULA_START) else s
+
+
+def rich_escape(text: object) -> str:
+    """User text inside a Rich markup template: `[/]` and `[link=...]` print as themselves."""
+    return _rich_escape(str(text))
