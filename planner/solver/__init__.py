@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Optional
 
 from ortools.sat.python import cp_model
@@ -12,10 +14,12 @@ from planner.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.requirements import Requirements
+from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.plan import Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
+from planner.speed import score_units
 
 DEFAULT_TIME_LIMIT_S = 10.0
 
@@ -53,13 +57,7 @@ class _Session:
             if not parts["gpu"]:
                 return "infeasible", None
         m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False)
-        mode = req.mode if objective == "auto" else objective
-        if mode == "best":
-            big = sum(max((self.cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values())
-            big = big * req.gpu_count + 1
-            m.model.Maximize(terms["score"] * big - terms["price"])
-        else:
-            m.model.Minimize(terms["price"])
+        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective)
         solver = _solver(self.time_limit, self.workers)
         status = solver.Solve(m.model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -78,6 +76,7 @@ class _Session:
             raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
         total = sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
         return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].chip],
+                    quality=quality.points(report.build) if req.goal == "expert" else 0,
                     gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
                     catalog=self.catalog, owned=self.cands.owned, offers=self.cands.offers)
 
@@ -147,6 +146,43 @@ class _Session:
         return best
 
 
+def set_objective(model: cp_model.CpModel, terms: dict[str, Any], parts: dict[str, list[Any]], cands: Candidates,
+                  req: Requirements, mode: str) -> None:
+    """Best: sweep speed, then quality points, then cost, as one integer lexicographic sum. Cheapest: cost, then
+    quality points at that cost."""
+    big = sum(max((cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values()) * (req.gpu_count or 1) + 1
+    q_big = quality.max_points() + 1
+    if mode == "best":
+        model.Maximize(terms["score"] * q_big * big + terms["quality"] * big - terms["price"])
+    else:
+        model.Minimize(terms["price"] * q_big - terms["quality"])
+
+
+def throughput(plan: Plan, runs: int) -> Fraction:
+    """Sweep throughput in per-GPU speed units per round: speed / ceil(runs / GPUs) (runs go in parallel)."""
+    per_gpu = score_units(plan.speed, 1)
+    return Fraction(per_gpu, -(-runs // plan.gpu_count))
+
+
+def rank_key(plan: Plan, req: Requirements) -> tuple:
+    """Across GPU counts, the same order the model uses within one: the user's objective first."""
+    if req.mode == "best":
+        return (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur, -plan.gpu_count)
+    return (-plan.total_cents_eur, plan.quality, -plan.gpu_count)
+
+
+def unspent_note(plan: Plan, req: Requirements, status: str) -> Optional[str]:
+    if req.mode != "best" or req.budget is None:
+        return None
+    left = req.budget - plan.total
+    if plan.currency == req.currency and left >= max(Decimal(50), req.budget * Decimal("0.02")):
+        how = "" if status == "optimal" else " found within the time limit"
+        what = "sweep speed or build quality" if req.goal == "expert" else "sweep speed (goal: minimum)"
+        return (f"{format_money(left, req.currency)} of the budget left unspent: no other choice{how} within it buys "
+                f"more {what}")
+    return None
+
+
 def recommend(
     catalog: Catalog,
     req: Requirements,
@@ -168,26 +204,46 @@ def recommend(
             raise InputError(f"two {part.category} parts pinned ({pinned[part.category]}, {part.id}); "
                              "a build takes one of each")
         pinned[part.category] = part.id
-    s = _Session(catalog, req, time_limit, workers)
-    if s.cands.missing:
-        return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
-    status, chosen = s.solve(req)
-    if chosen is None:
-        why = s.explain() if status == "infeasible" else WhyNot(["no answer within the time limit"],
-                                                                 ["raise --time-limit"])
-        return Recommendation("infeasible" if status == "infeasible" else "feasible", [], why,
-                              time.perf_counter() - start, s.stats)
-    plans = [s.plan(chosen)]
-    forbid = {chosen["gpu"].chip}
+    tried: list[tuple[_Session, str, Optional[Plan]]] = []
+    for n in req.gpu_counts():  # the GPU count is a decision: one exact solve per count, the best kept
+        s = _Session(catalog, req.model_copy(update={"gpu_count": n}), time_limit, workers)
+        if s.cands.missing:
+            return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
+        status, chosen = s.solve(s.req)
+        tried.append((s, status, None if chosen is None else s.plan(chosen)))
+    stats = dict(tried[0][0].stats)
+    stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "status": st,
+                              "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
+                              "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
+                             for s, st, p in tried]
+    found = [(s, st, p) for s, st, p in tried if p is not None]
+    if not found:
+        if any(st == "unknown" for _, st, _ in tried):
+            return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
+                                  time.perf_counter() - start, stats)
+        return Recommendation("infeasible", [], tried[0][0].explain(), time.perf_counter() - start, stats)
+    s, status, first = max(found, key=lambda t: rank_key(t[2], req))
+    if any(st == "unknown" for _, st, _ in tried):
+        status = "feasible"  # a count that timed out might have held a better build
+    stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
+    note = unspent_note(first, req, status)
+    if note:
+        first.notes.append(note)
+    plans = [first]
+    forbid = {first.gpu.chip}
     for _ in range(alternatives):
-        st, alt = s.solve(req, forbid_chips=forbid)
+        st, alt = s.solve(s.req, forbid_chips=forbid)
         if alt is None:
             break
         plan = s.plan(alt)
         plan.trade_offs = trade_offs(plans[0], plan)
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
-    return Recommendation(status, plans, None, time.perf_counter() - start, s.stats)
+    return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
+def sweep_hours(plan: Plan, req: Requirements) -> float:
+    return -(-req.runs // plan.gpu_count) * req.baseline_hours / plan.speed.value
 
 
 __all__ = ["recommend", "Recommendation", "Plan", "Requirements"]

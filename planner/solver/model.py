@@ -14,6 +14,7 @@ from planner.money import to_cents
 from planner.requirements import Requirements
 from planner.rules import ALL_RULES
 from planner.rules.base import psu_efficiency_permille
+from planner.solver import quality
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
 from planner.speed import Speed, gpu_speed, score_units
 
@@ -90,7 +91,7 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
             rule.encode(m)
-        elif req.avoid_warnings:
+        elif req.avoid_warnings and rule.blocks:
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
             rule.encode(m)
             m.model = base_model
@@ -99,6 +100,7 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     for cat in CATEGORIES[1:]:
         price = price + m.attr(cat, lambda p: cands.price_cents[p.id])
     score = m.attr("gpu", lambda g: cands.score[g.id])
+    quality_pts = quality.encode(m) if req.goal == "expert" else 0
     model = m.model
 
     def gated(sentence: str, *constraints: Callable[[], Any]) -> None:
@@ -134,7 +136,7 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     if req.max_wall_w:
         gated(f"at most {req.max_wall_w} W sustained at the wall",
               lambda: 1000 * m.power()["sustained_w"] <= req.max_wall_w * m.attr("psu", psu_efficiency_permille))
-    need = req.required_speedup()
+    need = req.required_speedup(n)
     if need:
         units = int(round(need * 1000)) * n
         why = f"sweep done within {req.deadline_hours:g} h" if req.deadline_hours else f"at least {need:g}x the GTX 1080 Ti"
@@ -142,7 +144,11 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     for pid in req.pinned:
         part = catalog.get(pid)
         gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
-    return {"price": price, "score": score}
+    return {"price": price, "score": score, "quality": quality_pts}
+
+
+def pinned_ids(req: Requirements, catalog: Catalog) -> frozenset[str]:
+    return frozenset(catalog.get(i).id for i in req.pinned)
 
 
 def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
@@ -152,10 +158,11 @@ def cands_budget_cents(req: Requirements, catalog: Catalog) -> int:
 
 def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingEncoder:
     rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
-                           req.model_params)
+                           req.model_params, pinned_ids(req, catalog))
     terms = encode_all(rec, req, cands, lambda s: None, catalog)
     rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
     rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
+    rec.model.note(Rel(-Term.of(terms["quality"]), eq=False))  # more quality points are better
     return rec
 
 
@@ -163,7 +170,7 @@ def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirement
                 with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
     """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
     m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
-                     req.model_params)
+                     req.model_params, pinned_ids(req, catalog))
     names: dict[int, str] = {}
 
     def switch(sentence: str) -> Optional[cp_model.IntVar]:
