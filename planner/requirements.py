@@ -43,6 +43,7 @@ class Requirements(BaseModel):
     gpu_count: Optional[int] = Field(default=None, ge=1, le=MAX_GPUS)  # None: the solver decides 1..max_gpus
     max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
+    suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
     precision: Literal["fp32", "tf32", "amp"] = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size

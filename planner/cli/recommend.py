@@ -18,6 +18,9 @@ from planner.solver import Recommendation, recommend
 
 
 def print_recommendation(rec: Recommendation) -> None:
+    if not rec.plans and rec.status == "timeout":
+        console.print(f"[red]No solution within the time limit[/] ({rec.solve_seconds:.2f} s); raise --time-limit.")
+        return
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
         if rec.why_not:
@@ -56,6 +59,13 @@ def print_recommendation(rec: Recommendation) -> None:
             console.print(f"  [dim]? {f.rule}: {f.message}[/]")
         for t in plan.trade_offs:
             console.print(f"  vs recommended: {t}")
+        for n in plan.notes:
+            console.print(f"  [cyan]note[/]: {n}")
+    tried = rec.stats.get("by_gpu_count", [])
+    if len(tried) > 1:
+        console.print("GPU counts tried: " + "; ".join(
+            f"{t['gpus']} x: " + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"] else t["status"])
+            for t in tried))
     console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
                   f"of {rec.stats.get('candidates')} parts after dominance pruning[/]")
 
@@ -69,7 +79,7 @@ def register(app: typer.Typer) -> None:
         mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
         min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
         min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
-        min_storage: int = typer.Option(1000, "--min-storage", help="Minimum storage, GB"),
+        min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
         runs: int = typer.Option(8, "--runs", help="Runs in the sweep (for --deadline-hours)"),
@@ -78,8 +88,13 @@ def register(app: typer.Typer) -> None:
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
                                                      help="Model size in parameters, e.g. 15e6 (default: typical for the workload)"),
-        gpus: int = typer.Option(1, "--gpus", help="Number of identical GPUs (1-4)"),
-        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
+        gpus: Optional[int] = typer.Option(None, "--gpus", help="Fixed number of identical GPUs (1-4; default: decided)"),
+        max_gpus: int = typer.Option(4, "--max-gpus", help="Most GPUs the solver may choose (1-4)"),
+        goal: str = typer.Option("expert", "--goal",
+                                 help="expert: after speed, spend the budget on build quality; minimum: the cheapest parts that pass"),
+        power_limit: Optional[float] = typer.Option(None, "--power-limit",
+                                                    help="GPU power limit as a fraction of stock (0.5-1.0; default: stock, "
+                                                         "or 80/70 % for several GPUs where that fits a better build)"),
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
         exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
@@ -97,11 +112,12 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--time-limit must be a positive number of seconds (got {time_limit})")
         cat = load_catalog(catalog_dir, price_db=True if catalog_dir is None else None)
         resolve = lambda qs: tuple(cat.find(q).id for q in qs)  # noqa: E731
+        extra = {} if min_storage is None else {"min_storage_gb": min_storage}
         req = Requirements.parse(
-            budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
-            min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
+            budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
+            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
-            power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
+            power_fraction=1.0 if power_limit is None else power_limit, suggest_power_limit=power_limit is None, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
             used=used,
         )

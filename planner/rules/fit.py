@@ -114,6 +114,9 @@ class RadiatorMount(Rule):
         cooler, case, gpu = b.get("cooler"), b.parts["case"], b.get("gpu")
         gpu_rad = gpu_radiator_mm(gpu)
         cpu_aio = cooler is not None and cooler.type == "aio"
+        if gpu_rad is not None and b.gpu_count > 1:
+            return [self.finding(f"{b.gpu_count} hybrid cards bring {b.gpu_count} radiators: this planner fits one "
+                                 "radiator per case; choose air-cooled cards for several GPUs", b.ids("gpu", "case"))]
         if cpu_aio and gpu_rad is not None:
             return [self.finding(f"{cooler.radiator_mm} mm CPU radiator and the card's own {gpu_rad} mm radiator: "
                                  "this planner fits one radiator per case; choose an air cooler or another card",
@@ -136,6 +139,8 @@ class RadiatorMount(Rule):
         unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear), unknown=False)
         aio = m.has("cooler", lambda c: c.type == "aio")
         hybrid = m.has("gpu", lambda g: gpu_radiator_mm(g) is not None, unknown=False)
+        if m.gpu_count > 1:
+            m.model.Add(hybrid == 0)
         m.model.Add(aio + hybrid <= 1)
         m.model.Add(front <= aio + hybrid)
         m.model.Add(front == 0).OnlyEnforceIf(m.model_bool(unknown_case))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from decimal import Decimal
 from fractions import Fraction
@@ -75,8 +76,8 @@ class _Session:
         if report.problems:  # the solver and the checker share rules: this would be a bug
             raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
         total = sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
-        return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].chip],
-                    quality=quality.points(report.build) if req.goal == "expert" else 0,
+        return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].id],
+                    quality=quality.points(report.build) if req.goal == "expert" else 0, power_fraction=req.power_fraction,
                     gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
                     catalog=self.catalog, owned=self.cands.owned, offers=self.cands.offers)
 
@@ -167,8 +168,8 @@ def throughput(plan: Plan, runs: int) -> Fraction:
 def rank_key(plan: Plan, req: Requirements) -> tuple:
     """Across GPU counts, the same order the model uses within one: the user's objective first."""
     if req.mode == "best":
-        return (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur, -plan.gpu_count)
-    return (-plan.total_cents_eur, plan.quality, -plan.gpu_count)
+        return (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur, -plan.gpu_count, plan.power_fraction)
+    return (-plan.total_cents_eur, plan.quality, -plan.gpu_count, plan.power_fraction)
 
 
 def unspent_note(plan: Plan, req: Requirements, status: str) -> Optional[str]:
@@ -204,15 +205,16 @@ def recommend(
             raise InputError(f"two {part.category} parts pinned ({pinned[part.category]}, {part.id}); "
                              "a build takes one of each")
         pinned[part.category] = part.id
+    req, floor_note = with_memfit_floor(req)
     tried: list[tuple[_Session, str, Optional[Plan]]] = []
-    for n in req.gpu_counts():  # the GPU count is a decision: one exact solve per count, the best kept
-        s = _Session(catalog, req.model_copy(update={"gpu_count": n}), time_limit, workers)
+    for n, frac in options(req):  # GPU count (and a power limit for several): one exact solve each, best kept
+        s = _Session(catalog, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), time_limit, workers)
         if s.cands.missing:
             return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
         status, chosen = s.solve(s.req)
         tried.append((s, status, None if chosen is None else s.plan(chosen)))
     stats = dict(tried[0][0].stats)
-    stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "status": st,
+    stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "power_limit": s.req.power_fraction, "status": st,
                               "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
                               "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
                              for s, st, p in tried]
@@ -226,9 +228,7 @@ def recommend(
     if any(st == "unknown" for _, st, _ in tried):
         status = "feasible"  # a count that timed out might have held a better build
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
-    note = unspent_note(first, req, status)
-    if note:
-        first.notes.append(note)
+    first.notes.extend(n for n in (floor_note, power_limit_note(first, s.req, req), unspent_note(first, req, status)) if n)
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):
@@ -240,6 +240,51 @@ def recommend(
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
     return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
+SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
+
+
+def options(req: Requirements) -> list[tuple[int, float]]:
+    """(GPU count, power limit) pairs to solve: the user's limit, or for several GPUs at stock also the suggested
+    limits, which can save a PSU class, case airflow or the wall circuit."""
+    out = []
+    for n in req.gpu_counts():
+        out.append((n, req.power_fraction))
+        if n > 1 and req.suggest_power_limit and req.power_fraction == 1.0:
+            out.extend((n, f) for f in SUGGESTED_LIMITS)
+    return out
+
+
+def power_limit_note(plan: Plan, used: Requirements, asked: Requirements) -> Optional[str]:
+    if used.power_fraction == asked.power_fraction:
+        return None
+    from planner.rules.base import gpu_power_w
+    from planner.power import size_psu
+
+    watts = gpu_power_w(plan.gpu, plan.catalog.chips, used.power_fraction)
+    stock = plan.report.build.parts["gpu"].tgp_w or plan.chip.tdp_w
+    s = plan.report.sizing
+    at_stock = size_psu([stock] * plan.gpu_count, s.cpu_w) if s else None
+    why = f"; at stock power these cards need about a {at_stock.recommended_w} W PSU and" if at_stock else ";"
+    return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why} the best stock-power "
+            f"build with {plan.gpu_count} GPUs is slower or does not fit the budget and rules (speed shown is at the limit)")
+
+
+def with_memfit_floor(req: Requirements) -> tuple[Requirements, Optional[str]]:
+    """A model size sets a VRAM floor per GPU (weights, gradients, AdamW states, overhead: planner.memfit), the same
+    floor on every path; the user's own --min-vram wins when higher."""
+    if req.model_params is None:
+        return req, None
+    from planner.memfit import ModelShape, estimate_memory
+
+    need = estimate_memory(ModelShape(params=req.model_params, precision=req.precision)).total_gib
+    floor = float(math.ceil(need))
+    if floor <= (req.min_vram_gb or 0):
+        return req, None
+    return (req.model_copy(update={"min_vram_gb": floor}),
+            f"VRAM floor {floor:g} GB per GPU: a {req.model_params:.3g}-parameter model needs about {need:.1f} GiB for "
+            "weights, gradients, AdamW states and overhead (planner memfit; activations not counted)")
 
 
 def sweep_hours(plan: Plan, req: Requirements) -> float:

@@ -16,6 +16,7 @@ from planner.rules import ALL_RULES
 from planner.rules.base import psu_efficiency_permille
 from planner.solver import quality
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
+from planner.perf import MIN_POWER_FRACTION
 from planner.speed import Speed, gpu_speed, score_units
 
 
@@ -25,7 +26,7 @@ class Candidates:
 
     parts: dict[str, list[Any]]
     price_cents: dict[str, int]
-    speed: dict[str, Speed]  # by chip id
+    speed: dict[str, Speed]  # by gpu part id (a power-limited variant such as a Max-Q is slower than its chip)
     score: dict[str, int]  # by gpu part id
     owned: frozenset[str] = frozenset()
     offers: dict[str, Any] = field(default_factory=dict)  # the offer each price came from
@@ -57,12 +58,18 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
     speed: dict[str, Speed] = {}
     score: dict[str, int] = {}
     for g in parts["gpu"]:
-        if g.chip not in speed:
-            speed[g.chip] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
-                                      req.power_fraction, req.model_params)
-        score[g.id] = score_units(speed[g.chip], req.gpu_count)
+        speed[g.id] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
+                                card_power_fraction(g, catalog.chips, req.power_fraction), req.model_params)
+        score[g.id] = score_units(speed[g.id], req.gpu_count or 1)
     return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned, offers=offers,
                       missing=[c for c in CATEGORIES if not parts[c]])
+
+
+def card_power_fraction(gpu: Any, chips: dict[str, Any], power_fraction: float) -> float:
+    """The user's power limit times the card's own: a 300 W Max-Q of a 600 W chip runs at 50 % of the chip's power,
+    and the speed model's power-limit curve prices that (no card counts as faster than its chip)."""
+    own = min(1.0, gpu.tgp_w / chips[gpu.chip].tdp_w) if gpu.tgp_w else 1.0
+    return max(MIN_POWER_FRACTION, round(power_fraction * own, 3))
 
 
 class Gate:

@@ -29,6 +29,7 @@ class Plan:
     offers: dict[str, Any] = field(default_factory=dict)
     trade_offs: list[str] = field(default_factory=list)
     quality: int = 0  # build-quality points (planner.solver.quality)
+    power_fraction: float = 1.0  # GPU power limit the plan runs at
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -77,6 +78,7 @@ class Plan:
             "unverified": [f.to_json() for f in self.report.unverified],
             "trade_offs": list(self.trade_offs),
             "quality_points": self.quality,
+            "power_limit": self.power_fraction,
             "notes": list(self.notes),
         }
 

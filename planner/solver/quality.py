@@ -19,11 +19,16 @@ BOARD_HEADROOM_POINTS = 3
 COOLER_HEADROOM_POINTS = 3
 CASE_HEADROOM_POINTS = 3
 BIG_STORAGE_GB, BIG_STORAGE_POINTS = 4000, 1
+FULL_LINK_LANES, FULL_LINK_POINTS = 16, 2  # the GPU on a full x16 link, not the x8 of an APU (8700G)
 
 
 def psu_points(psu: Any) -> int:
     native = (psu.connectors_12v2x6 or 0) >= 1
     return (PSU_CLASS_POINTS.get(psu.atx_version or "", 0) if native else 0) + EFFICIENCY_POINTS.get(psu.efficiency, 0)
+
+
+def cpu_points(cpu: Any) -> int:
+    return FULL_LINK_POINTS if (cpu.gpu_pcie_lanes or 0) >= FULL_LINK_LANES else 0
 
 
 def storage_points(drive: Any) -> int:
@@ -38,7 +43,7 @@ def points(b: Build) -> int:
     """Quality points of a complete build."""
     p = b.parts
     cpu_w = p["cpu"].power_w
-    total = psu_points(p["psu"]) + storage_points(p["storage"])
+    total = psu_points(p["psu"]) + storage_points(p["storage"]) + cpu_points(p["cpu"])
     total += BOARD_HEADROOM_POINTS * _headroom(p["motherboard"].max_cpu_power_w, cpu_w)
     total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
     total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power_terms(b).sustained_w)
@@ -46,7 +51,7 @@ def points(b: Build) -> int:
 
 
 def max_points() -> int:
-    return (max(PSU_CLASS_POINTS.values()) + max(EFFICIENCY_POINTS.values()) + BIG_STORAGE_POINTS
+    return (max(PSU_CLASS_POINTS.values()) + max(EFFICIENCY_POINTS.values()) + BIG_STORAGE_POINTS + FULL_LINK_POINTS
             + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS)
 
 
@@ -54,7 +59,7 @@ def encode(m: Encoder) -> Any:
     """The same points as a linear expression: per-part terms plus one literal per headroom bonus, each
     allowed only when its headroom holds (maximising sets it whenever it can)."""
     num, den = HEADROOM
-    total = m.attr("psu", psu_points) + m.attr("storage", storage_points)
+    total = m.attr("psu", psu_points) + m.attr("storage", storage_points) + m.attr("cpu", cpu_points)
     cpu_w = m.attr("cpu", lambda c: c.power_w)
     for name, weight, cap, load in (
         ("board_headroom", BOARD_HEADROOM_POINTS, m.attr("motherboard", lambda p: p.max_cpu_power_w, unknown=0), cpu_w),
