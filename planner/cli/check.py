@@ -11,6 +11,7 @@ from rich.table import Table
 from planner.catalog import load_catalog
 from planner.checker import CheckReport, check_parts
 from planner.cli.common import console, emit_json, handle_errors
+from planner.errors import InputError
 from planner.money import format_money
 
 
@@ -38,7 +39,15 @@ def print_report(report: CheckReport) -> None:
                       f"load, {s.required_atx3_w} W ATX 3.x / {s.required_atx2_w} W ATX 2.x with transients"
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")
-    verdict = "[green]compatible[/]" if report.compatible else f"[red]{len(report.problems)} problem(s)[/]"
+    if report.verdict == "compatible":
+        verdict = "[green]compatible[/]"
+    elif report.verdict == "partial":
+        verdict = (f"[yellow]partial build[/]: no problem among the parts given, but missing "
+                   f"{', '.join(report.missing)}; add them to check the whole build")
+    else:
+        verdict = f"[red]{len(report.problems)} problem(s)[/]"
+        if report.missing:
+            verdict += f" (and the list is partial: missing {', '.join(report.missing)})"
     console.print(f"Verdict: {verdict}")
     for f in report.problems:
         console.print(f"  [red]✗ {f.rule}[/]: {f.message}")
@@ -56,6 +65,10 @@ def register(app: typer.Typer) -> None:
         gpu_count: int = typer.Option(1, "--gpu-count", help="Number of identical GPUs"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.3-1.0)"),
         owned: list[str] = typer.Option([], "--owned", help="Part ids you already own (cost 0, still checked)"),
+        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
+        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        model_params: Optional[float] = typer.Option(None, "--model-params",
+                                                     help="Model size in parameters, as for recommend (e.g. 15e6)"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
@@ -63,7 +76,14 @@ def register(app: typer.Typer) -> None:
         cat = load_catalog(catalog_dir, price_db=True)
         chosen = [cat.find(q) for q in parts]
         owned_ids = [cat.find(q).id for q in owned]
-        report = check_parts(cat, chosen, gpu_count=gpu_count, power_fraction=power_limit, owned=owned_ids)
+        if workload not in ("transformer", "cnn", "generic"):
+            raise InputError(f"--workload must be transformer, cnn or generic (got {workload!r})")
+        if precision not in ("fp32", "tf32", "amp"):
+            raise InputError(f"--precision must be fp32, tf32 or amp (got {precision!r})")
+        if model_params is not None and not (0 < model_params <= 1e13):
+            raise InputError(f"--model-params must be a positive number of parameters up to 1e13 (got {model_params})")
+        report = check_parts(cat, chosen, gpu_count=gpu_count, power_fraction=power_limit, owned=owned_ids,
+                             workload=workload, precision=precision, model_params=model_params)
         if as_json:
             emit_json(report.to_json())
         else:

@@ -110,7 +110,9 @@ class GpuConnectors(Rule):
         missing = ([gpu.id] if gpu.power_12v2x6 is None and gpu.power_8pin is None else []) + \
             ([psu.id] if psu.connectors_12v2x6 is None or psu.connectors_8pin is None else [])
         if missing:
-            return [self.unverified("GPU power connectors or PSU connector counts", missing)]
+            what = " and ".join(w for w, pid in (("GPU power connectors", gpu.id), ("PSU connector counts", psu.id))
+                                if pid in missing)
+            return [self.unverified(what, missing)]
         need16, need8 = n * (gpu.power_12v2x6 or 0), n * (gpu.power_8pin or 0)
         stock = gpu_stock_w(gpu, b.chips)
         counts_ok = psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8
