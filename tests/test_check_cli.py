@@ -238,7 +238,10 @@ def test_two_parts_of_one_category_exit_2(cat, target) -> None:
 def test_unique_name_fragment_resolves(cat) -> None:
     code, data, err = check("Meshify 2 Compact", "--json")
     assert code == 0, err
-    assert data["compatible"] is True and data["total"]["amount"] == str(cat.offer_for(
+    # a lone case has no problem but is a partial build: never "compatible"
+    assert data["compatible"] is False and data["verdict"] == "partial" and data["complete"] is False
+    assert data["missing"] == ["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu"]
+    assert data["total"]["amount"] == str(cat.offer_for(
         "case-fractal-meshify-2-compact").price.quantize(Decimal("0.01")))
 
 

@@ -276,6 +276,8 @@ CASES: list[Case] = [
          P, ("16-pin cables are rated 450 W, the card draws up to 575 W",), ("psu-test", "gpu-test")),
     Case("connectors-cable-rating-unknown", "gpu_connectors", B(gpu=gpu(**BIG_CARD), psu=psu(cable_12v2x6_w=None)), U,
          ("PSU 12V-2x6 cable rating unknown",), ("psu-test",)),
+    Case("connectors-8pin-card-cable-rating-irrelevant", "gpu_connectors",
+         B(gpu=gpu(**LEGACY_CARD), psu=psu(cable_12v2x6_w=None))),
     Case("connectors-450w-cable-fine-for-450w-card", "gpu_connectors", B(psu=psu(cable_12v2x6_w=450))),
     Case("psu-class-atx31-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD))),
     Case("psu-class-atx30-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD), psu=psu(atx_version="3.0")), W,

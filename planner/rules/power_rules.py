@@ -145,7 +145,7 @@ class GpuConnectors(Rule):
         m.model.Add(m.has("gpu", lambda g: gpu_unknown(g) and g.id not in m.pinned, unknown=False) == 0)
         have16 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_12v2x6)
         have8 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_8pin)
-        cable = m.strict("psu", lambda s: None if psu_unknown(s) else s.cable_12v2x6_w, fail=-1)
+        cable = m.strict("psu", lambda s: None if psu_unknown(s) else s.cable_12v2x6_w, fail=0)
         need16 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_12v2x6 or 0), unknown=0)
         need8 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_8pin or 0), unknown=0)
         need_cable = m.attr("gpu", lambda g: gpu_stock_w(g, m.chips) if (g.power_12v2x6 or 0) > 0 else 0)
