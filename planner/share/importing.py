@@ -101,7 +101,7 @@ def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
             continue
         item = cells[1]
         link = _LINK.search(item)
-        name = link.group(1) if link else re.sub(r"[*_`]", "", item)
+        name = link.group(1) if link else re.sub(r"[*`]|(?<!\w)_|_(?!\w)", "", item)  # keep WD_Black's underscore
         qty = 1
         m = re.match(r"\s*(\d{1,2})\s*[x×]\s+(.*)", name if not link else item[: link.start()] + name)
         if m:
