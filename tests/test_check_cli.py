@@ -249,3 +249,26 @@ def test_unique_name_fragment_resolves(cat) -> None:
 def test_out_of_range_options_exit_2(target, args) -> None:
     code, _, err = check(target["gpu"].id, *args, "--json")
     assert code == 2 and err.strip() and len(err.strip().splitlines()) == 1
+
+
+def test_check_takes_the_model_size_like_recommend(cat) -> None:
+    """Same parts, same inputs, same findings: the core rule reads the model size on both paths."""
+    from planner.requirements import Requirements
+    from planner.solver import recommend
+
+    req = Requirements(budget=Decimal(7000), gpu_count=1, model_params=3e8, avoid_warnings=False)
+    plan = recommend(cat, req).plans[0]
+    ids = [p.id for p in plan.parts.values()]
+    code, data, err = check(*ids, "--model-params", "3e8", "--json")
+    assert code == 0, err
+    assert [w["message"] for w in data["warnings"]] == [f.message for f in plan.report.warnings]
+    assert data["verdict"] == "compatible" and data["complete"] is True
+
+
+def test_partial_list_with_a_problem_says_both(target) -> None:
+    code, data, err = check(target["gpu"].id, "psu-bequiet-pure-power-11-600", "--json")
+    assert code == 0, err
+    assert data["verdict"] == "incompatible" and data["compatible"] is False
+    assert "case" in data["missing"] and "cpu" in data["missing"]
+    res = CliRunner().invoke(app, ["check", target["gpu"].id])
+    assert "partial build" in res.stdout and "missing" in res.stdout

@@ -126,3 +126,34 @@ def test_no_solution_within_the_time_limit_is_said(cat) -> None:
         pytest.skip("solved within the limit")
     assert rec.status == "timeout"
     assert rec.why_not.conflicts == ["no solution within the time limit"]
+
+
+def test_a_power_limited_variant_is_slower_than_its_chip(cat) -> None:
+    """RTX PRO 6000 Max-Q (300 W) against the 600 W Workstation Edition of the same chip."""
+    from planner.solver.currency import to_eur
+    from planner.solver.model import build_candidates
+
+    cands = build_candidates(cat, Requirements(budget=Decimal(30000), gpu_count=1), to_eur)
+    ws, maxq = (cands.speed[i].value for i in ("gpu-nvidia-rtx-pro-6000-blackwell-ws",
+                                               "gpu-nvidia-rtx-pro-6000-blackwell-maxq"))
+    assert maxq < ws
+
+
+def test_a_suggested_power_limit_is_explained(plans) -> None:
+    for b in BUDGETS:
+        plan = plans[b].plans[0]
+        if plan.power_fraction < 1.0:
+            note = next(n for n in plan.notes if "power limit" in n)
+            assert f"nvidia-smi -pl {round((plan.gpu.tgp_w or plan.chip.tdp_w) * plan.power_fraction)}" in note
+            assert plan.gpu_count > 1
+
+
+def test_unknown_slot_data_keeps_a_board_out_of_multi_gpu_builds_unless_pinned(cat) -> None:
+    board = "mb-msi-mag-x870e-tomahawk-wifi"  # x16-size slot wiring not recorded
+    assert cat.get(board).gpu_slots_x8 is None
+    free = recommend(cat, Requirements(budget=Decimal(9000), gpu_count=2))
+    assert free.plans and free.plans[0].parts["motherboard"].id != board
+    assert all(p.parts["motherboard"].gpu_slots_x8 for p in free.plans)
+    pinned = recommend(cat, Requirements(budget=Decimal(9000), gpu_count=2, pinned=(board,)))
+    assert pinned.plans and pinned.plans[0].parts["motherboard"].id == board
+    assert any(f.rule == "pcie_x16_slots" for f in pinned.plans[0].report.unverified)

@@ -64,7 +64,8 @@ def print_recommendation(rec: Recommendation) -> None:
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
         console.print("GPU counts tried: " + "; ".join(
-            f"{t['gpus']} x: " + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"] else t["status"])
+            f"{t['gpus']} x" + (f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else "") + ": "
+            + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"] else t["status"])
             for t in tried))
     console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
                   f"of {rec.stats.get('candidates')} parts after dominance pruning[/]")

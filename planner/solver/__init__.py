@@ -207,7 +207,13 @@ def recommend(
         pinned[part.category] = part.id
     req, floor_note = with_memfit_floor(req)
     tried: list[tuple[_Session, str, Optional[Plan]]] = []
-    for n, frac in options(req):  # GPU count (and a power limit for several): one exact solve each, best kept
+    hostable = max_hostable_gpus(catalog, req)
+    skipped: list[dict[str, Any]] = []
+    for n, frac in options(req):
+        if n > hostable and tried:  # the strict multi-GPU rule would refuse every board: skip the solve
+            skipped.append({"gpus": n, "power_limit": frac, "status": "no board known to host this many GPUs",
+                            "total_eur": None, "sweep_hours": None})
+            continue  # GPU count (and a power limit for several): one exact solve each, best kept
         s = _Session(catalog, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), time_limit, workers)
         if s.cands.missing:
             return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
@@ -217,7 +223,7 @@ def recommend(
     stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "power_limit": s.req.power_fraction, "status": st,
                               "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
                               "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
-                             for s, st, p in tried]
+                             for s, st, p in tried] + skipped
     found = [(s, st, p) for s, st, p in tried if p is not None]
     if not found:
         if any(st == "unknown" for _, st, _ in tried):
@@ -243,6 +249,18 @@ def recommend(
 
 
 SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
+
+
+def max_hostable_gpus(catalog: Catalog, req: Requirements) -> int:
+    """Most GPUs any candidate board is known to host (CPU-wired x8 slots); a pinned board counts as any."""
+    pinned = {catalog.get(i).id for i in req.pinned}
+    excluded = {catalog.get(i).id for i in req.excluded}
+    best = 1
+    for b in catalog.by_category("motherboard"):
+        if b.id in excluded:
+            continue
+        best = max(best, 4 if b.id in pinned else (b.gpu_slots_x8 or 1))
+    return best
 
 
 def options(req: Requirements) -> list[tuple[int, float]]:
