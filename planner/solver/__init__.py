@@ -15,6 +15,7 @@ from planner.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.requirements import Requirements
+from planner.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
@@ -92,9 +93,23 @@ class _Session:
             return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
         core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         if not core:
-            return WhyNot(["the catalog holds no compatible combination of parts"],
-                          ["check `planner catalog validate` and the owned/pinned parts"])
+            return self.explain_unknown() or WhyNot(["the catalog holds no compatible combination of parts"],
+                                                    ["check `planner catalog validate` and the owned/pinned parts"])
         return WhyNot(core, self.suggest(core))
+
+    def explain_unknown(self) -> Optional[WhyNot]:
+        """Is unknown safety/fit data the blocker? Re-solve trusting it; if a build appears, name its unverified parts."""
+        m, _, _ = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=False, trust_unknown=True)
+        solver = _solver(self.time_limit, 1)
+        if solver.Solve(m.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None
+        chosen = m.chosen(solver)
+        report = check_parts(self.catalog, list(chosen.values()), gpu_count=self.req.gpu_count,
+                             power_fraction=self.req.power_fraction)
+        ids = sorted({pid for f in report.unverified if RULES_BY_NAME[f.rule].strict_unknown for pid in f.parts})
+        return WhyNot(["every build meeting the rest needs a part whose PSU cable, GPU connector or multi-GPU slot data "
+                       "is unknown: unknown is not yes"],
+                      [f"pin the part(s) to accept their unverified data, e.g. {' '.join('--pin ' + i for i in ids)}"])
 
     def suggest(self, core: list[str]) -> list[str]:
         """The smallest change per conflicting requirement, found by re-solving without it."""

@@ -174,10 +174,12 @@ def record(cands: Candidates, req: Requirements, catalog: Catalog) -> RecordingE
 
 
 def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Requirements, catalog: Catalog,
-                with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
-    """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
+                with_assumptions: bool, trust_unknown: bool = False) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
+    """A fresh model over `parts`. With assumptions, each requirement gets a named literal. `trust_unknown` treats
+    every part as pinned (unknown data passes strict rules): the relaxation that explains a 'no build'."""
+    pins = frozenset(p.id for ps in parts.values() for p in ps) if trust_unknown else pinned_ids(req, catalog)
     m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
-                     req.model_params, pinned_ids(req, catalog))
+                     req.model_params, pins)
     names: dict[int, str] = {}
 
     def switch(sentence: str) -> Optional[cp_model.IntVar]:
