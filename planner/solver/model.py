@@ -51,7 +51,7 @@ def build_candidates(catalog: Catalog, req: Requirements, to_eur: Callable[[Deci
                 offer = catalog.offer_for(p.id, allow_used=used_allowed(req.used, cat))
                 if offer is None:
                     continue
-                prices[p.id] = to_cents(to_eur(offer.price, offer.currency))
+                prices[p.id] = to_cents(offer.price if offer.currency == "EUR" else to_eur(offer.price, offer.currency))
                 offers[p.id] = offer
             chosen.append(p)
         parts[cat] = chosen
