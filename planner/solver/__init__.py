@@ -299,9 +299,11 @@ def power_limit_note(plan: Plan, used: Requirements, asked: Requirements) -> Opt
     stock = plan.report.build.parts["gpu"].tgp_w or plan.chip.tdp_w
     s = plan.report.sizing
     at_stock = size_psu([stock] * plan.gpu_count, s.cpu_w) if s else None
-    why = f"; at stock power these cards need about a {at_stock.recommended_w} W PSU and" if at_stock else ";"
-    return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why} the best stock-power "
-            f"build with {plan.gpu_count} GPUs is slower or does not fit the budget and rules (speed shown is at the limit)")
+    why = f"; at stock power these cards need about a {at_stock.recommended_w} W PSU" if at_stock else ""
+    which = "is cheaper than" if asked.mode == "cheapest" else "sweeps faster than"
+    return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why}; with the limit "
+            f"this build {which} any stock-power build with {plan.gpu_count} GPUs that fits the budget and rules "
+            "(speed shown is at the limit)")
 
 
 def with_memfit_floor(req: Requirements) -> tuple[Requirements, Optional[str]]:
