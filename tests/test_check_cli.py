@@ -272,3 +272,17 @@ def test_partial_list_with_a_problem_says_both(target) -> None:
     assert "case" in data["missing"] and "cpu" in data["missing"]
     res = CliRunner().invoke(app, ["check", target["gpu"].id])
     assert "partial build" in res.stdout and "missing" in res.stdout
+
+
+def test_share_import_checks_with_the_model_size_too(cat) -> None:
+    """The same parts and inputs give the same findings through a shared token as through check."""
+    from planner.share.importing import import_build
+    from planner.share.token import ShareInputs, encode_token
+
+    parts = [(p.id, 1) for p in (cat.get("gpu-nvidia-rtx-pro-6000-blackwell-ws"), cat.get("cpu-amd-ryzen7-7700x"))]
+    token = encode_token(ShareInputs(model_params_m=3000.0), parts)
+    result = import_build(token, cat)
+    assert result.report.build.model_params == 3e9
+    code, data, err = check(*[i for i, _ in parts], "--model-params", "3e9", "--json")
+    assert code == 0, err
+    assert [f.message for f in result.report.warnings] == [w["message"] for w in data["warnings"]]

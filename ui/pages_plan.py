@@ -35,7 +35,8 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: ShareInp
     gpus = next((q for i, q in parts if cat.parts[i].category == "gpu"), inputs.gpu_count)
     owned = tuple(i for i in inputs.owned if any(i == p for p, _ in parts))
     report = check_parts(cat, [cat.parts[i] for i, _ in parts], gpu_count=gpus, power_fraction=inputs.power_fraction,
-                         workload=inputs.workload, precision=inputs.precision, owned=owned, used=inputs.used)
+                         workload=inputs.workload, precision=inputs.precision, owned=owned, used=inputs.used,
+                         model_params=inputs.model_params_m * 1e6 if inputs.model_params_m else None)
     build = build_from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
                                currency=inputs.currency, inputs=inputs, owned=owned, used=inputs.used)
     data = report.to_json()

@@ -238,7 +238,8 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
     owned_here = tuple(i for i in inputs.owned if i in dict(parts))
     result.report = check_parts(catalog, [catalog.parts[i] for i, _ in parts], gpu_count=gpus,
                                 power_fraction=inputs.power_fraction, workload=inputs.workload,
-                                precision=inputs.precision, owned=owned_here, used=inputs.used)
+                                precision=inputs.precision, owned=owned_here, used=inputs.used,
+                                model_params=inputs.model_params_m * 1e6 if inputs.model_params_m else None)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
     return result
