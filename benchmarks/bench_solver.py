@@ -200,6 +200,50 @@ def profile(label: str, call: Callable[[], Any]) -> None:
     say()
 
 
+def one_solve(sizes: list[int], runs: int) -> None:
+    """Issue 11's targets: ONE solve (fixed GPU count, the expert objective) with dominance pruning, against the
+    unpruned model in the same run; and the whole request (every GPU count and power limit) for reference."""
+    from planner.solver import _Session, set_objective
+    from planner.solver.model import build_model
+
+    say("## One solve with the expert objective: pruned vs unpruned (same run)\n")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cats = [("shipped", load_catalog(REPO / "data"))]
+        for n in sizes:
+            cats.append((f"synthetic {n // 1000}k", load_catalog(generate(Path(tmp) / str(n), n, seed=1))))
+        for name, cat in cats:
+            req = Request(budget=Decimal(7000), currency="EUR", gpu_count=1)
+
+            def pruned() -> Any:
+                s = _Session(cat, req, 60.0, 1)
+                return s.solve(req)
+
+            def unpruned() -> Any:
+                s = _Session.__new__(_Session)
+                from planner.solver.currency import to_eur
+                from planner.solver.model import build_candidates
+                cands = build_candidates(cat, req, to_eur)
+                m, terms, _ = build_model(cands.parts, cands, req, cat, with_assumptions=False)
+                set_objective(m.model, terms, cands.parts, cands, req, "best")
+                from planner.solver import _solver
+                st = _solver(60.0, 1).Solve(m.model)
+                return st
+
+            t_p = time_runs(pruned, runs)[0].median
+            t_u = time_runs(unpruned, 1)[0].median if len(cat.parts) <= 20000 else None  # unpruned 100k: minutes
+            timing_all, rec = time_runs(lambda: recommend(cat, Request(budget=Decimal(7000), currency="EUR"),
+                                                     workers=1), max(1, runs // 2))
+            t_all = timing_all.median
+            target = {"shipped": 0.2, "synthetic 10k": 0.5, "synthetic 100k": 2.0}.get(name)
+            rows.append([name, len(cat.parts), f"{t_p:.3f}", "-" if t_u is None else f"{t_u:.3f}",
+                         "-" if t_u is None else f"{t_p / t_u:.2f}",
+                         target if target is not None else "-", f"{t_all:.3f}", sum(1 for t in rec.stats.get("by_gpu_count", []) if not t["status"].startswith("no board"))])
+    say(table(["catalog", "parts", "one solve, pruned (s)", "unpruned (s)", "ratio", "target (s)",
+               "whole request (s)", "solves in request"], rows))
+    say()
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7, help="timed runs per case (>= 5)")
@@ -208,7 +252,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer cases, no 50k catalog (smoke test)")
     ap.add_argument("--profile", action="append", default=[], metavar="CATALOG",
                     help="also profile 'best' on this catalog (repeatable), e.g. 'synthetic 50k'")
+    ap.add_argument("--one-solve", action="store_true", help="only the issue-11 one-solve table (pruned vs unpruned)")
+    ap.add_argument("--sizes", default="10000,100000", help="synthetic catalog sizes for --one-solve")
     args = ap.parse_args(argv)
+    if args.one_solve:
+        one_solve([int(x) for x in args.sizes.split(",") if x], 3)
+        return 0
     start = time.perf_counter()
     cmd = "python benchmarks/bench_solver.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     say(f"# Solver benchmark\n\nCommand: `{cmd.strip()}` (from the repository root)  \n"

@@ -18,7 +18,8 @@ from planner.vocab import Precision, Workload
 
 MIN_RAM_FLOOR_GB = 32
 RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
-DEFAULT_MIN_STORAGE_GB = 1000
+DEFAULT_MIN_STORAGE_GB = 2000  # 2 TB NVMe: datasets, checkpoints and a venv or two (docs/solver.md)
+MAX_GPUS = 4
 
 
 class Request(BaseModel):
@@ -29,6 +30,7 @@ class Request(BaseModel):
     budget: Optional[Decimal] = None
     currency: CurrencyCode = "EUR"
     mode: Literal["best", "cheapest"] = "best"
+    goal: Literal["expert", "minimum"] = "expert"  # expert: spend what is left on build quality; minimum: no
     min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
     min_ram_gb: Optional[int] = Field(default=None, ge=0, le=100_000)  # None = tied to VRAM
     min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0, le=10_000_000)
@@ -43,8 +45,10 @@ class Request(BaseModel):
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
     runs: int = Field(default=8, ge=1, le=10_000)
     baseline_hours: float = Field(default=7.0, ge=1 / 3600, le=100_000)
-    gpu_count: int = Field(default=1, ge=1, le=4)
+    gpu_count: Optional[int] = Field(default=None, ge=1, le=MAX_GPUS)  # None: the solver decides 1..max_gpus
+    max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
+    suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
@@ -95,11 +99,16 @@ class Request(BaseModel):
             return self.min_ram_gb
         return max(MIN_RAM_FLOOR_GB, int(math.ceil(RAM_PER_VRAM * total_vram_gb)))
 
-    def required_speedup(self) -> Optional[float]:
-        """Minimum speedup vs the baseline implied by min_speedup and/or the sweep deadline."""
+    def gpu_counts(self) -> list[int]:
+        """The GPU counts the solver tries: the user's fixed count, else 1..max_gpus."""
+        return [self.gpu_count] if self.gpu_count is not None else list(range(1, self.max_gpus + 1))
+
+    def required_speedup(self, gpu_count: Optional[int] = None) -> Optional[float]:
+        """Minimum per-GPU speedup vs the baseline implied by min_speedup and/or the sweep deadline."""
         need = self.min_speedup
+        n = gpu_count or self.gpu_count or 1
         if self.deadline_hours is not None:
-            rounds = math.ceil(self.runs / self.gpu_count)
+            rounds = math.ceil(self.runs / n)
             by_deadline = rounds * self.baseline_hours / self.deadline_hours
             need = max(need or 0.0, by_deadline)
         return need

@@ -59,7 +59,8 @@ def cpu(**kw: Any) -> Cpu:
 
 def board(**kw: Any) -> Motherboard:
     base = dict(id="mb-test", name="Test Board", brand="Acme", source=SRC, socket="AM5", chipset="X870E",
-                form_factor="ATX", memory_type="DDR5", dimm_slots=4, max_memory_gb=192, m2_slots=3, pcie_x16_slots=2)
+                form_factor="ATX", memory_type="DDR5", dimm_slots=4, max_memory_gb=192, m2_slots=3, pcie_x16_slots=2,
+                max_cpu_power_w=230, gpu_slots_x8=2, gpu_slot_pitch=4, first_gpu_slot=1)
     base.update(kw)
     return Motherboard(**base)
 
@@ -94,7 +95,8 @@ def air_cooler(**kw: Any) -> Cooler:
 
 def psu(**kw: Any) -> Psu:
     base = dict(id="psu-test", name="Test PSU", brand="Acme", source=SRC, wattage_w=1200, atx_version="3.1",
-                connectors_12v2x6=1, connectors_8pin=4, efficiency="gold", form_factor="ATX", length_mm=160)
+                connectors_12v2x6=1, connectors_8pin=4, efficiency="gold", form_factor="ATX", length_mm=160,
+                cable_12v2x6_w=600)
     base.update(kw)
     return Psu(**base)
 
@@ -102,7 +104,7 @@ def psu(**kw: Any) -> Psu:
 def case(**kw: Any) -> Case:
     base = dict(id="case-test", name="Test Case", brand="Acme", source=SRC, form_factors=["EATX", "ATX", "mATX", "ITX"],
                 max_gpu_length_mm=400, max_cooler_height_mm=180, max_psu_length_mm=250, expansion_slots=7,
-                radiator_front=[240, 280, 360], radiator_top=[240, 360], radiator_rear=[120])
+                radiator_front=[240, 280, 360], radiator_top=[240, 360], radiator_rear=[120], intake_cfm=200)
     base.update(kw)
     return Case(**base)
 
@@ -151,15 +153,17 @@ def rules_only(gpu_count: int = 1, power_fraction: float = 1.0, avoid_warnings: 
     return Request(**base)
 
 
-def fixed_picks_feasible(build: Build, avoid_warnings: bool = False) -> bool:
-    """Does the CP-SAT model, with one candidate per category (the build's parts), have a solution?"""
+def fixed_picks_feasible(build: Build, avoid_warnings: bool = False, pinned: bool = True) -> bool:
+    """Does the CP-SAT model, with one candidate per category (the build's parts), have a solution? The picks are
+    pinned by default (unknown data then passes strict rules, as the checker's "unverified" does)."""
     from ortools.sat.python import cp_model
 
     from planner.solver.currency import to_eur
     from planner.solver.model import build_candidates, build_model
 
     cat = catalog_of(build.parts.values(), chips=build.chips)
-    req = rules_only(build.gpu_count, max(build.power_fraction, 0.5), avoid_warnings)
+    req = rules_only(build.gpu_count, max(build.power_fraction, 0.5), avoid_warnings,
+                     pinned=tuple(p.id for p in build.parts.values()) if pinned else ())
     cands = build_candidates(cat, req, to_eur)
     m, _, _ = build_model(cands.parts, cands, req, cat, with_assumptions=False)
     solver = cp_model.CpSolver()
@@ -168,6 +172,21 @@ def fixed_picks_feasible(build: Build, avoid_warnings: bool = False) -> bool:
     status = solver.Solve(m.model)
     assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE), status
     return status != cp_model.INFEASIBLE
+
+
+def blocking(findings: Iterable[Any]) -> list[Any]:
+    """Problems and the warnings the solver avoids by default (not advice-only ones such as a DIMM speed derate)."""
+    from planner.compat.rules import RULES_BY_NAME
+    return [f for f in findings if f.severity == Severity.PROBLEM
+            or (f.severity == Severity.WARNING and RULES_BY_NAME[f.rule].blocks)]
+
+
+def strict_unknown(findings: Iterable[Any], pinned: Iterable[str] = ()) -> bool:
+    """Does a strict rule (safety or fit) lack data on a part the user did not pin? The solver leaves it out."""
+    from planner.compat.rules import RULES_BY_NAME
+    pins = set(pinned)
+    return any(f.severity == Severity.UNVERIFIED and RULES_BY_NAME[f.rule].strict_unknown
+               and not set(f.parts) <= pins for f in findings)
 
 
 def severities(findings: Iterable[Any]) -> set[Severity]:

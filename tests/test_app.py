@@ -98,8 +98,8 @@ def test_model_size_sets_a_vram_floor() -> None:
     at = run()
     at.number_input(key="in_model_m").set_value(2000.0)  # 2 B parameters: ~37 GiB before activations
     run(at)
-    caption = next(c.value for c in at.tabs[0].caption if "M-parameter model" in c.value)
-    floor = float(caption.split("GB VRAM floor")[0].split()[-1])
+    caption = next(c.value for c in at.tabs[0].caption if "VRAM floor" in c.value)
+    floor = float(caption.split("VRAM floor ")[1].split(" GB")[0])
     assert floor >= 30
     if any("No build fits" in e for e in errors(at)):
         return

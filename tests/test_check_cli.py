@@ -238,7 +238,10 @@ def test_two_parts_of_one_category_exit_2(cat, target) -> None:
 def test_unique_name_fragment_resolves(cat) -> None:
     code, data, err = check("Meshify 2 Compact", "--json")
     assert code == 0, err
-    assert data["compatible"] is True and data["total"]["amount"] == str(cat.offer_for(
+    # a lone case has no problem but is a partial build: never "compatible"
+    assert data["compatible"] is False and data["verdict"] == "partial" and data["complete"] is False
+    assert data["missing"] == ["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu"]
+    assert data["total"]["amount"] == str(cat.offer_for(
         "case-fractal-meshify-2-compact").price.quantize(Decimal("0.01")))
 
 
@@ -246,3 +249,41 @@ def test_unique_name_fragment_resolves(cat) -> None:
 def test_out_of_range_options_exit_2(target, args) -> None:
     code, _, err = check(target["gpu"].id, *args, "--json")
     assert code == 2 and err.strip() and len(err.strip().splitlines()) == 1
+
+
+def test_check_takes_the_model_size_like_recommend(cat) -> None:
+    """Same parts, same inputs, same findings: the core rule reads the model size on both paths."""
+    from planner.request import Request
+    from planner.solver import recommend
+
+    req = Request(budget=Decimal(7000), gpu_count=1, model_params=3e8, avoid_warnings=False)
+    plan = recommend(cat, req).plans[0]
+    ids = [p.id for p in plan.parts.values()]
+    code, data, err = check(*ids, "--model-params", "3e8", "--json")
+    assert code == 0, err
+    assert [w["message"] for w in data["warnings"]] == [f.message for f in plan.report.warnings]
+    assert data["verdict"] == "compatible" and data["complete"] is True
+
+
+def test_partial_list_with_a_problem_says_both(target) -> None:
+    code, data, err = check(target["gpu"].id, "psu-bequiet-pure-power-11-600", "--json")
+    assert code == 0, err
+    assert data["verdict"] == "incompatible" and data["compatible"] is False
+    assert "case" in data["missing"] and "cpu" in data["missing"]
+    res = CliRunner().invoke(app, ["check", target["gpu"].id])
+    assert "partial build" in res.stdout and "missing" in res.stdout
+
+
+def test_share_import_checks_with_the_model_size_too(cat) -> None:
+    """The same parts and inputs give the same findings through a shared token as through check."""
+    from planner.share.importing import import_build
+    from planner.request import Request
+    from planner.share.token import encode_token
+
+    parts = [(p.id, 1) for p in (cat.get("gpu-nvidia-rtx-pro-6000-blackwell-ws"), cat.get("cpu-amd-ryzen7-7700x"))]
+    token = encode_token(Request(model_params=3e9), parts)
+    result = import_build(token, cat)
+    assert result.report.build.model_params == 3e9
+    code, data, err = check(*[i for i, _ in parts], "--model-params", "3e9", "--json")
+    assert code == 0, err
+    assert [f.message for f in result.report.warnings] == [w["message"] for w in data["warnings"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import csv
 import json
 from datetime import date
@@ -311,8 +313,13 @@ def test_real_dataset_imports_and_validates(real):
 
 def test_real_dataset_solves_to_a_checked_build_with_unverified_rules(real):
     _, cat, _ = real
-    rec = recommend(cat, Request(budget=Decimal(3000), currency="USD"), alternatives=1)
-    assert rec.status == "optimal" and len(rec.plans) == 2
+    # the dataset has no GPU connector or PSU cable counts: unknown is not yes, so the solver asks for pins
+    blocked = recommend(cat, Request(budget=Decimal(3000), currency="USD", gpu_count=1))
+    assert blocked.status == "infeasible" and "unknown is not yes" in blocked.why_not.conflicts[0]
+    pins = tuple(re.findall(r"--pin (\S+)", blocked.why_not.suggestions[0]))
+    assert pins
+    rec = recommend(cat, Request(budget=Decimal(3000), currency="USD", gpu_count=1, pinned=pins), alternatives=1)
+    assert rec.status == "optimal" and len(rec.plans) >= 1
     assert rec.stats["after_pruning"] < rec.stats["candidates"]
     for plan in rec.plans:
         assert plan.report.problems == []
@@ -325,8 +332,13 @@ def test_real_dataset_solves_to_a_checked_build_with_unverified_rules(real):
 
 def test_recommend_cli_on_imported_catalog(real):
     _, _, out = real
-    res = CliRunner().invoke(app, ["recommend", "--catalog", str(out), "--budget", "2500", "--currency", "USD",
-                                   "--json"])
+    args = ["recommend", "--catalog", str(out), "--budget", "2500", "--currency", "USD", "--gpus", "1", "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["status"] == "infeasible"  # unknown connector data: the answer names the parts to pin
+    pins = re.findall(r"--pin (\S+)", data["why_not"]["suggestions"][0])
+    res = CliRunner().invoke(app, args + [x for p in pins for x in ("--pin", p)])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["status"] == "optimal"

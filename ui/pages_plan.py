@@ -149,6 +149,8 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         why_not(rec)
         return None
     first = view_from_plan(planned.plans[0], inputs)
+    for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
+        st.info(md_escape(note))
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")

@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "in_brands": [],
     "in_cooler": "any",
     "in_max_wall": 0,
-    "in_gpus": 1,
+    "in_gpus": 0,  # 0: the planner decides 1-4
     "in_power": 100,
     "in_used": "gpu",
     "in_alts": 2,
@@ -63,7 +63,7 @@ def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
-        gpu_count=int(g("in_gpus")), power_fraction=int(g("in_power")) / 100, used=g("in_used"),
+        gpu_count=int(g("in_gpus")) or None, power_fraction=int(g("in_power")) / 100, used=g("in_used"),
         alternatives=int(g("in_alts")),
     )
 
@@ -72,7 +72,7 @@ def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
 RANGES: dict[str, tuple[float, float]] = {
     "in_budget": (100.0, 1_000_000.0), "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
     "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
-    "in_max_wall": (0, 10_000), "in_gpus": (1, 4), "in_power": (50, 100), "in_alts": (0, 5),
+    "in_max_wall": (0, 10_000), "in_gpus": (0, 4), "in_power": (50, 100), "in_alts": (0, 5),
 }
 
 
@@ -101,7 +101,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_brands"] = list(inputs.excluded_brands)
     ss["in_cooler"] = inputs.cooler_type or "any"
     ss["in_max_wall"] = int(inputs.max_wall_w or 0)
-    ss["in_gpus"] = int(inputs.gpu_count)
+    ss["in_gpus"] = int(inputs.gpu_count or 0)
     ss["in_power"] = int(round(inputs.power_fraction * 100))
     ss["in_used"] = inputs.used
     ss["in_alts"] = int(inputs.alternatives)

@@ -56,7 +56,9 @@ def sidebar(cat: Catalog) -> None:
     c2.selectbox("Bought used", ["gpu", "none", "all"], key="in_used",
                  format_func=lambda v: {"gpu": "GPU may be used", "none": "all new", "all": "any part"}[v])
     c1, c2 = sb.columns(2)
-    c1.number_input("GPUs (identical)", min_value=1, max_value=4, step=1, key="in_gpus")
+    c1.selectbox("GPUs (identical)", [0, 1, 2, 3, 4], key="in_gpus",
+                 format_func=lambda n: "decide for me (1-4)" if n == 0 else str(n),
+                 help="How many identical GPUs; by default the planner picks the count that finishes the sweep first")
     c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
     sb.slider("GPU power limit, % of stock", min_value=50, max_value=100, step=5, key="in_power")
     sb.slider("Alternatives to show", min_value=0, max_value=5, key="in_alts")

@@ -51,8 +51,8 @@ OptBool = Annotated[Optional[bool], BeforeValidator(_bool)]
 StrList = Annotated[list[str], BeforeValidator(_split_list)]
 IntList = Annotated[list[int], BeforeValidator(_split_list)]
 
-SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851")
-MEMORY_TYPES = ("DDR4", "DDR5")
+SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5")
+MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EATX", "ATX", "mATX", "ITX")
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
 EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
@@ -180,6 +180,10 @@ class Motherboard(Part):
     max_memory_gb: OptInt = None
     m2_slots: OptInt = None
     pcie_x16_slots: OptInt = None
+    max_cpu_power_w: OptInt = Field(default=None, gt=0)  # sustained CPU package power the board's VRM is built for
+    gpu_slots_x8: OptInt = Field(default=None, ge=0)  # x16-size slots with >= 8 CPU lanes each when all are filled
+    gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
+    first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
 
 
 class Memory(Part):
@@ -214,6 +218,7 @@ class Cooler(Part):
     type: Literal["air", "aio"]
     height_mm: OptFloat = None  # air coolers
     radiator_mm: OptInt = None  # AIO: 120/140/240/280/360/420
+    radiator_thickness_mm: OptFloat = Field(default=None, gt=0)  # AIO radiator core thickness (fans not counted)
     sockets: StrList
     cooling_capacity_w: OptInt = None  # rough sustained CPU heat it handles
     fans: OptInt = None
@@ -231,6 +236,7 @@ class Psu(Part):
     atx_version: Annotated[Literal["2.x", "3.0", "3.1", None], BeforeValidator(_blank_to_none)] = None
     connectors_12v2x6: OptInt = Field(default=None, ge=0)  # native 16-pin cables
     connectors_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin cables
+    cable_12v2x6_w: OptInt = Field(default=None, gt=0)  # rating of each native 16-pin cable (600 W or 450 W)
     efficiency: Literal[EFFICIENCIES] = "none"  # type: ignore[valid-type]
     form_factor: Literal["ATX", "SFX", "SFX-L"] = "ATX"
     length_mm: OptFloat = None
@@ -252,6 +258,7 @@ class Case(Part):
     radiator_rear: IntList = Field(default_factory=list)
     front_radiator_clearance_mm: OptFloat = None  # GPU length lost with a front radiator + fans
     psu_form_factors: StrList = Field(default_factory=lambda: ["ATX"])
+    intake_cfm: OptFloat = Field(default=None, gt=0)  # front intake airflow with the stock/recommended fans
 
     @field_validator("form_factors")
     @classmethod

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from planner.service.catalogs import load_priced_catalog
 from planner.compat.checker import CheckReport
@@ -40,8 +41,17 @@ def print_report(report: CheckReport) -> None:
                       f"load, {s.required_atx3_w} W ATX 3.x / {s.required_atx2_w} W ATX 2.x with transients"
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")
-    verdict = "[green]compatible[/]" if report.compatible else f"[red]{len(report.problems)} problem(s)[/]"
-    console.print(styled("Verdict: " + verdict))
+    if report.verdict == "compatible":
+        verdict = styled("[green]compatible[/]")
+    elif report.verdict == "partial":
+        verdict = styled("[yellow]partial build[/]: no problem among the parts given, but missing {}; add them to "
+                         "check the whole build", ", ".join(report.missing))
+    elif report.missing:
+        verdict = styled("[red]{} problem(s)[/] (and the list is partial: missing {})", len(report.problems),
+                         ", ".join(report.missing))
+    else:
+        verdict = styled("[red]{} problem(s)[/]", len(report.problems))
+    console.print(Text("Verdict: ") + verdict)
     for f in report.problems:
         console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
     for f in report.warnings:

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from planner.service.catalogs import load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
@@ -20,7 +21,11 @@ from planner.service.pipeline import Planned
 def print_recommendation(planned: Planned) -> None:
     rec = planned.recommendation
     for note in planned.notes:
-        console.print(f"[dim]Assumed: {note}.[/]", highlight=False)
+        console.print(styled("[dim]Assumed: {}.[/]", note))
+    if not rec.plans and rec.status == "timeout":
+        console.print(styled("[red]No solution within the time limit[/] ({} s); raise --time-limit.",
+                             f"{rec.solve_seconds:.2f}"))
+        return
     if not rec.plans:
         console.print(styled("[red]No build fits[/] ({}, {} s).", rec.status, f"{rec.solve_seconds:.2f}"))
         if rec.why_not:
@@ -59,6 +64,14 @@ def print_recommendation(planned: Planned) -> None:
             console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
         for t in plan.trade_offs:
             console.print(f"  vs recommended: {t}")
+        for n in plan.notes:
+            console.print(styled("  [cyan]note[/]: {}", n))
+    tried = rec.stats.get("by_gpu_count", [])
+    if len(tried) > 1:
+        console.print(Text("GPU counts tried: " + "; ".join(
+            f"{t['gpus']} x" + (f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else "") + ": "
+            + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"] else t["status"])
+            for t in tried)))
     console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
                          f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
 
@@ -72,7 +85,7 @@ def register(app: typer.Typer) -> None:
         mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
         min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
         min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
-        min_storage: int = typer.Option(1000, "--min-storage", help="Minimum storage, GB"),
+        min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
         runs: int = typer.Option(8, "--runs", help="Runs in the sweep (for --deadline-hours)"),
@@ -81,8 +94,13 @@ def register(app: typer.Typer) -> None:
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
                                                      help="Model size in parameters, e.g. 15e6 (default: typical for the workload)"),
-        gpus: int = typer.Option(1, "--gpus", help="Number of identical GPUs (1-4)"),
-        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
+        gpus: Optional[int] = typer.Option(None, "--gpus", help="Fixed number of identical GPUs (1-4; default: decided)"),
+        max_gpus: int = typer.Option(4, "--max-gpus", help="Most GPUs the solver may choose (1-4)"),
+        goal: str = typer.Option("expert", "--goal",
+                                 help="expert: after speed, spend the budget on build quality; minimum: the cheapest parts that pass"),
+        power_limit: Optional[float] = typer.Option(None, "--power-limit",
+                                                    help="GPU power limit as a fraction of stock (0.5-1.0; default: stock, "
+                                                         "or 80/70 % for several GPUs where that fits a better build)"),
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
         exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
@@ -99,11 +117,13 @@ def register(app: typer.Typer) -> None:
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
+        extra = {} if min_storage is None else {"min_storage_gb": min_storage}
         req = Request.parse(
-            budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
-            min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
+            budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
+            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
-            power_fraction=power_limit, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
+            power_fraction=1.0 if power_limit is None else power_limit, suggest_power_limit=power_limit is None,
+            owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
             used=used, alternatives=alternatives,
         )

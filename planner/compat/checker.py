@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 from planner.compat import power
 from planner.catalog.load import Catalog, used_allowed
 from planner.errors import InputError
-from planner.catalog.models import AnyPart, Finding, Offer, Severity
+from planner.catalog.models import CATEGORIES, AnyPart, Finding, Offer, Severity
 from planner.fx import convert_money
 from planner.money import Money
 from planner.compat.rules import ALL_RULES, Build
@@ -43,8 +43,25 @@ class CheckReport:
         return self.by(Severity.UNVERIFIED)
 
     @property
+    def missing(self) -> list[str]:
+        """Categories a complete build still lacks (in catalog order)."""
+        return [c for c in CATEGORIES if c not in self.build.parts]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    @property
     def compatible(self) -> bool:
-        return not self.problems
+        """No problem found AND every category present: a partial list is never called compatible."""
+        return not self.problems and self.complete
+
+    @property
+    def verdict(self) -> str:
+        """'incompatible' (a problem), 'partial' (no problem yet, categories missing) or 'compatible'."""
+        if self.problems:
+            return "incompatible"
+        return "compatible" if self.complete else "partial"
 
     def power_json(self) -> dict[str, Any]:
         s = self.sizing
@@ -56,6 +73,9 @@ class CheckReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "compatible": self.compatible,
+            "complete": self.complete,
+            "missing": self.missing,
+            "verdict": self.verdict,
             "problems": [f.to_json() for f in self.problems],
             "warnings": [f.to_json() for f in self.warnings],
             "unverified": [f.to_json() for f in self.unverified],

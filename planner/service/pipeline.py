@@ -25,47 +25,11 @@ def resolve_names(catalog: Catalog, request: Request) -> Request:
                                       "excluded": ids(request.excluded)})
 
 
-@dataclass(frozen=True)
-class MemoryFloor:
-    """The VRAM a model needs per GPU for weights, gradients, optimizer states and runtime overhead."""
-
-    need_gib: float
-    floor_gb: float  # the whole GB used as a VRAM requirement
-    applied: bool  # False when the user's own --min-vram is already higher
-
-    def note(self, model_params: float) -> str:
-        text = (f"a {model_params / 1e6:g} M-parameter model needs about {self.need_gib:.1f} GiB per GPU for weights, "
-                "gradients, AdamW states and runtime overhead (planner memfit; activations not counted)")
-        return text + (f": used as a {self.floor_gb:g} GB VRAM floor" if self.applied else "")
-
-
-def memory_floor(request: Request) -> Optional[MemoryFloor]:
-    """The memfit VRAM floor for the request's model size (None when no model size was given)."""
-    if not request.model_params:
-        return None
-    from planner.perf.memfit import ModelShape, estimate_memory
-
-    need = estimate_memory(ModelShape(params=request.model_params, precision=request.precision)).total_gib
-    floor = float(math.ceil(need))
-    return MemoryFloor(need, floor, floor > (request.min_vram_gb or 0))
-
-
-def effective_request(request: Request) -> tuple[Request, list[str]]:
-    """The request with the model's memory floor applied, and notes saying what was assumed."""
-    notes: list[str] = []
-    floor = memory_floor(request)
-    if floor is not None:
-        notes.append(floor.note(request.model_params or 0))
-        if floor.applied:
-            request = request.model_copy(update={"min_vram_gb": floor.floor_gb})
-    return request, notes
-
-
 # ---- plan ------------------------------------------------------------------------------------------------
 
 @dataclass
 class Planned:
-    """A recommendation with the request it answered (after the memory floor) and what was assumed."""
+    """A recommendation with the request it answered (names resolved) and what was assumed."""
 
     recommendation: Any  # planner.solver.Recommendation
     request: Request
@@ -84,14 +48,18 @@ class Planned:
 
 def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME_LIMIT_S,
          workers: int = 2) -> Planned:
-    """The best (or cheapest) build for the request, alternatives and why-not; names resolved, floors applied."""
+    """The best (or cheapest) build for the request, alternatives and why-not, with typed names resolved (the
+    solver applies the model's memory floor and says so in the plan's notes)."""
     from planner.solver import recommend
 
     if not time_limit > 0 or not math.isfinite(time_limit):
         raise InputError(f"the time limit must be a positive number of seconds (got {time_limit})")
-    request, notes = effective_request(resolve_names(catalog, request))
+    from planner.solver import with_memfit_floor
+
+    request = resolve_names(catalog, request)
+    _, floor_note = with_memfit_floor(request)
     rec = recommend(catalog, request, alternatives=request.alternatives, time_limit=time_limit, workers=workers)
-    return Planned(rec, request, notes)
+    return Planned(rec, request, [floor_note] if floor_note else [])
 
 
 # ---- check -----------------------------------------------------------------------------------------------
@@ -99,8 +67,8 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME
 def check(catalog: Catalog, parts: Sequence[str | AnyPart], request: Request) -> CheckReport:
     """The checker's verdict on hand-picked parts under the same request the solver would use."""
     chosen = [p if not isinstance(p, str) else catalog.find(p) for p in parts]
-    request, _ = effective_request(resolve_names(catalog, request))
-    return check_parts(catalog, chosen, gpu_count=request.gpu_count, power_fraction=request.power_fraction,
+    request = resolve_names(catalog, request)
+    return check_parts(catalog, chosen, gpu_count=request.gpu_count or 1, power_fraction=request.power_fraction,
                        workload=request.workload, precision=request.precision, model_params=request.model_params,
                        owned=request.owned, used=request.used, currency=request.currency)
 

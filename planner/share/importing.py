@@ -73,7 +73,8 @@ def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
             continue
         item = cells[1]
         link = _LINK.search(item)
-        name = link.group(1) if link else re.sub(r"[*_`]", "", item)
+        name = link.group(1) if link else re.sub(r"(?<!\\)[*`]|(?<![\w\\])_|(?<!\\)_(?!\w)", "", item)  # keep WD_Black
+
         qty = 1
         m = re.match(r"\s*(\d{1,2})\s*[x×]\s+(.*)", name if not link else item[: link.start()] + name)
         if m:
@@ -196,7 +197,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
     if not parts:
         return result
     inputs = inputs or Request(currency=currency or "EUR")
-    gpus = next((q for i, q in parts if catalog.parts[i].category == "gpu"), inputs.gpu_count)
+    gpus = next((q for i, q in parts if catalog.parts[i].category == "gpu"), inputs.gpu_count or 1)
     if not 1 <= gpus <= 4:
         raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
     update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
@@ -207,7 +208,8 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
     owned_here = tuple(i for i in inputs.owned if i in dict(parts))
     result.report = check_parts(catalog, [catalog.parts[i] for i, _ in parts], gpu_count=gpus,
                                 power_fraction=inputs.power_fraction, workload=inputs.workload,
-                                precision=inputs.precision, owned=owned_here, used=inputs.used)
+                                precision=inputs.precision, owned=owned_here, used=inputs.used,
+                                model_params=inputs.model_params)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
     return result

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import time
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Optional
 
 from ortools.sat.python import cp_model
@@ -12,10 +15,13 @@ from planner.compat.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.request import Request
+from planner.compat.rules import RULES_BY_NAME
+from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.plan import Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
+from planner.perf.speed import score_units
 
 DEFAULT_TIME_LIMIT_S = 10.0
 
@@ -53,13 +59,7 @@ class _Session:
             if not parts["gpu"]:
                 return "infeasible", None
         m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False)
-        mode = req.mode if objective == "auto" else objective
-        if mode == "best":
-            big = sum(max((self.cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values())
-            big = big * req.gpu_count + 1
-            m.model.Maximize(terms["score"] * big - terms["price"])
-        else:
-            m.model.Minimize(terms["price"])
+        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective)
         solver = _solver(self.time_limit, self.workers)
         status = solver.Solve(m.model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -77,7 +77,8 @@ class _Session:
         if report.problems:  # the solver and the checker share rules: this would be a bug
             raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
         total = sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
-        return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].chip],
+        return Plan(parts=chosen, report=report, speed=self.cands.speed[chosen["gpu"].id],
+                    quality=quality.points(report.build) if req.goal == "expert" else 0, power_fraction=req.power_fraction,
                     gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
                     catalog=self.catalog, owned=self.cands.owned, offers=self.cands.offers)
 
@@ -92,9 +93,23 @@ class _Session:
             return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
         core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         if not core:
-            return WhyNot(["the catalog holds no compatible combination of parts"],
-                          ["check `planner catalog validate` and the owned/pinned parts"])
+            return self.explain_unknown() or WhyNot(["the catalog holds no compatible combination of parts"],
+                                                    ["check `planner catalog validate` and the owned/pinned parts"])
         return WhyNot(core, self.suggest(core))
+
+    def explain_unknown(self) -> Optional[WhyNot]:
+        """Is unknown safety/fit data the blocker? Re-solve trusting it; if a build appears, name its unverified parts."""
+        m, _, _ = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=False, trust_unknown=True)
+        solver = _solver(self.time_limit, 1)
+        if solver.Solve(m.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None
+        chosen = m.chosen(solver)
+        report = check_parts(self.catalog, list(chosen.values()), gpu_count=self.req.gpu_count,
+                             power_fraction=self.req.power_fraction)
+        ids = sorted({pid for f in report.unverified if RULES_BY_NAME[f.rule].strict_unknown for pid in f.parts})
+        return WhyNot(["every build meeting the rest needs a part whose PSU cable, GPU connector or multi-GPU slot data "
+                       "is unknown: unknown is not yes"],
+                      [f"pin the part(s) to accept their unverified data, e.g. {' '.join('--pin ' + i for i in ids)}"])
 
     def suggest(self, core: list[str]) -> list[str]:
         """The smallest change per conflicting requirement, found by re-solving without it."""
@@ -147,6 +162,43 @@ class _Session:
         return best
 
 
+def set_objective(model: cp_model.CpModel, terms: dict[str, Any], parts: dict[str, list[Any]], cands: Candidates,
+                  req: Request, mode: str) -> None:
+    """Best: sweep speed, then quality points, then cost, as one integer lexicographic sum. Cheapest: cost, then
+    quality points at that cost."""
+    big = sum(max((cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values()) * (req.gpu_count or 1) + 1
+    q_big = quality.max_points() + 1
+    if mode == "best":
+        model.Maximize(terms["score"] * q_big * big + terms["quality"] * big - terms["price"])
+    else:
+        model.Minimize(terms["price"] * q_big - terms["quality"])
+
+
+def throughput(plan: Plan, runs: int) -> Fraction:
+    """Sweep throughput in per-GPU speed units per round: speed / ceil(runs / GPUs) (runs go in parallel)."""
+    per_gpu = score_units(plan.speed, 1)
+    return Fraction(per_gpu, -(-runs // plan.gpu_count))
+
+
+def rank_key(plan: Plan, req: Request) -> tuple:
+    """Across GPU counts, the same order the model uses within one: the user's objective first."""
+    if req.mode == "best":
+        return (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur, -plan.gpu_count, plan.power_fraction)
+    return (-plan.total_cents_eur, plan.quality, -plan.gpu_count, plan.power_fraction)
+
+
+def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
+    if req.mode != "best" or req.budget is None:
+        return None
+    left = req.budget - plan.total
+    if plan.currency == req.currency and left >= max(Decimal(50), req.budget * Decimal("0.02")):
+        how = "" if status == "optimal" else " found within the time limit"
+        what = "sweep speed or build quality" if req.goal == "expert" else "sweep speed (goal: minimum)"
+        return (f"{format_money(left, req.currency)} of the budget left unspent: no other choice{how} within it buys "
+                f"more {what}")
+    return None
+
+
 def recommend(
     catalog: Catalog,
     req: Request,
@@ -169,26 +221,110 @@ def recommend(
             raise InputError(f"two {part.category} parts pinned ({pinned[part.category]}, {part.id}); "
                              "a build takes one of each")
         pinned[part.category] = part.id
-    s = _Session(catalog, req, time_limit, workers)
-    if s.cands.missing:
-        return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
-    status, chosen = s.solve(req)
-    if chosen is None:
-        why = s.explain() if status == "infeasible" else WhyNot(["no answer within the time limit"],
-                                                                 ["raise --time-limit"])
-        return Recommendation("infeasible" if status == "infeasible" else "feasible", [], why,
-                              time.perf_counter() - start, s.stats)
-    plans = [s.plan(chosen)]
-    forbid = {chosen["gpu"].chip}
+    req, _ = with_memfit_floor(req)  # the note is the pipeline's (planner.service): it holds with or without a plan
+    tried: list[tuple[_Session, str, Optional[Plan]]] = []
+    hostable = max_hostable_gpus(catalog, req)
+    skipped: list[dict[str, Any]] = []
+    for n, frac in options(req):
+        if n > hostable and tried:  # the strict multi-GPU rule would refuse every board: skip the solve
+            skipped.append({"gpus": n, "power_limit": frac, "status": "no board known to host this many GPUs",
+                            "total_eur": None, "sweep_hours": None})
+            continue  # GPU count (and a power limit for several): one exact solve each, best kept
+        s = _Session(catalog, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), time_limit, workers)
+        if s.cands.missing:
+            return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
+        status, chosen = s.solve(s.req)
+        tried.append((s, status, None if chosen is None else s.plan(chosen)))
+    stats = dict(tried[0][0].stats)
+    stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "power_limit": s.req.power_fraction, "status": st,
+                              "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
+                              "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
+                             for s, st, p in tried] + skipped
+    found = [(s, st, p) for s, st, p in tried if p is not None]
+    if not found:
+        if any(st == "unknown" for _, st, _ in tried):
+            return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
+                                  time.perf_counter() - start, stats)
+        return Recommendation("infeasible", [], tried[0][0].explain(), time.perf_counter() - start, stats)
+    s, status, first = max(found, key=lambda t: rank_key(t[2], req))
+    if any(st == "unknown" for _, st, _ in tried):
+        status = "feasible"  # a count that timed out might have held a better build
+    stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
+    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status)) if n)
+    plans = [first]
+    forbid = {first.gpu.chip}
     for _ in range(alternatives):
-        st, alt = s.solve(req, forbid_chips=forbid)
+        st, alt = s.solve(s.req, forbid_chips=forbid)
         if alt is None:
             break
         plan = s.plan(alt)
         plan.trade_offs = trade_offs(plans[0], plan)
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
-    return Recommendation(status, plans, None, time.perf_counter() - start, s.stats)
+    return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
+SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
+
+
+def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
+    """Most GPUs any candidate board is known to host (CPU-wired x8 slots); a pinned board counts as any."""
+    pinned = {catalog.get(i).id for i in req.pinned}
+    excluded = {catalog.get(i).id for i in req.excluded}
+    best = 1
+    for b in catalog.by_category("motherboard"):
+        if b.id in excluded:
+            continue
+        best = max(best, 4 if b.id in pinned else (b.gpu_slots_x8 or 1))
+    return best
+
+
+def options(req: Request) -> list[tuple[int, float]]:
+    """(GPU count, power limit) pairs to solve: the user's limit, or for several GPUs at stock also the suggested
+    limits, which can save a PSU class, case airflow or the wall circuit."""
+    out = []
+    for n in req.gpu_counts():
+        out.append((n, req.power_fraction))
+        if n > 1 and req.suggest_power_limit and req.power_fraction == 1.0:
+            out.extend((n, f) for f in SUGGESTED_LIMITS)
+    return out
+
+
+def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
+    if used.power_fraction == asked.power_fraction:
+        return None
+    from planner.compat.rules.base import gpu_power_w
+    from planner.compat.power import size_psu
+
+    watts = gpu_power_w(plan.gpu, plan.catalog.chips, used.power_fraction)
+    stock = plan.report.build.parts["gpu"].tgp_w or plan.chip.tdp_w
+    s = plan.report.sizing
+    at_stock = size_psu([stock] * plan.gpu_count, s.cpu_w) if s else None
+    why = f"; at stock power these cards need about a {at_stock.recommended_w} W PSU" if at_stock else ""
+    which = "is cheaper than" if asked.mode == "cheapest" else "sweeps faster than"
+    return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why}; with the limit "
+            f"this build {which} any stock-power build with {plan.gpu_count} GPUs that fits the budget and rules "
+            "(speed shown is at the limit)")
+
+
+def with_memfit_floor(req: Request) -> tuple[Request, Optional[str]]:
+    """A model size sets a VRAM floor per GPU (weights, gradients, AdamW states, overhead: planner.perf.memfit), the same
+    floor on every path; the user's own --min-vram wins when higher."""
+    if req.model_params is None:
+        return req, None
+    from planner.perf.memfit import ModelShape, estimate_memory
+
+    need = estimate_memory(ModelShape(params=req.model_params, precision=req.precision)).total_gib
+    floor = float(math.ceil(need))
+    if floor <= (req.min_vram_gb or 0):
+        return req, None
+    return (req.model_copy(update={"min_vram_gb": floor}),
+            f"VRAM floor {floor:g} GB per GPU: a {req.model_params:.3g}-parameter model needs about {need:.1f} GiB for "
+            "weights, gradients, AdamW states and overhead (planner memfit; activations not counted)")
+
+
+def sweep_hours(plan: Plan, req: Request) -> float:
+    return -(-req.runs // plan.gpu_count) * req.baseline_hours / plan.speed.value
 
 
 __all__ = ["recommend", "Recommendation", "Plan", "Request"]

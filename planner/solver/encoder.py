@@ -117,8 +117,9 @@ class BaseEncoder:
 
     def __init__(self, candidates: dict[str, list[Any]], chips: dict[str, GpuChip], gpu_count: int,
                  power_fraction: float, workload: str = "transformer", precision: str = "amp",
-                 model_params: Optional[float] = None):
+                 model_params: Optional[float] = None, pinned: frozenset[str] = frozenset()):
         self.cands = candidates
+        self.pinned = pinned
         self.workload, self.precision, self.model_params = workload, precision, model_params
         self.chips = chips
         self.gpu_count = gpu_count
@@ -128,6 +129,17 @@ class BaseEncoder:
 
     def candidates(self, category: str) -> list[Any]:
         return self.cands[category]
+
+    def strict(self, category: str, fn: AttrFn, fail: int, passing: int = PERMISSIVE) -> Any:
+        """An attribute whose unknown value rules the part out (`fail`), unless the user pinned the part: for
+        rules that decide safety or fit, unknown is not yes (docs/solver.md). A pinned part's unknown value is
+        `passing`, the value that cannot refute the rule (as the checker reports it: unverified)."""
+        def value(p: Any) -> Optional[float]:
+            v = fn(p)
+            if v is not None:
+                return v
+            return passing if p.id in self.pinned else fail
+        return self.attr(category, value)
 
     def present(self, *categories: str) -> bool:
         return all(self.cands.get(c) for c in categories)

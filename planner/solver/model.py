@@ -14,7 +14,9 @@ from planner.money import to_cents
 from planner.request import Request
 from planner.compat.rules import ALL_RULES
 from planner.compat.rules.base import psu_efficiency_permille
+from planner.solver import quality
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
+from planner.perf.model import MIN_POWER_FRACTION
 from planner.perf.speed import Speed, gpu_speed, score_units
 
 
@@ -24,7 +26,7 @@ class Candidates:
 
     parts: dict[str, list[Any]]
     price_cents: dict[str, int]
-    speed: dict[str, Speed]  # by chip id
+    speed: dict[str, Speed]  # by gpu part id (a power-limited variant such as a Max-Q is slower than its chip)
     score: dict[str, int]  # by gpu part id
     owned: frozenset[str] = frozenset()
     offers: dict[str, Any] = field(default_factory=dict)  # the offer each price came from
@@ -49,19 +51,25 @@ def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, 
                 offer = catalog.offer_for(p.id, allow_used=used_allowed(req.used, cat))
                 if offer is None:
                     continue
-                prices[p.id] = to_cents(to_eur(offer.price, offer.currency))
+                prices[p.id] = to_cents(offer.price if offer.currency == "EUR" else to_eur(offer.price, offer.currency))
                 offers[p.id] = offer
             chosen.append(p)
         parts[cat] = chosen
     speed: dict[str, Speed] = {}
     score: dict[str, int] = {}
     for g in parts["gpu"]:
-        if g.chip not in speed:
-            speed[g.chip] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
-                                      req.power_fraction, req.model_params)
-        score[g.id] = score_units(speed[g.chip], req.gpu_count)
+        speed[g.id] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,
+                                card_power_fraction(g, catalog.chips, req.power_fraction), req.model_params)
+        score[g.id] = score_units(speed[g.id], req.gpu_count or 1)
     return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned, offers=offers,
                       missing=[c for c in CATEGORIES if not parts[c]])
+
+
+def card_power_fraction(gpu: Any, chips: dict[str, Any], power_fraction: float) -> float:
+    """The user's power limit times the card's own: a 300 W Max-Q of a 600 W chip runs at 50 % of the chip's power,
+    and the speed model's power-limit curve prices that (no card counts as faster than its chip)."""
+    own = min(1.0, gpu.tgp_w / chips[gpu.chip].tdp_w) if gpu.tgp_w else 1.0
+    return max(MIN_POWER_FRACTION, round(power_fraction * own, 3))
 
 
 class Gate:
@@ -90,7 +98,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
             rule.encode(m)
-        elif req.avoid_warnings:
+        elif req.avoid_warnings and rule.blocks:
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
             rule.encode(m)
             m.model = base_model
@@ -99,6 +107,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for cat in CATEGORIES[1:]:
         price = price + m.attr(cat, lambda p: cands.price_cents[p.id])
     score = m.attr("gpu", lambda g: cands.score[g.id])
+    quality_pts = quality.encode(m) if req.goal == "expert" else 0
     model = m.model
 
     def gated(sentence: str, *constraints: Callable[[], Any]) -> None:
@@ -134,7 +143,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     if req.max_wall_w:
         gated(f"at most {req.max_wall_w} W sustained at the wall",
               lambda: 1000 * m.power()["sustained_w"] <= req.max_wall_w * m.attr("psu", psu_efficiency_permille))
-    need = req.required_speedup()
+    need = req.required_speedup(n)
     if need:
         units = int(round(need * 1000)) * n
         why = f"sweep done within {req.deadline_hours:g} h" if req.deadline_hours else f"at least {need:g}x the GTX 1080 Ti"
@@ -142,7 +151,11 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for pid in req.pinned:
         part = catalog.get(pid)
         gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
-    return {"price": price, "score": score}
+    return {"price": price, "score": score, "quality": quality_pts}
+
+
+def pinned_ids(req: Request, catalog: Catalog) -> frozenset[str]:
+    return frozenset(catalog.get(i).id for i in req.pinned)
 
 
 def cands_budget_cents(req: Request, catalog: Catalog) -> int:
@@ -152,18 +165,21 @@ def cands_budget_cents(req: Request, catalog: Catalog) -> int:
 
 def record(cands: Candidates, req: Request, catalog: Catalog) -> RecordingEncoder:
     rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
-                           req.model_params)
+                           req.model_params, pinned_ids(req, catalog))
     terms = encode_all(rec, req, cands, lambda s: None, catalog)
     rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
     rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
+    rec.model.note(Rel(-Term.of(terms["quality"]), eq=False))  # more quality points are better
     return rec
 
 
 def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Request, catalog: Catalog,
-                with_assumptions: bool) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
-    """A fresh model over `parts`. With assumptions, each requirement gets a named literal."""
+                with_assumptions: bool, trust_unknown: bool = False) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
+    """A fresh model over `parts`. With assumptions, each requirement gets a named literal. `trust_unknown` treats
+    every part as pinned (unknown data passes strict rules): the relaxation that explains a 'no build'."""
+    pins = frozenset(p.id for ps in parts.values() for p in ps) if trust_unknown else pinned_ids(req, catalog)
     m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
-                     req.model_params)
+                     req.model_params, pins)
     names: dict[int, str] = {}
 
     def switch(sentence: str) -> Optional[cp_model.IntVar]:

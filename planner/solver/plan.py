@@ -28,6 +28,9 @@ class Plan:
     owned: frozenset[str] = frozenset()
     offers: dict[str, Any] = field(default_factory=dict)
     trade_offs: list[str] = field(default_factory=list)
+    quality: int = 0  # build-quality points (planner.solver.quality)
+    power_fraction: float = 1.0  # GPU power limit the plan runs at
+    notes: list[str] = field(default_factory=list)
 
     @property
     def gpu(self) -> Any:
@@ -74,6 +77,9 @@ class Plan:
             "warnings": [f.to_json() for f in self.report.warnings],
             "unverified": [f.to_json() for f in self.report.unverified],
             "trade_offs": list(self.trade_offs),
+            "quality_points": self.quality,
+            "power_limit": self.power_fraction,
+            "notes": list(self.notes),
         }
 
     def headline(self) -> str:
@@ -116,7 +122,7 @@ class WhyNot:
 
 @dataclass
 class Recommendation:
-    status: str  # optimal | feasible | infeasible
+    status: str  # optimal | feasible | infeasible | timeout (no solution within the time limit)
     plans: list[Plan]
     why_not: Optional[WhyNot]
     solve_seconds: float

@@ -10,6 +10,31 @@ import numpy as np
 from planner.solver.encoder import RecordingEncoder
 
 
+BLOCK = 256  # candidates tested against the front at once (issue 11: 3.5-4.5x faster than one at a time)
+FRONT_CHUNK = 1024  # front rows per comparison, to bound memory at BLOCK x FRONT_CHUNK x columns
+
+
+def pareto_dominated(vecs: np.ndarray, order: np.ndarray, block: int = BLOCK) -> np.ndarray:
+    """Which rows some other row is no worse than in every column (lower is better). Rows are visited in
+    lexicographic `order`, so a dominating row always comes first; ties keep the first. Dominance is transitive,
+    so comparing with every earlier row of the block (kept or not) finds the same rows as comparing with the front."""
+    n, d = vecs.shape
+    dominated = np.zeros(n, dtype=bool)
+    front = np.empty((0, d), dtype=vecs.dtype)
+    for start in range(0, n, block):
+        idx = order[start:start + block]
+        blk = vecs[idx]
+        dom = np.zeros(len(idx), dtype=bool)
+        for f0 in range(0, len(front), FRONT_CHUNK):
+            fr = front[f0:f0 + FRONT_CHUNK]
+            dom |= np.all(fr[None, :, :] <= blk[:, None, :], axis=2).any(axis=1)
+        earlier = np.tril(np.all(blk[None, :, :] <= blk[:, None, :], axis=2), k=-1)  # [i, k]: row k <= row i, k < i
+        dom |= earlier.any(axis=1)
+        dominated[idx] = dom
+        front = np.concatenate([front, blk[~dom]])
+    return dominated
+
+
 def prune(
     rec: RecordingEncoder,
     extra_eq: dict[str, Callable[[Any], Hashable]],
@@ -36,16 +61,8 @@ def prune(
             vecs = np.array([[(-f(parts[i]) if d > 0 else f(parts[i])) for f, d in signed] for i in members],
                             dtype=np.int64).reshape(len(members), len(signed))
             order = np.lexsort(vecs.T[::-1]) if len(signed) else np.arange(len(members))
-            front = np.empty_like(vecs)
-            size = 0
-            for j in order:
-                v = vecs[j]
-                if size and np.any(np.all(front[:size] <= v, axis=1)):
-                    if parts[members[j]].id in keep:
-                        kept.append(members[j])
-                    continue
-                front[size] = v
-                size += 1
-                kept.append(members[j])
+            dominated = pareto_dominated(vecs, order)
+            kept.extend(members[j] for j in range(len(members))
+                        if not dominated[j] or parts[members[j]].id in keep)
         out[cat] = [parts[i] for i in sorted(kept)]
     return out

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 CASE_FANS = 3  # fans assumed in a case besides the CPU cooler's (hardware-facts §1.5 ROP estimate)
 DEFAULT_FRONT_RAD_LOSS_MM = 55  # estimate: 27 mm radiator + 25 mm fans + 3 mm margin
+ASSUMED_RAD_MM = 27  # the radiator thickness inside DEFAULT_FRONT_RAD_LOSS_MM and case clearance figures
 PERMISSIVE = 10**6  # stands for an unknown limit: the rule cannot refute it (reported as unverified)
 
 
@@ -143,6 +144,13 @@ def front_loss_mm(case: Any) -> int:
     return int(case.front_radiator_clearance_mm or DEFAULT_FRONT_RAD_LOSS_MM)
 
 
+def radiator_extra_mm(cooler: Any) -> int:
+    """Millimetres a CPU AIO's radiator is thicker than the 27 mm the case figures assume (38 mm -> 11)."""
+    if cooler is None or cooler.type != "aio" or cooler.radiator_thickness_mm is None:
+        return 0
+    return max(0, int(round(cooler.radiator_thickness_mm)) - ASSUMED_RAD_MM)
+
+
 def mm(value: Optional[float]) -> int:
     """Millimetres as integers for the solver (tenths kept: 357.6 mm -> 3576)."""
     return int(round(value * 10)) if value is not None else PERMISSIVE
@@ -163,7 +171,10 @@ class Encoder(Protocol):
     precision: str
     model_params: Optional[float]
 
+    pinned: frozenset[str]
+
     def attr(self, category: str, fn: Callable[[Any], Optional[float]], unknown: int = PERMISSIVE) -> Any: ...
+    def strict(self, category: str, fn: Callable[[Any], Optional[float]], fail: int, passing: int = PERMISSIVE) -> Any: ...
     def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any: ...
     def bool_var(self, name: str) -> Any: ...
     def present(self, *categories: str) -> bool: ...
@@ -177,6 +188,8 @@ class Rule:
     severity: ClassVar[Severity] = Severity.PROBLEM
     categories: ClassVar[tuple[str, ...]] = ()
     summary: ClassVar[str] = ""
+    blocks: ClassVar[bool] = True  # a warning the solver avoids by default; False: advice only (a derate)
+    strict_unknown: ClassVar[bool] = False  # unknown data rules the part out in the solver unless pinned
 
     def applies(self, b: Build) -> bool:
         return b.has(*self.categories)
@@ -191,6 +204,7 @@ class Rule:
         return Finding(rule=self.name, severity=severity or self.severity, message=message, parts=parts)
 
     def unverified(self, what: str, parts: list[str]) -> Finding:
+        """A rule that lacked data; for strict rules `parts` names only the parts whose data is missing."""
         return Finding(rule=self.name, severity=Severity.UNVERIFIED,
                        message=f"{what} unknown: rule '{self.name}' could not be verified", parts=parts)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from planner.catalog.models import FORM_FACTORS
 from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
-    radiator_front_only, slots_needed,
+    radiator_extra_mm, radiator_front_only, slots_needed,
 )
 
 
@@ -42,8 +42,9 @@ class GpuLengthFitsCase(Rule):
         limit = mm(case.max_gpu_length_mm)
         why = ""
         if self._front(b):
-            limit -= front_loss_mm(case) * 10
-            why = f" (case maximum {fmt_mm(mm(case.max_gpu_length_mm))} less {front_loss_mm(case)} mm for the front radiator)"
+            loss = front_loss_mm(case) + radiator_extra_mm(b.get("cooler"))
+            limit -= loss * 10
+            why = f" (case maximum {fmt_mm(mm(case.max_gpu_length_mm))} less {loss} mm for the front radiator and fans)"
         if mm(gpu.length_mm) <= limit:
             return []
         return [self.finding(f"card length {fmt_mm(mm(gpu.length_mm))} exceeds the case maximum of "
@@ -52,7 +53,7 @@ class GpuLengthFitsCase(Rule):
     def encode(self, m: Encoder):
         length = m.attr("gpu", lambda g: mm(g.length_mm) if g.length_mm is not None else None, unknown=0)
         limit = m.attr("case", lambda c: mm(c.max_gpu_length_mm) if c.max_gpu_length_mm is not None else None)
-        loss = m.attr("case", lambda c: front_loss_mm(c) * 10)
+        loss = m.attr("case", lambda c: front_loss_mm(c) * 10) + m.attr("cooler", lambda c: radiator_extra_mm(c) * 10)
         m.model.Add(length <= limit)
         m.model.Add(length <= limit - loss).OnlyEnforceIf(m.front_radiator())
 
@@ -113,6 +114,9 @@ class RadiatorMount(Rule):
         cooler, case, gpu = b.get("cooler"), b.parts["case"], b.get("gpu")
         gpu_rad = gpu_radiator_mm(gpu)
         cpu_aio = cooler is not None and cooler.type == "aio"
+        if gpu_rad is not None and b.gpu_count > 1:
+            return [self.finding(f"{b.gpu_count} hybrid cards bring {b.gpu_count} radiators: this planner fits one "
+                                 "radiator per case; choose air-cooled cards for several GPUs", b.ids("gpu", "case"))]
         if cpu_aio and gpu_rad is not None:
             return [self.finding(f"{cooler.radiator_mm} mm CPU radiator and the card's own {gpu_rad} mm radiator: "
                                  "this planner fits one radiator per case; choose an air cooler or another card",
@@ -135,6 +139,8 @@ class RadiatorMount(Rule):
         unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear), unknown=False)
         aio = m.has("cooler", lambda c: c.type == "aio")
         hybrid = m.has("gpu", lambda g: gpu_radiator_mm(g) is not None, unknown=False)
+        if m.gpu_count > 1:
+            m.model.Add(hybrid == 0)
         m.model.Add(aio + hybrid <= 1)
         m.model.Add(front <= aio + hybrid)
         m.model.Add(front == 0).OnlyEnforceIf(m.model_bool(unknown_case))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from planner.compat import power
+from planner.catalog.models import Severity
 from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, ceil_div, gpu_power_w, gpu_vendor_floor_w, power_terms,
     psu_atx3_native, psu_efficiency_permille,
@@ -92,24 +93,41 @@ def adapter_8pins(gpu) -> int | None:
     return ceil_div(stock, power.PCIE_8PIN_W)
 
 
+def gpu_stock_w(gpu, chips) -> int:
+    """The card's stock board power: what its cable carries whatever limit software sets."""
+    return gpu.tgp_w or chips[gpu.chip].tdp_w
+
+
 class GpuConnectors(Rule):
     name = "gpu_connectors"
     categories = ("psu", "gpu")
-    summary = "one PSU cable per GPU input: native 12V-2x6 for 16-pin cards above 450 W, separate 8-pin cables"
+    strict_unknown = True
+    summary = ("one PSU cable per GPU input: native 12V-2x6 rated for the card (450 W cables only up to 450 W cards) "
+               "for 16-pin cards above 450 W, separate 8-pin cables")
 
     def check(self, b: Build):
         psu, gpu, n = b.parts["psu"], b.parts["gpu"], b.gpu_count
-        if gpu.power_12v2x6 is None and gpu.power_8pin is None:
-            return [self.unverified("GPU power connectors", b.ids(*self.categories))]
-        if psu.connectors_12v2x6 is None or psu.connectors_8pin is None:
-            return [self.unverified("PSU connector counts", b.ids(*self.categories))]
+        missing = ([gpu.id] if gpu.power_12v2x6 is None and gpu.power_8pin is None else []) + \
+            ([psu.id] if psu.connectors_12v2x6 is None or psu.connectors_8pin is None else [])
+        if missing:
+            what = " and ".join(w for w, pid in (("GPU power connectors", gpu.id), ("PSU connector counts", psu.id))
+                                if pid in missing)
+            return [self.unverified(what, missing)]
         need16, need8 = n * (gpu.power_12v2x6 or 0), n * (gpu.power_8pin or 0)
-        if psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8:
+        stock = gpu_stock_w(gpu, b.chips)
+        counts_ok = psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8
+        cable_ok = need16 == 0 or (psu.cable_12v2x6_w is not None and psu.cable_12v2x6_w >= stock)
+        if counts_ok and cable_ok:
             return []
         adapt = adapter_8pins(gpu)
         if adapt is not None and psu.connectors_8pin >= need8 + n * adapt:
             return []
-        if need16 > psu.connectors_12v2x6:
+        if counts_ok and psu.cable_12v2x6_w is None:
+            return [self.unverified("PSU 12V-2x6 cable rating", [psu.id])]
+        if counts_ok:
+            msg = (f"the PSU's 16-pin cables are rated {psu.cable_12v2x6_w} W, the card draws up to {stock} W: a cable "
+                   "run above its rating is how 16-pin connectors melt")
+        elif need16 > psu.connectors_12v2x6:
             extra = (f"; a {gpu.tgp_w} W card needs a native cable, no adapter" if adapt is None
                      else f"; an adapter would need {need8 + n * adapt} separate 8-pin cables, the PSU has "
                           f"{psu.connectors_8pin}")
@@ -120,18 +138,52 @@ class GpuConnectors(Rule):
 
     def encode(self, m: Encoder):
         n = m.gpu_count
-        have16 = m.attr("psu", lambda s: s.connectors_12v2x6 if s.connectors_8pin is not None else None)
-        have8 = m.attr("psu", lambda s: s.connectors_8pin if s.connectors_12v2x6 is not None else None)
-        known = lambda g: g.power_12v2x6 is not None or g.power_8pin is not None  # noqa: E731
-        need16 = m.attr("gpu", lambda g: n * (g.power_12v2x6 or 0) if known(g) else None, unknown=0)
-        need8 = m.attr("gpu", lambda g: n * (g.power_8pin or 0) if known(g) else None, unknown=0)
+        psu_unknown = lambda s: s.connectors_12v2x6 is None or s.connectors_8pin is None  # noqa: E731
+        gpu_unknown = lambda g: g.power_12v2x6 is None and g.power_8pin is None  # noqa: E731
+        # unknown is not yes: a part whose connectors are unknown is left out unless pinned
+        m.model.Add(m.has("psu", lambda s: psu_unknown(s) and s.id not in m.pinned, unknown=False) == 0)
+        m.model.Add(m.has("gpu", lambda g: gpu_unknown(g) and g.id not in m.pinned, unknown=False) == 0)
+        have16 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_12v2x6)
+        have8 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_8pin)
+        cable = m.strict("psu", lambda s: None if psu_unknown(s) else s.cable_12v2x6_w, fail=0)
+        need16 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_12v2x6 or 0), unknown=0)
+        need8 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_8pin or 0), unknown=0)
+        need_cable = m.attr("gpu", lambda g: gpu_stock_w(g, m.chips) if (g.power_12v2x6 or 0) > 0 else 0)
         via_adapter = m.attr("gpu", lambda g: (n * ((g.power_8pin or 0) + adapter_8pins(g))
-                                              if adapter_8pins(g) is not None else PERMISSIVE) if known(g) else None,
-                             unknown=0)
+                                              if adapter_8pins(g) is not None else PERMISSIVE) if not gpu_unknown(g)
+                             else None, unknown=0)
         use_adapter = m.bool_var("gpu_16pin_adapter")
         m.model.Add(have16 >= need16).OnlyEnforceIf(use_adapter.Not())
         m.model.Add(have8 >= need8).OnlyEnforceIf(use_adapter.Not())
+        m.model.Add(cable >= need_cable).OnlyEnforceIf(use_adapter.Not())
         m.model.Add(have8 >= via_adapter).OnlyEnforceIf(use_adapter)
+
+
+class PsuClass(Rule):
+    name = "psu_class"
+    severity = Severity.WARNING
+    categories = ("psu", "gpu")
+    summary = (f"an ATX 3.1 unit with native 12V-2x6 for cards above {power.NATIVE_16PIN_ABOVE_W} W "
+               "(the revision that pairs with the 12V-2x6 connector)")
+
+    @staticmethod
+    def wanted(gpu, chips) -> bool:
+        return gpu_stock_w(gpu, chips) > power.NATIVE_16PIN_ABOVE_W
+
+    @staticmethod
+    def good(psu) -> bool:
+        return psu.atx_version == "3.1" and (psu.connectors_12v2x6 or 0) >= 1
+
+    def check(self, b: Build):
+        psu, gpu = b.parts["psu"], b.parts["gpu"]
+        if not self.wanted(gpu, b.chips) or self.good(psu):
+            return []
+        return [self.finding(f"a {gpu_stock_w(gpu, b.chips)} W card on an ATX {psu.atx_version or '(unknown)'} unit: "
+                             "buy an ATX 3.1 unit with native 12V-2x6 cables for a card this size",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("gpu", lambda g: self.wanted(g, m.chips)) <= m.has("psu", self.good, unknown=False))
 
 
 class WallCircuit(Rule):
@@ -153,5 +205,5 @@ class WallCircuit(Rule):
         m.model.Add(1000 * m.power()["sustained_w"] <= power.circuit_limit_w() * m.attr("psu", psu_efficiency_permille))
 
 
-RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), WallCircuit()]
+RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), PsuClass(), WallCircuit()]
 _ = gpu_power_w

@@ -1,0 +1,61 @@
+"""Rules for months of 24/7 load: board power delivery against the CPU, case airflow against the heat."""
+
+from __future__ import annotations
+
+from planner.catalog.models import Severity
+from planner.compat.rules.base import Build, Encoder, Rule, power_terms
+
+# Heat one unit of airflow carries out of a case: Q = rho * cp * V * dT with air at 1.2 kg/m3, 1005 J/(kg K),
+# 1 CFM = 0.000472 m3/s and a 10 K rise from intake to exhaust: 1.2 * 1005 * 0.000472 * 10 = 5.69 W per CFM.
+# (Air properties: standard tables; the 10 K rise is our choice for a room at 25 C keeping GPU intake <= 35 C.)
+W_PER_CFM_TENTHS = 57  # 5.7 W per CFM, in tenths
+
+
+def case_heat_capacity_w(case) -> int | None:
+    """Sustained heat the case's intake airflow removes at a 10 K air temperature rise (docs/rules.md)."""
+    if case.intake_cfm is None:
+        return None
+    return int(case.intake_cfm * W_PER_CFM_TENTHS) // 10
+
+
+class BoardCpuPower(Rule):
+    name = "board_cpu_power"
+    categories = ("cpu", "motherboard")
+    summary = "the board's power delivery is built for the CPU's sustained package power"
+
+    def check(self, b: Build):
+        cpu, mb = b.parts["cpu"], b.parts["motherboard"]
+        if mb.max_cpu_power_w is None:
+            return [self.unverified("board CPU power class", [mb.id])]
+        if cpu.power_w <= mb.max_cpu_power_w:
+            return []
+        return [self.finding(f"{cpu.name} draws up to {cpu.power_w} W; the {mb.chipset} board is built for about "
+                             f"{mb.max_cpu_power_w} W: its power stage runs hot or throttles the CPU under 24/7 load",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("cpu", lambda p: p.power_w) <= m.attr("motherboard", lambda p: p.max_cpu_power_w))
+
+
+class CaseAirflow(Rule):
+    name = "case_airflow"
+    severity = Severity.WARNING
+    categories = ("case", "gpu", "cpu")
+    summary = "the case's intake airflow removes the sustained heat (5.7 W per CFM at a 10 K rise)"
+
+    def check(self, b: Build):
+        case, t = b.parts["case"], power_terms(b)
+        cap = case_heat_capacity_w(case)
+        if cap is None:
+            return [self.unverified("case intake airflow", [case.id])]
+        if t.sustained_w <= cap:
+            return []
+        return [self.finding(f"about {t.sustained_w} W of sustained heat; the case's ~{case.intake_cfm:g} CFM of intake "
+                             f"removes about {cap} W at a 10 K air temperature rise: expect hot GPUs and throttling",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.power()["sustained_w"] <= m.attr("case", case_heat_capacity_w))
+
+
+RULES = [BoardCpuPower(), CaseAirflow()]

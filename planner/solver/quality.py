@@ -1,0 +1,73 @@
+"""Build-quality points: what keeps a machine alive through months of unattended runs (weights in docs/solver.md).
+
+The solver maximises these after sweep speed and before cost, so money left in the budget goes to the PSU
+class, board and cooler headroom, case airflow and storage, and only stays unspent when nothing improves.
+`points()` is the reference (checked against the CP-SAT encoding by brute force in the tests).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.compat.rules.base import Build, Encoder, power_terms
+from planner.compat.rules.sustain import case_heat_capacity_w
+
+HEADROOM = (5, 4)  # 25 % above the sustained load: numerator, denominator
+PSU_CLASS_POINTS = {"3.1": 4, "3.0": 2}  # with a native 12V-2x6 cable; ATX 2.x or no native cable: 0
+EFFICIENCY_POINTS = {"gold": 1, "platinum": 2, "titanium": 2}
+BOARD_HEADROOM_POINTS = 3
+COOLER_HEADROOM_POINTS = 3
+CASE_HEADROOM_POINTS = 3
+BIG_STORAGE_GB, BIG_STORAGE_POINTS = 4000, 1
+FULL_LINK_LANES, FULL_LINK_POINTS = 16, 2  # the GPU on a full x16 link, not the x8 of an APU (8700G)
+
+
+def psu_points(psu: Any) -> int:
+    native = (psu.connectors_12v2x6 or 0) >= 1
+    return (PSU_CLASS_POINTS.get(psu.atx_version or "", 0) if native else 0) + EFFICIENCY_POINTS.get(psu.efficiency, 0)
+
+
+def cpu_points(cpu: Any) -> int:
+    return FULL_LINK_POINTS if (cpu.gpu_pcie_lanes or 0) >= FULL_LINK_LANES else 0
+
+
+def storage_points(drive: Any) -> int:
+    return BIG_STORAGE_POINTS if drive.capacity_gb >= BIG_STORAGE_GB else 0
+
+
+def _headroom(capacity: Any, load: int) -> bool:
+    return capacity is not None and HEADROOM[1] * capacity >= HEADROOM[0] * load
+
+
+def points(b: Build) -> int:
+    """Quality points of a complete build."""
+    p = b.parts
+    cpu_w = p["cpu"].power_w
+    total = psu_points(p["psu"]) + storage_points(p["storage"]) + cpu_points(p["cpu"])
+    total += BOARD_HEADROOM_POINTS * _headroom(p["motherboard"].max_cpu_power_w, cpu_w)
+    total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
+    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power_terms(b).sustained_w)
+    return total
+
+
+def max_points() -> int:
+    return (max(PSU_CLASS_POINTS.values()) + max(EFFICIENCY_POINTS.values()) + BIG_STORAGE_POINTS + FULL_LINK_POINTS
+            + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS)
+
+
+def encode(m: Encoder) -> Any:
+    """The same points as a linear expression: per-part terms plus one literal per headroom bonus, each
+    allowed only when its headroom holds (maximising sets it whenever it can)."""
+    num, den = HEADROOM
+    total = m.attr("psu", psu_points) + m.attr("storage", storage_points) + m.attr("cpu", cpu_points)
+    cpu_w = m.attr("cpu", lambda c: c.power_w)
+    for name, weight, cap, load in (
+        ("board_headroom", BOARD_HEADROOM_POINTS, m.attr("motherboard", lambda p: p.max_cpu_power_w, unknown=0), cpu_w),
+        ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0), cpu_w),
+        ("case_headroom", CASE_HEADROOM_POINTS, m.attr("case", case_heat_capacity_w, unknown=0),
+         m.power()["sustained_w"]),
+    ):
+        lit = m.bool_var(name)
+        m.model.Add(den * cap >= num * load).OnlyEnforceIf(lit)
+        total = total + weight * lit
+    return total
