@@ -9,7 +9,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planner.errors import InputError, validation_message
-from planner.money import CurrencyCode, parse_decimal
+from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 
 MIN_RAM_FLOOR_GB = 32
 RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
@@ -45,6 +45,11 @@ class Requirements(BaseModel):
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_budget(cls, data: object) -> object:
+        return read_budget_fields(data)  # '7k', '7 000 €', '$7,500'; the text's currency fills an unset one
 
     @field_validator("budget", mode="before")
     @classmethod

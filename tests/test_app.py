@@ -51,11 +51,26 @@ def test_changing_the_budget_changes_the_plan() -> None:
     first, first_parts = headline(at), plan_parts(at)
     assert len(first_parts) == 8
     assert any(m.label == "Speed vs a GTX 1080 Ti" for m in at.metric)
-    at.number_input(key="in_budget").set_value(2000.0)
+    at.text_input(key="in_budget").input("2000")
     run(at)
     assert headline(at) != first and plan_parts(at) != first_parts
     total = headline(at).rsplit("EUR", 1)[1]
     assert float(total.replace(" ", "").replace("\u00a0", "")) <= 2000
+
+
+def test_budgets_as_people_type_them_and_an_invalid_one_removes_the_plan() -> None:
+    at = run()
+    at.text_input(key="in_budget").input("3 500 €")
+    run(at)
+    assert not errors(at) and float(headline(at).rsplit("EUR", 1)[1].replace(" ", "").replace("\u00a0", "")) <= 3500
+    at.text_input(key="in_budget").input("7.000")
+    run(at)
+    assert any("ambiguous" in e and "7000" in e for e in errors(at))
+    assert not [s for s in at.subheader if s.value.startswith("Recommended")]  # the old plan is gone
+    assert not at.dataframe
+    at.text_input(key="in_budget").input("7k")
+    run(at)
+    assert not errors(at) and headline(at).startswith("Recommended")
 
 
 def test_an_impossible_request_shows_why_not() -> None:
@@ -70,7 +85,7 @@ def test_an_impossible_request_shows_why_not() -> None:
 
 def test_permalink_round_trips_inputs_and_parts() -> None:
     at = run()
-    at.number_input(key="in_budget").set_value(3500.0)
+    at.text_input(key="in_budget").input("3500")
     at.number_input(key="in_runs").set_value(12)
     at.selectbox(key="in_precision").set_value("fp32")
     at.number_input(key="in_model_m").set_value(15.0)
@@ -79,7 +94,7 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     assert token.startswith("v1.")
 
     opened = run(b=token)  # a fresh session opening the link
-    assert opened.number_input(key="in_budget").value == 3500.0
+    assert opened.text_input(key="in_budget").value == "3500"
     assert opened.number_input(key="in_runs").value == 12
     assert opened.selectbox(key="in_precision").value == "fp32"
     assert opened.number_input(key="in_model_m").value == 15.0
@@ -88,7 +103,7 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     assert title.split(":", 1)[1].split(",")[0].strip() in headline(opened)
     assert opened.query_params["b"] == token  # nothing changed, same link
 
-    opened.number_input(key="in_budget").set_value(2500.0)  # any change re-plans from scratch
+    opened.text_input(key="in_budget").input("2500")  # any change re-plans from scratch
     run(opened)
     assert headline(opened).startswith("Recommended") and opened.query_params["b"] != token
 
@@ -118,7 +133,7 @@ def test_a_damaged_link_shows_a_clear_error_not_a_traceback() -> None:
 def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
     inputs = ShareInputs(budget="50", hours=0.01, excluded_brands=("NoSuchBrand",), runs=10_000)
     at = run(b=encode_token(inputs, []))
-    assert at.number_input(key="in_budget").value == 100.0
+    assert at.text_input(key="in_budget").value == "50"  # shown as sent; the solver says what it buys
     assert at.number_input(key="in_hours").value == 0.1
     assert at.multiselect(key="in_brands").value == []
 
@@ -129,7 +144,7 @@ def test_importing_the_markdown_list_gives_the_same_parts() -> None:
     md = next(c.value for c in at.code if c.value.startswith("Type|Item|Price"))
 
     other = run()
-    other.number_input(key="in_budget").set_value(2500.0)
+    other.text_input(key="in_budget").input("2500")
     run(other)
     assert plan_parts(other) != parts
     other.text_area(key="import_text").input(md)

@@ -11,7 +11,7 @@ from planner.share import ShareInputs
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
 # widget key -> default value (0 in a number widget means "no constraint")
 DEFAULTS: dict[str, Any] = {
-    "in_budget": 7000.0,
+    "in_budget": "7000",  # typed as people write it: 7k, 7 000 €, 7000 EUR (planner.money.read_amount)
     "in_currency": "EUR",
     "in_mode": "best",
     "in_hours": 7.0,
@@ -45,7 +45,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
     g = lambda k: ss.get(k, DEFAULTS[k])  # noqa: E731
     opt = lambda v: None if not v else v  # noqa: E731 - 0 means "no constraint" in the widgets
     return ShareInputs.parse(
-        budget=Decimal(str(g("in_budget"))), currency=g("in_currency"), mode=g("in_mode"),
+        budget=str(g("in_budget")).strip() or None, currency=g("in_currency"), mode=g("in_mode"),
         workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")), hours=float(g("in_hours")),
         model_params_m=opt(float(g("in_model_m"))), min_vram_gb=opt(float(g("in_min_vram"))),
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
@@ -58,7 +58,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
 
 # widget key -> (min, max) of the number widgets (ui.widgets); a shared value outside is clamped.
 RANGES: dict[str, tuple[float, float]] = {
-    "in_budget": (100.0, 1_000_000.0), "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
+    "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
     "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
     "in_max_wall": (0, 10_000), "in_gpus": (1, 4), "in_power": (50, 100), "in_alts": (0, 5),
 }
@@ -73,7 +73,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
         inputs = inputs.model_copy(update={
             "owned": known(inputs.owned), "pinned": known(inputs.pinned), "excluded": known(inputs.excluded),
             "excluded_brands": tuple(b for b in inputs.excluded_brands if b in brands)})
-    ss["in_budget"] = float(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
+    ss["in_budget"] = budget_text(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
     ss["in_currency"] = inputs.currency if inputs.currency in CURRENCIES else "EUR"
     ss["in_mode"] = inputs.mode
     ss["in_hours"] = float(inputs.hours)
@@ -95,6 +95,11 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
     ss["in_alts"] = int(inputs.alternatives)
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
+
+
+def budget_text(amount: Decimal) -> str:
+    """7000.00 -> '7000', 7000.50 -> '7000.50': what the budget box shows for a shared amount."""
+    return f"{amount:.0f}" if amount == amount.to_integral_value() else f"{amount:.2f}"
 
 
 def same_inputs(a: ShareInputs, b: ShareInputs) -> bool:

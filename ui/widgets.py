@@ -21,8 +21,9 @@ def sidebar(cat: Catalog) -> None:
     sb = st.sidebar
     sb.header("What you need")
     c1, c2 = sb.columns([3, 2])
-    c1.number_input("Budget", min_value=100.0, max_value=1_000_000.0, step=100.0, key="in_budget",
-                    help="Total for the parts you buy (owned parts cost nothing)")
+    c1.text_input("Budget", key="in_budget", placeholder="7000, 7k, 7 000 €",
+                  help="Total for the parts you buy (owned parts cost nothing). Write it as you like: 7000, 7k, "
+                       "7 000 €, 7000 EUR, 7,5k. '7.000' is ambiguous and asked back.")
     c2.selectbox("Currency", CURRENCIES, key="in_currency")
     sb.radio("Goal", ["best", "cheapest"], key="in_mode", horizontal=True,
              format_func=lambda m: {"best": "fastest within budget", "cheapest": "cheapest meeting targets"}[m])

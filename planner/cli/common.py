@@ -14,7 +14,7 @@ from typing import Any, Callable, TypeVar
 import typer
 from rich.console import Console
 
-from planner.errors import PlannerError
+from planner.errors import InfeasibleError, PlannerError
 
 console = Console()
 err_console = Console(stderr=True)
@@ -50,12 +50,14 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
 
 
 def handle_errors(fn: F) -> F:
-    """Turn PlannerError (and bad files) into a one-line message and exit code 2."""
+    """Turn PlannerError (and bad files) into a one-line message and exit code 2; "no build fits" exits 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
+        except InfeasibleError as exc:
+            fail(str(exc), code=1)  # a result (nothing fits), not bad input
         except PlannerError as exc:
             fail(str(exc))
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:

@@ -14,7 +14,7 @@ from planner.cli.common import console, emit_json, err_console, fail, handle_err
 from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
 from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
-from planner.money import check_currency, format_money, parse_decimal
+from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.service.plan_file import build_from_plan, read_plan
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -51,8 +51,10 @@ def _solver_plan(budget: Decimal, currency: str, work: C.Workload) -> dict[str, 
                                            model_params=work.model_params))
     plans = list(getattr(result, "plans", None) or [])
     if not plans:
-        raise InfeasibleError(
-            f"the solver found no build within {format_money(budget, currency)}; raise --budget or pass --build")
+        why = getattr(result, "why_not", None)
+        detail = "; ".join([*(why.conflicts if why else []), *(why.suggestions if why else [])][:3])
+        raise InfeasibleError(f"the solver found no build within {format_money(budget, currency)}"
+                              + (f" ({detail})" if detail else "") + "; raise --budget or pass --build")
     return plans[0].to_json()
 
 
@@ -176,7 +178,7 @@ def costs(
     workload: str = typer.Option(
         "transformer", "--workload", help="Workload class for the speed model (transformer, cnn, generic)."),
     budget: Optional[str] = typer.Option(
-        None, "--budget", help="Ask the solver for the best build within this budget."),
+        None, "--budget", help="Ask the solver for the best build within this budget (7000, 7k, '7 000 €')."),
     build: Optional[Path] = typer.Option(
         None, "--build", help="A saved `planner recommend --json` output (first plan) or one plan."),
     kwh_price: str = typer.Option(
@@ -185,7 +187,8 @@ def costs(
     kwh_currency: str = typer.Option("EUR", "--kwh-currency", help="Currency of --kwh-price."),
     horizon_months: int = typer.Option(
         24, "--horizon-months", help="How long you keep the machine before selling it."),
-    currency: str = typer.Option("EUR", "--currency", help="Currency of the report (ISO code)."),
+    currency: Optional[str] = typer.Option(
+        None, "--currency", help="Currency of the report (ISO code; default: the one in --budget, else EUR)."),
     max_gpus: int = typer.Option(8, "--max-gpus", help="Largest number of rented GPUs to consider."),
     sell_old_gpu: bool = typer.Option(
         False, "--sell-old-gpu/--keep-old-gpu", help="Count the sale of the old GTX 1080 Ti."),
@@ -221,7 +224,10 @@ def costs(
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params)
-    cur = check_currency(currency)
+    typed = read_amount(budget, "--budget") if budget is not None else None
+    cur = check_currency(currency or (typed.currency if typed else None) or "EUR")
+    if typed is not None:
+        parse_amount(budget, "--budget", cur)  # a currency in --budget must agree with --currency
     params = C.CostParams(
         currency=cur, kwh_price=parse_decimal(kwh_price, "--kwh-price"), kwh_currency=check_currency(kwh_currency),
         horizon_months=horizon_months,
@@ -236,7 +242,7 @@ def costs(
     notes: list[str] = list(rates.warnings)
     the_build: Optional[C.Build] = None
     if build is not None or budget is not None:
-        plan = read_plan(build) if build is not None else _solver_plan(parse_decimal(budget, "--budget"), cur, work)
+        plan = read_plan(build) if build is not None else _solver_plan(typed.value, cur, work)
         the_build, more = build_from_plan(plan, rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
     else:

@@ -64,8 +64,10 @@ def register(app: typer.Typer) -> None:
     @app.command("recommend")
     @handle_errors
     def recommend_cmd(
-        budget: Optional[str] = typer.Option(None, "--budget", help="Budget in --currency (required for best mode)"),
-        currency: str = typer.Option("EUR", "--currency", help="ISO currency of the budget and prices shown"),
+        budget: Optional[str] = typer.Option(
+            None, "--budget", help="Budget as you write it: 7000, 7k, '7 000 €', 7000EUR, 7,5k (required for best mode)"),
+        currency: Optional[str] = typer.Option(
+            None, "--currency", help="ISO currency of the budget and prices shown (default: the one in --budget, else EUR)"),
         mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
         min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
         min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
@@ -110,3 +112,5 @@ def register(app: typer.Typer) -> None:
             emit_json(rec.to_json())
         else:
             print_recommendation(rec)
+        if not rec.plans:
+            raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

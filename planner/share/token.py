@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from planner.catalog.load import Catalog
 from planner.errors import ShareError, validation_message
 from planner.catalog.models import CATEGORIES
-from planner.money import CurrencyCode, parse_decimal, quantize
+from planner.money import CurrencyCode, parse_decimal, quantize, read_budget_fields
 from planner.requirements import Requirements
 
 SCHEMA = "planner.build/1"
@@ -66,6 +66,11 @@ class ShareInputs(BaseModel):
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     used: Literal["none", "gpu", "all"] = "gpu"  # which parts may be bought used
     alternatives: int = Field(default=2, ge=0, le=5)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_budget(cls, data: object) -> object:
+        return read_budget_fields(data)  # the same reading of '7k', '7 000 €' as the CLI
 
     @field_validator("budget", mode="before")
     @classmethod
