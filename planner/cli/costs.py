@@ -15,6 +15,7 @@ from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, l
 from planner.errors import FetchError, InfeasibleError, InputError, PlannerError
 from planner.costs.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
+from planner.costs.verdict import verdict
 from planner.service.plan_file import build_from_plan, read_plan
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -101,6 +102,8 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
             sources.append(src)
         return f"[{sources.index(src) + 1}]"
 
+    if payload.get("verdict"):
+        console.print(f"[bold]{payload['verdict']['sentence']}[/]\n", highlight=False)
     rents = [o for o in comp.options if o.kind == "rent"]
     shown = [o for o in comp.options if o.kind == "buy"] + rents[: limit or None]
     table = Table(title=f"Finish {comp.workload.runs} runs x {comp.workload.baseline_hours:g} h (1080 Ti hours), {cur}",
@@ -261,6 +264,10 @@ def costs(
         "assumptions": _assumptions(params, rates, notes, comp),
         "skipped": comp.skipped,
     }
+    if comp.options:
+        payload["verdict"] = verdict(payload["options"], payload["break_even"], runs=work.runs,
+                                     baseline_hours=work.baseline_hours, horizon_months=params.horizon_months,
+                                     currency=cur).to_json()
     if as_json:
         emit_json(payload)
     else:
