@@ -203,6 +203,13 @@ def test_cloud_tab_charts_rent_vs_buy_when_opened() -> None:
     assert any(m.value.startswith("**Buying** finishes in") for m in cloud.markdown)
     table = cloud.table[0].value
     assert table.iloc[0, 0].startswith("Buy: ") and any(v.startswith("Rent: ") for v in table.iloc[:, 0])
+    sentence = next(m.value for m in [*cloud.info, *cloud.success] if m.value.startswith(("Rent:", "Buy:")))
+    assert "sweeps like this a month" in sentence or "never" in sentence
+    picked = cloud.multiselect[0].value
+    assert any("A100" in n for n in picked) and any("H100" in n for n in picked)
+    assert not any("GH200" in n for n in picked)
+    evens = cloud.table[1].value
+    assert list(evens.columns[:3]) == ["vs", "sweeps / month", "runs / month"]
 
 
 def test_prices_and_share_tabs() -> None:

@@ -87,6 +87,8 @@ def compare_costs(plan_json: str, runs: int, hours: float, workload: str, precis
     frame = C.cost_curve(comp, names=[o.name for o in comp.options])
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
             "curve": frame.to_dict("records"), "skipped": comp.skipped,
+            "lines": [{"option": o.name, "kind": o.kind, "fixed": float(o.fixed_exact),
+                       "per_baseline_hour": float(o.rate_exact)} for o in comp.options],
             "notes": notes + list(rates.warnings), "rates_date": rates.date.isoformat(),
             "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
             "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": work.baseline_gpu_hours}
