@@ -37,6 +37,7 @@ class Requirements(BaseModel):
     min_speedup: Optional[float] = Field(default=None, ge=0)
     deadline_hours: Optional[float] = Field(default=None, gt=0)
     runs: int = Field(default=8, ge=1, le=10_000)
+    runs_left: Optional[int] = Field(default=None, ge=1, le=10_000)  # None: the whole sweep is still to run
     baseline_hours: float = Field(default=7.0, gt=0)
     gpu_count: int = Field(default=1, ge=1, le=4)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
@@ -65,6 +66,8 @@ class Requirements(BaseModel):
 
     @model_validator(mode="after")
     def _mode(self) -> "Requirements":
+        if self.runs_left is not None and self.runs_left > self.runs:
+            raise InputError(f"runs left ({self.runs_left}) cannot exceed the runs in the sweep ({self.runs})")
         if self.mode == "best" and self.budget is None:
             raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
         for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):
@@ -95,7 +98,7 @@ class Requirements(BaseModel):
         """Minimum speedup vs the baseline implied by min_speedup and/or the sweep deadline."""
         need = self.min_speedup
         if self.deadline_hours is not None:
-            rounds = math.ceil(self.runs / self.gpu_count)
+            rounds = math.ceil((self.runs_left or self.runs) / self.gpu_count)  # the deadline is for what is left
             by_deadline = rounds * self.baseline_hours / self.deadline_hours
             need = max(need or 0.0, by_deadline)
         return need

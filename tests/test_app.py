@@ -50,7 +50,10 @@ def test_changing_the_budget_changes_the_plan() -> None:
     assert headline(at).startswith("Recommended") and not errors(at)
     first, first_parts = headline(at), plan_parts(at)
     assert len(first_parts) == 8
-    assert any(m.label == "Speed vs a GTX 1080 Ti" for m in at.metric)
+    assert any(m.label.startswith("Speed vs a GTX 1080 Ti, 130 M model") for m in at.metric)  # the size it assumed
+    assert any("typical size assumed" in c.value for c in at.tabs[0].caption)
+    assert any(m.value.startswith("**Speed and sweep time by option**") for m in at.tabs[0].markdown)
+    assert at.tabs[0].get("vega_lite_chart")  # the Plan chart
     at.text_input(key="in_budget").input("2000")
     run(at)
     assert headline(at) != first and plan_parts(at) != first_parts
@@ -106,6 +109,19 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     opened.text_input(key="in_budget").input("2500")  # any change re-plans from scratch
     run(opened)
     assert headline(opened).startswith("Recommended") and opened.query_params["b"] != token
+
+
+def test_runs_left_and_model_size_reach_the_sweep_and_the_headline() -> None:
+    at = run()
+    full = next(m for m in at.metric if m.label.startswith("Sweep"))
+    at.number_input(key="in_runs_left").set_value(6)
+    at.number_input(key="in_model_m").set_value(15.0)
+    run(at)
+    speed = next(m for m in at.metric if m.label.startswith("Speed vs a GTX 1080 Ti"))
+    assert speed.label.endswith("15 M model")
+    sweep = next(m for m in at.metric if m.label.startswith("Sweep"))
+    assert sweep.label == "Sweep: 6 of 8 runs left" and sweep.value != full.value
+    assert any("if started now" in c.value and "done " in c.value for c in at.tabs[0].caption)
 
 
 def test_model_size_sets_a_vram_floor() -> None:
@@ -208,6 +224,7 @@ def test_cloud_tab_charts_rent_vs_buy_when_opened() -> None:
     picked = cloud.multiselect[0].value
     assert any("A100" in n for n in picked) and any("H100" in n for n in picked)
     assert not any("GH200" in n for n in picked)
+    assert cloud.get("vega_lite_chart")
     evens = cloud.table[1].value
     assert list(evens.columns[:3]) == ["vs", "sweeps / month", "runs / month"]
 

@@ -57,7 +57,8 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
         st.info("There is no build with a GPU to compare yet: change the inputs until the Plan tab shows one.")
         return
     plan_json = json.dumps(view["plan_json"], default=str, sort_keys=True)
-    data = services.compare_costs(plan_json, inputs.runs, inputs.hours, inputs.workload, inputs.precision,
+    runs = inputs.runs_left or inputs.runs  # the runs still to do are what is rented or bought for
+    data = services.compare_costs(plan_json, runs, inputs.hours, inputs.workload, inputs.precision,
                                   inputs.currency, services.catalog_key(),
                                   inputs.model_params_m * 1e6 if inputs.model_params_m else None)
     rents = [o for o in data["options"] if o["kind"] == "rent"]
@@ -65,7 +66,7 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
     if not rents and buy is None:
         st.info("No rental offer and no build to compare.")
         return
-    answer = verdict(data["options"], data["break_even"], runs=inputs.runs, baseline_hours=inputs.hours,
+    answer = verdict(data["options"], data["break_even"], runs=runs, baseline_hours=inputs.hours,
                      horizon_months=data["horizon_months"], currency=inputs.currency)
     (st.success if answer.action == "buy" else st.info)(answer.sentence)
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents],
@@ -81,7 +82,7 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
                     width="stretch")
     st.caption(f"On the chart, buying = parts minus resale after {data['horizon_months']} months, plus electricity "
                f"(EUR {data['kwh']['price']}/kWh); renting = the bill. Diamonds mark break-even; the dashed line is "
-               f"your sweep ({inputs.runs} x {inputs.hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
+               f"your sweep ({runs} x {inputs.hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
     if buy is not None:
         d = buy
         st.markdown(f"**Buying** finishes in {hours_text(d['hours_to_finish'])} for "
@@ -94,7 +95,7 @@ def render(view: Optional[dict[str, Any]], inputs: ShareInputs) -> None:
     evens = [b for b in data["break_even"] if b["vs"] in names]
     if evens:
         st.markdown(f"**Break-even: buying is cheaper above** (over {data['horizon_months']} months)")
-        st.table(pd.DataFrame([{"vs": b["vs"], **break_even_cells(b, inputs.runs, inputs.hours)} for b in evens]),
+        st.table(pd.DataFrame([{"vs": b["vs"], **break_even_cells(b, runs, inputs.hours)} for b in evens]),
                  hide_index=True)
     if st.toggle("Show all rental options, assumptions and skipped offers", key="cloud_all"):
         st.dataframe(options_table(data["options"], inputs.currency), hide_index=True)

@@ -12,7 +12,10 @@ from planner.catalog.load import Catalog
 from planner.compat.checker import check_parts
 from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_from_json
 from ui import services
-from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows, sweep_view
+from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
+                                          sweep_report)
+from ui.charts import speed_chart
+from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows
 
 ORIGIN_TITLES = {"link": "Build restored from a shared link", "import": "Imported build", "check": "Build from the checker"}
 
@@ -80,16 +83,24 @@ def verdicts(view: dict[str, Any]) -> None:
                 st.markdown(f"- **{f['rule']}**: {f['message']}")
 
 
+def model_params(inputs: ShareInputs) -> Optional[float]:
+    return inputs.model_params_m * 1e6 if inputs.model_params_m else None
+
+
 def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
-        c1.metric("Speed vs a GTX 1080 Ti", f"{sp['value']:.1f}x")
-        c1.caption(f"range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = sweep_view(sp["value"], sp["low"], sp["high"], inputs.runs, inputs.hours, view["gpus"])
-        c2.metric(f"Sweep of {inputs.runs} runs", hours_text(sw.wall_hours))
-        c2.caption(f"{hours_text(sw.wall_hours_low)} to {hours_text(sw.wall_hours_high)}; {hours_text(sw.hours_per_run)} per run "
-                   f"(was {hours_text(inputs.hours)}), {sw.waves} round(s) on {view['gpus']} GPU(s)")
+        model = assumed_model(inputs.workload, inputs.precision, model_params(inputs))
+        c1.metric(f"Speed vs a GTX 1080 Ti, {params_text(model['params'])} model", f"{sp['value']:.1f}x")
+        c1.caption(f"for {model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
+        sw = sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+                          baseline_hours=inputs.hours, gpu_count=view["gpus"])
+        left = sw["runs_left"]
+        c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
+                  hours_text(sw["wall_hours"]["value"]))
+        c2.caption(f"{finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
+                   f"(was {hours_text(inputs.hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
         c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
@@ -130,6 +141,29 @@ def alternatives(plans: list[dict[str, Any]]) -> None:
                 st.markdown(f"- {t}")
 
 
+def speed_rows(plans: list[dict[str, Any]], inputs: ShareInputs) -> list[dict[str, Any]]:
+    """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
+    rows = []
+    for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
+            (f"{p['gpu']['name']}" + (f" x {p['gpu']['count']}" if p["gpu"]["count"] > 1 else "")
+             + f", {money(p['total']['amount'], p['total']['currency'])}",
+             p["speedup_vs_1080ti"], *p["speedup_range"], p["gpu"]["count"]) for p in plans]:
+        sw = sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
+                          baseline_hours=inputs.hours, gpu_count=gpus)
+        rows.append({"option": label, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
+                     "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
+                     "sweep_high": sw["wall_hours"]["high"], "finish": clock_text(sw["finish"]["value"], sw["start"])})
+    return rows
+
+
+def speed_by_option(plans: list[dict[str, Any]], inputs: ShareInputs) -> None:
+    st.markdown("**Speed and sweep time by option**")
+    st.altair_chart(speed_chart(speed_rows(plans, inputs)), width="stretch")
+    model = assumed_model(inputs.workload, inputs.precision, model_params(inputs))
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model_phrase(model)}; grey lines show the speed model's "
+               "range. Several GPUs count as their combined throughput (runs do not share a GPU).")
+
+
 def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Draw the tab; returns the view of the build on show (None when nothing fits)."""
     if shared is not None:
@@ -157,5 +191,6 @@ def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) 
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
     render_view(first, inputs, cat)
+    speed_by_option(rec["plans"], inputs)
     alternatives(rec["plans"][1:])
     return first

@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
     "in_mode": "best",
     "in_hours": 7.0,
     "in_runs": 8,
+    "in_runs_left": 0,  # 0 = all runs still to do
     "in_precision": "amp",
     "in_workload": "transformer",
     "in_model_m": 0.0,
@@ -47,6 +48,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
     return ShareInputs.parse(
         budget=str(g("in_budget")).strip() or None, currency=g("in_currency"), mode=g("in_mode"),
         workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")), hours=float(g("in_hours")),
+        runs_left=opt(int(g("in_runs_left"))),
         model_params_m=opt(float(g("in_model_m"))), min_vram_gb=opt(float(g("in_min_vram"))),
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
@@ -58,7 +60,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
 
 # widget key -> (min, max) of the number widgets (ui.widgets); a shared value outside is clamped.
 RANGES: dict[str, tuple[float, float]] = {
-    "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
+    "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000), "in_runs_left": (0, 10_000),
     "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
     "in_max_wall": (0, 10_000), "in_gpus": (1, 4), "in_power": (50, 100), "in_alts": (0, 5),
 }
@@ -78,6 +80,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
     ss["in_mode"] = inputs.mode
     ss["in_hours"] = float(inputs.hours)
     ss["in_runs"] = int(inputs.runs)
+    ss["in_runs_left"] = int(inputs.runs_left or 0)
     ss["in_precision"] = inputs.precision
     ss["in_workload"] = inputs.workload
     ss["in_model_m"] = float(inputs.model_params_m or 0.0)

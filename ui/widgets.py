@@ -32,13 +32,18 @@ def sidebar(cat: Catalog) -> None:
     c1, c2 = sb.columns(2)
     c1.number_input("Hours per run on the GTX 1080 Ti", min_value=0.1, max_value=10_000.0, step=0.5, key="in_hours")
     c2.number_input("Runs in the sweep", min_value=1, max_value=10_000, step=1, key="in_runs")
+    sb.number_input("Runs still to do (0 = all)", min_value=0, max_value=10_000, step=1, key="in_runs_left",
+                    help="E.g. 6 when 2 of 8 runs already finished: the sweep time, finish time and deadline count these")
     c1, c2 = sb.columns(2)
     c1.selectbox("Precision", ["amp", "tf32", "fp32"], key="in_precision",
                  help="amp = mixed precision (fp16/bf16 with fp32 master weights)")
     c2.selectbox("Workload class", ["transformer", "cnn", "generic"], key="in_workload")
     c1, c2 = sb.columns(2)
     c1.number_input("Model size (M parameters, 0 = not given)", min_value=0.0, max_value=1_000_000.0, step=1.0,
-                    key="in_model_m", help="Sets a VRAM floor from weights, gradients and AdamW states (activations not counted)")
+                    key="in_model_m",
+                    help="Changes the speed estimate (a small model gains less from a big GPU) and sets a VRAM floor "
+                         "from weights, gradients and AdamW states (activations not counted). 0 = the workload "
+                         "class's typical size from the calibration data, which the Plan tab names.")
     c2.number_input("Min VRAM per GPU, GB (0 = any)", min_value=0.0, max_value=1024.0, step=1.0, key="in_min_vram")
     sb.number_input("Sweep deadline, hours (0 = none)", min_value=0.0, max_value=100_000.0, step=1.0, key="in_deadline")
 

@@ -14,10 +14,11 @@ from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 from planner.money import format_money
 from planner.requirements import Requirements
+from planner.service.sweep_report import finish_sentence, hours_text, model_phrase, with_sweeps
 from planner.solver import Recommendation, recommend
 
 
-def print_recommendation(rec: Recommendation) -> None:
+def print_recommendation(rec: Recommendation, data: dict) -> None:
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
         if rec.why_not:
@@ -42,14 +43,13 @@ def print_recommendation(rec: Recommendation) -> None:
             table.add_row(part["category"], part["name"], price, when)
         console.print(table)
         s = plan.report.sizing
-        console.print(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti (range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, "
-                      f"{plan.speed.basis}); power: {s.sustained_w} W sustained, PSU needed "
-                      f"{max(s.required_atx3_w, s.vendor_floor_w or 0)} W (ATX 3.x)")
-        rounds = -(-rec.stats.get("runs", 8) // plan.gpu_count)
-        hours = rec.stats.get("baseline_hours", 7.0)
-        console.print(f"Sweep: {rec.stats.get('runs', 8)} runs of {hours:g} h on the GTX 1080 Ti take about "
-                      f"{rounds * hours / plan.speed.value:.1f} h (range {rounds * hours / plan.speed.high:.1f}-"
-                      f"{rounds * hours / plan.speed.low:.1f} h) on this build")
+        console.print(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti for {model_phrase(data['model'])} "
+                      f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
+                      f"{s.sustained_w} W sustained, PSU needed {max(s.required_atx3_w, s.vendor_floor_w or 0)} W (ATX 3.x)",
+                      highlight=False)
+        sweep = data["plans"][i]["sweep"]
+        console.print(f"Sweep: {finish_sentence(sweep)}; {hours_text(sweep['hours_per_run']['value'])} per run instead of "
+                      f"{sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti", highlight=False)
         for f in plan.report.warnings:
             console.print(f"  [yellow]! {f.rule}[/]: {f.message}")
         for f in plan.report.unverified:
@@ -74,7 +74,9 @@ def register(app: typer.Typer) -> None:
         min_storage: int = typer.Option(1000, "--min-storage", help="Minimum storage, GB"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
-        runs: int = typer.Option(8, "--runs", help="Runs in the sweep (for --deadline-hours)"),
+        runs: int = typer.Option(8, "--runs", help="Runs in the sweep"),
+        runs_left: Optional[int] = typer.Option(None, "--runs-left",
+                                                help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
         hours: float = typer.Option(7.0, "--hours", help="Hours per run on the GTX 1080 Ti"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
@@ -101,16 +103,18 @@ def register(app: typer.Typer) -> None:
         resolve = lambda qs: tuple(cat.find(q).id for q in qs)  # noqa: E731
         req = Requirements.parse(
             budget=budget, currency=currency, mode=mode, min_vram_gb=min_vram, min_ram_gb=min_ram,
-            min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
+            min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs, runs_left=runs_left,
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
             power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
             used=used,
         )
         rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
+        data = with_sweeps(rec.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
+                           workload=req.workload, precision=req.precision, model_params=req.model_params)
         if as_json:
-            emit_json(rec.to_json())
+            emit_json(data)
         else:
-            print_recommendation(rec)
+            print_recommendation(rec, data)
         if not rec.plans:
             raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

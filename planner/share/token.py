@@ -52,6 +52,7 @@ class ShareInputs(BaseModel):
     workload: Literal["transformer", "cnn", "generic"] = "transformer"
     precision: Literal["fp32", "tf32", "amp"] = "amp"
     runs: int = Field(default=8, ge=1, le=10_000)
+    runs_left: Optional[int] = Field(default=None, ge=1, le=10_000)  # None: all runs still to do
     hours: float = Field(default=7.0, gt=0, le=10_000)  # hours per run on the GTX 1080 Ti
     model_params_m: Optional[float] = Field(default=None, gt=0, le=1_000_000)  # model size, M parameters
     min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
@@ -82,6 +83,7 @@ class ShareInputs(BaseModel):
         return Requirements.parse(
             budget=self.budget if self.mode == "best" else None, currency=self.currency, mode=self.mode,
             min_vram_gb=self.min_vram_gb, deadline_hours=self.deadline_hours, runs=self.runs,
+            runs_left=None if self.runs_left == self.runs else self.runs_left,
             baseline_hours=self.hours, workload=self.workload, precision=self.precision, gpu_count=self.gpu_count,
             model_params=self.model_params_m * 1e6 if self.model_params_m else None,
             power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
