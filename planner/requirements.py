@@ -46,6 +46,7 @@ class Requirements(BaseModel):
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
+    accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)
 
     @model_validator(mode="before")
     @classmethod
@@ -66,6 +67,14 @@ class Requirements(BaseModel):
 
     @model_validator(mode="after")
     def _mode(self) -> "Requirements":
+        if self.accepted_warnings:
+            from planner.compat.rules import RULES_BY_NAME
+            from planner.catalog.models import Severity
+
+            names = sorted(n for n, r in RULES_BY_NAME.items() if r.severity == Severity.WARNING)
+            unknown = [w for w in self.accepted_warnings if w not in names]
+            if unknown:
+                raise InputError(f"{unknown[0]!r} is not a warning that can be accepted; choose from {', '.join(names)}")
         if self.runs_left is not None and self.runs_left > self.runs:
             raise InputError(f"runs left ({self.runs_left}) cannot exceed the runs in the sweep ({self.runs})")
         if self.mode == "best" and self.budget is None:

@@ -124,6 +124,20 @@ def test_runs_left_and_model_size_reach_the_sweep_and_the_headline() -> None:
     assert any("if started now" in c.value and "done " in c.value for c in at.tabs[0].caption)
 
 
+def test_owned_parts_left_out_say_why_and_a_warning_can_be_accepted() -> None:
+    at = run()
+    at.multiselect(key="in_owned").set_value(["cpu-amd-ryzen5-5600g", "mb-msi-mpg-x570-gaming-edge-wifi",
+                                              "mem-gskill-ripjaws-v-ddr4-4x16-3200-cl16"])
+    run(at)
+    why = [w.value for w in at.tabs[0].warning if "(owned) not used" in w.value]
+    assert len(why) == 3
+    assert why and "Ryzen 5 5600G" in why[0] and "Warnings I accept" in why[0] and "enough CPU cores" in why[0]
+    at.multiselect(key="in_accept").set_value(["cpu_cores_per_gpu"])
+    run(at)
+    assert "AMD Ryzen 5 5600G" in plan_parts(at)
+    assert any(w.value.startswith("! Worth a look: enough CPU cores") for w in at.tabs[0].warning)  # plain words
+
+
 def test_model_size_sets_a_vram_floor() -> None:
     at = run()
     at.number_input(key="in_model_m").set_value(2000.0)  # 2 B parameters: ~37 GiB before activations

@@ -14,6 +14,7 @@ from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_fr
 from ui import services
 from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
                                           sweep_report)
+from planner.service.owned import rule_summary, unused_sentence, why_unused
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows
 
@@ -74,13 +75,13 @@ def verdicts(view: dict[str, Any]) -> None:
         else:
             st.success("Compatible: no rule found a problem")
     for f in view["problems"]:
-        st.error(f"✗ {f['rule']}: {f['message']}")
+        st.error(f"✗ Not met: {rule_summary(f['rule'])}. {f['message']}")
     for f in view["warnings"]:
-        st.warning(f"! {f['rule']}: {f['message']}")
+        st.warning(f"! Worth a look: {rule_summary(f['rule'])}. {f['message']}")
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:
-                st.markdown(f"- **{f['rule']}**: {f['message']}")
+                st.markdown(f"- **{rule_summary(f['rule'])}**: {f['message']}")
 
 
 def model_params(inputs: ShareInputs) -> Optional[float]:
@@ -191,6 +192,11 @@ def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) 
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
     render_view(first, inputs, cat)
+    if req.owned:
+        key = services.catalog_key()
+        for entry in why_unused(cat, req, rec["plans"][0], lambda r: services.solve(r.model_dump_json(), 0, key)):
+            st.warning(unused_sentence(entry, flag=None).replace("; to keep it, accept ", "; to keep it, add to "
+                                                                  "'Warnings I accept': "))
     speed_by_option(rec["plans"], inputs)
     alternatives(rec["plans"][1:])
     return first

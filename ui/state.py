@@ -31,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "in_gpus": 1,
     "in_power": 100,
     "in_used": "gpu",
+    "in_accept": [],  # warning rule names the solver may break
     "in_alts": 2,
 }
 
@@ -54,7 +55,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
         gpu_count=int(g("in_gpus")), power_fraction=int(g("in_power")) / 100, used=g("in_used"),
-        alternatives=int(g("in_alts")),
+        alternatives=int(g("in_alts")), accepted_warnings=tuple(g("in_accept")),
     )
 
 
@@ -96,6 +97,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
     ss["in_power"] = int(round(inputs.power_fraction * 100))
     ss["in_used"] = inputs.used
     ss["in_alts"] = int(inputs.alternatives)
+    ss["in_accept"] = list(inputs.accepted_warnings)
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
 

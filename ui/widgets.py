@@ -6,6 +6,7 @@ import streamlit as st
 
 from planner.catalog.load import Catalog
 from planner.share import TYPE_LABELS
+from planner.service.owned import rule_summary, warning_rules
 from ui.state import CURRENCIES
 
 
@@ -66,3 +67,6 @@ def sidebar(cat: Catalog) -> None:
     c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
     sb.slider("GPU power limit, % of stock", min_value=50, max_value=100, step=5, key="in_power")
     sb.slider("Alternatives to show", min_value=0, max_value=5, key="in_alts")
+    sb.multiselect("Warnings I accept", warning_rules(), key="in_accept", format_func=rule_summary,
+                   help="The solver avoids builds with these warnings; accept one to let it keep, say, an owned CPU "
+                        "with fewer cores")

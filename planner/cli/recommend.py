@@ -14,6 +14,7 @@ from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 from planner.money import format_money
 from planner.requirements import Requirements
+from planner.service.owned import unused_sentence, why_unused
 from planner.service.sweep_report import finish_sentence, hours_text, model_phrase, with_sweeps
 from planner.solver import Recommendation, recommend
 
@@ -56,6 +57,8 @@ def print_recommendation(rec: Recommendation, data: dict) -> None:
             console.print(f"  [dim]? {f.rule}: {f.message}[/]")
         for t in plan.trade_offs:
             console.print(f"  vs recommended: {t}")
+    for entry in data.get("owned_not_used", []):
+        console.print(f"[yellow]{unused_sentence(entry)}[/]", highlight=False)
     console.print(f"[dim]{rec.status}, solved in {rec.solve_seconds:.2f} s over {rec.stats.get('after_pruning')} "
                   f"of {rec.stats.get('candidates')} parts after dominance pruning[/]")
 
@@ -90,6 +93,8 @@ def register(app: typer.Typer) -> None:
         exclude_brand: list[str] = typer.Option([], "--exclude-brand", help="Brand to leave out (repeat)"),
         cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
+        accept_warning: list[str] = typer.Option([], "--accept-warning",
+                                                 help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
         used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
         alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
@@ -107,11 +112,14 @@ def register(app: typer.Typer) -> None:
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
             power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
             excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
-            used=used,
+            used=used, accepted_warnings=tuple(accept_warning),
         )
         rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
         data = with_sweeps(rec.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
                            workload=req.workload, precision=req.precision, model_params=req.model_params)
+        if req.owned and rec.plans:
+            data["owned_not_used"] = why_unused(
+                cat, req, data["plans"][0], lambda r: recommend(cat, r, alternatives=0, time_limit=time_limit).to_json())
         if as_json:
             emit_json(data)
         else:

@@ -66,6 +66,7 @@ class ShareInputs(BaseModel):
     gpu_count: int = Field(default=1, ge=1, le=4)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
     used: Literal["none", "gpu", "all"] = "gpu"  # which parts may be bought used
+    accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break
     alternatives: int = Field(default=2, ge=0, le=5)
 
     @model_validator(mode="before")
@@ -88,7 +89,7 @@ class ShareInputs(BaseModel):
             model_params=self.model_params_m * 1e6 if self.model_params_m else None,
             power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
             excluded_brands=self.excluded_brands, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
-            used=self.used)
+            used=self.used, accepted_warnings=self.accepted_warnings)
 
     @classmethod
     def parse(cls, **raw: Any) -> "ShareInputs":

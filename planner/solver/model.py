@@ -90,7 +90,7 @@ def encode_all(m: BaseEncoder, req: Requirements, cands: Candidates, switch: Swi
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
             rule.encode(m)
-        elif req.avoid_warnings:
+        elif req.avoid_warnings and rule.name not in req.accepted_warnings:
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
             rule.encode(m)
             m.model = base_model
