@@ -138,6 +138,23 @@ def test_owned_parts_left_out_say_why_and_a_warning_can_be_accepted() -> None:
     assert any(w.value.startswith("! Worth a look: enough CPU cores") for w in at.tabs[0].warning)  # plain words
 
 
+def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
+    at = run()
+    frame = at.tabs[0].dataframe[0].value
+    assert {"Condition", "Price kind", "Price date", "Age"} <= set(frame.columns)
+    assert not frame[["Age", "Link", "Price date"]].isna().any().any()  # blanks, never "None"
+    for _, row in frame.iterrows():
+        if row["Price kind"] in ("estimate", "your research (undated)"):
+            assert row["Age"] == "" and not row["Price date"][:1].isdigit()  # no fresh-looking date
+    psu_name = frame.set_index("Type").loc["Power Supply", "Part"]
+    psu = next(m for m in at.metric if m.label.startswith("PSU"))
+    assert psu.label == "PSU in this build"
+    assert any(psu_name in c.value and "needs at least" in c.value for c in at.tabs[0].caption)
+    assert psu.value.split()[0] in psu_name.replace("W", " W").split() or psu.value.split()[0] in psu_name
+    alts = [t.value for t in at.tabs[0].table if "Condition" in t.value.columns]
+    assert alts, "the alternatives' tables show the condition too"
+
+
 def test_model_size_sets_a_vram_floor() -> None:
     at = run()
     at.number_input(key="in_model_m").set_value(2000.0)  # 2 B parameters: ~37 GiB before activations

@@ -59,10 +59,11 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: ShareInp
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
     frame = pd.DataFrame(rows).drop(columns=["id"]) if rows else pd.DataFrame()
-    st.dataframe(frame, hide_index=True,
-                 column_config={"Part": st.column_config.TextColumn("Part", width="medium"),
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config={"Part": st.column_config.TextColumn("Part", width="large"),
+                                "Key spec": st.column_config.TextColumn("Key spec", width="medium"),
                                 "Price": st.column_config.TextColumn("Price @ retailer"),
-                                "Age (days)": st.column_config.NumberColumn("Age (d)", format="%d"),
+                                "Age": st.column_config.TextColumn("Age", help="days since a shop showed this price"),
                                 "Link": st.column_config.LinkColumn("Link", display_text="shop", width="small")})
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
@@ -88,7 +89,14 @@ def model_params(inputs: ShareInputs) -> Optional[float]:
     return inputs.model_params_m * 1e6 if inputs.model_params_m else None
 
 
-def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
+def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]]:
+    """(name, rating W) of the PSU the shown build holds, or None."""
+    ln = next((ln for ln in view["build"].lines if ln.category == "psu"), None)
+    part = cat.parts.get(ln.part_id) if ln is not None else None
+    return None if part is None else (part.name, int(part.wattage_w))  # type: ignore[union-attr]
+
+
+def speed_and_power(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
@@ -104,8 +112,17 @@ def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
                    f"(was {hours_text(inputs.hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
-        c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
-        c3.caption(f"{power['sustained_w']} W sustained, {power.get('transient_w')} W worst 100 µs transient")
+        have = psu_in_build(view, cat)
+        b = power.get("breakdown") or {}
+        need = max(b.get("required_atx3_w") or 0, b.get("vendor_floor_w") or 0) or power.get("recommended_psu_w")
+        if have is not None:  # the plan's own unit, so the page never names a different size beside it
+            c3.metric("PSU in this build", f"{have[1]} W")
+            c3.caption(f"{have[0]}; needs at least {need} W (ATX 3.x sizing): {power['sustained_w']} W sustained, "
+                       f"{power.get('transient_w')} W worst 100 µs transient")
+        else:
+            c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
+            c3.caption(f"at least {need} W; {power['sustained_w']} W sustained, {power.get('transient_w')} W worst "
+                       "100 µs transient")
         with st.expander("PSU sizing breakdown"):
             st.table(pd.DataFrame(psu_rows(power.get("breakdown"))), hide_index=True)
             st.caption("Sustained load at most 80 % of the rating; transients sized for ATX 3.x (200 % for 100 µs) "
@@ -115,7 +132,7 @@ def speed_and_power(view: dict[str, Any], inputs: ShareInputs) -> None:
 def render_view(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None:
     build_table(view["build"], cat)
     verdicts(view)
-    speed_and_power(view, inputs)
+    speed_and_power(view, inputs, cat)
 
 
 def why_not(rec: dict[str, Any]) -> None:

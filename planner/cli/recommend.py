@@ -13,13 +13,15 @@ from planner.catalog.load import load_catalog
 from planner.cli.common import console, emit_json, handle_errors
 from planner.errors import InputError
 from planner.money import format_money
+from planner.price_label import offer_note, price_label
 from planner.requirements import Requirements
 from planner.service.owned import unused_sentence, why_unused
 from planner.service.sweep_report import finish_sentence, hours_text, model_phrase, with_sweeps
 from planner.solver import Recommendation, recommend
 
 
-def print_recommendation(rec: Recommendation, data: dict) -> None:
+def print_recommendation(rec: Recommendation, data: dict, offers: Optional[dict] = None) -> None:
+    offers = offers or {}
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
         if rec.why_not:
@@ -32,7 +34,7 @@ def print_recommendation(rec: Recommendation, data: dict) -> None:
     for i, plan in enumerate(rec.plans):
         title = "Recommended" if i == 0 else f"Alternative {i}"
         table = Table(title=f"{title}: {plan.headline()}")
-        for col in ("type", "item", "price", "date / source / retailer"):
+        for col in ("type", "item", "price", "price kind, date, retailer"):
             table.add_column(col)
         for part in plan.to_json()["parts"]:
             qty = f"{part['quantity']} x " if part["quantity"] > 1 else ""
@@ -40,7 +42,12 @@ def print_recommendation(rec: Recommendation, data: dict) -> None:
                 Decimal(part["price"]["amount"]), part["price"]["currency"])
             if part.get("condition") in ("used", "refurbished"):
                 price += f" ({part['condition']})"
-            when = "" if part["owned"] else f"{part['price_observed_on']}, {part['price_source']}, {part['retailer']}"
+            label = price_label(part["price_source"], part["price_observed_on"], owned=part["owned"],
+                                note=offer_note(offers, part["id"], part["price_source"], part["price_observed_on"],
+                                                part["retailer"]))
+            when = "" if part["owned"] else ", ".join(
+                x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
+                            part["retailer"] if part["retailer"] != "market estimate" else None) if x)
             table.add_row(part["category"], part["name"], price, when)
         console.print(table)
         s = plan.report.sizing
@@ -123,6 +130,6 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json(data)
         else:
-            print_recommendation(rec, data)
+            print_recommendation(rec, data, cat.offers)
         if not rec.plans:
             raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error
