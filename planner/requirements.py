@@ -31,7 +31,8 @@ class Requirements(BaseModel):
     owned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
-    excluded_brands: tuple[str, ...] = ()
+    excluded_brands: tuple[str, ...] = ()  # board makers: the brand on the box (PNY, ASUS, NVIDIA for a Founders Edition)
+    excluded_chip_makers: tuple[str, ...] = ()  # GPU chip makers; service.capacity.with_chip_makers_excluded applies it
     cooler_type: Optional[Literal["air", "aio"]] = None
     max_wall_w: Optional[int] = Field(default=None, gt=0)
     min_speedup: Optional[float] = Field(default=None, ge=0)

@@ -155,6 +155,20 @@ def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
     assert alts, "the alternatives' tables show the condition too"
 
 
+def test_four_gpus_name_the_missing_board_and_chip_makers_are_offered() -> None:
+    at = run()
+    at.number_input(key="in_gpus").set_value(4)
+    run(at)
+    assert any("No build fits" in e for e in errors(at))
+    text = " ".join(m.value for m in at.tabs[0].markdown)
+    assert "What the catalog lacks" in text and "x16-length slots" in text
+    at.number_input(key="in_gpus").set_value(1)
+    at.multiselect(key="in_brands").set_value(["NVIDIA"])
+    run(at)
+    assert any("maker on the box" in c.value for c in at.tabs[0].caption)
+    assert at.multiselect(key="in_chip_makers").options == ["NVIDIA", "AMD", "Intel"]
+
+
 def test_model_size_sets_a_vram_floor() -> None:
     at = run()
     at.number_input(key="in_model_m").set_value(2000.0)  # 2 B parameters: ~37 GiB before activations

@@ -14,6 +14,7 @@ from planner.share import ShareInputs, SharedBuild, build_from_catalog, build_fr
 from ui import services
 from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
                                           sweep_report)
+from planner.service.capacity import brand_note, catalog_gaps, with_chip_makers_excluded
 from planner.service.owned import rule_summary, unused_sentence, why_unused
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, model_memory_gib, money, plan_summary_rows, psu_rows
@@ -135,12 +136,14 @@ def render_view(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None
     speed_and_power(view, inputs, cat)
 
 
-def why_not(rec: dict[str, Any]) -> None:
+def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
     st.error(f"No build fits these requirements ({rec['status']}).")
     why = rec.get("why_not") or {}
-    if why.get("conflicts"):
+    if gaps:
+        st.markdown("**What the catalog lacks for this request:**\n" + "\n".join(f"- {g}" for g in gaps))
+    elif why.get("conflicts"):
         st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
-    if why.get("suggestions"):
+    if why.get("suggestions") and not gaps:
         st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
 
 
@@ -199,10 +202,13 @@ def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) 
                    + (f": used as a {floor:g} GB VRAM floor." if floor > (req.min_vram_gb or 0) else "."))
         if floor > (req.min_vram_gb or 0):
             req = req.model_copy(update={"min_vram_gb": floor})
+    req = with_chip_makers_excluded(cat, req, req.excluded_chip_makers)
+    for note in brand_note(cat, req.excluded_brands):
+        st.caption(f"Note: {note}.")
     with st.spinner("Solving..."):
         rec = services.solve(req.model_dump_json(), inputs.alternatives, services.catalog_key())
     if not rec["plans"]:
-        why_not(rec)
+        why_not(rec, catalog_gaps(cat, req))
         return None
     first = view_from_plan(rec["plans"][0], inputs)
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")

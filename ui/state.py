@@ -26,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "in_pinned": [],
     "in_excluded": [],
     "in_brands": [],
+    "in_chip_makers": [],
     "in_cooler": "any",
     "in_max_wall": 0,
     "in_gpus": 1,
@@ -53,6 +54,7 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> ShareInputs:
         model_params_m=opt(float(g("in_model_m"))), min_vram_gb=opt(float(g("in_min_vram"))),
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
+        excluded_chip_makers=tuple(g("in_chip_makers")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
         gpu_count=int(g("in_gpus")), power_fraction=int(g("in_power")) / 100, used=g("in_used"),
         alternatives=int(g("in_alts")), accepted_warnings=tuple(g("in_accept")),
@@ -91,6 +93,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: ShareInputs, cat: Optiona
     ss["in_pinned"] = list(inputs.pinned)
     ss["in_excluded"] = list(inputs.excluded)
     ss["in_brands"] = list(inputs.excluded_brands)
+    ss["in_chip_makers"] = [m for m in inputs.excluded_chip_makers if m in ("NVIDIA", "AMD", "Intel")]
     ss["in_cooler"] = inputs.cooler_type or "any"
     ss["in_max_wall"] = int(inputs.max_wall_w or 0)
     ss["in_gpus"] = int(inputs.gpu_count)

@@ -54,7 +54,10 @@ def sidebar(cat: Catalog) -> None:
     sb.multiselect("Parts you already own (cost 0)", ids, key="in_owned", format_func=label)
     sb.multiselect("Parts that must be used", ids, key="in_pinned", format_func=label)
     sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
-    sb.multiselect("Brands to leave out", sorted({p.brand for p in cat.parts.values()}), key="in_brands")
+    sb.multiselect("Board makers to leave out (the brand on the box)", sorted({p.brand for p in cat.parts.values()}),
+                   key="in_brands", help="NVIDIA here leaves out only the cards NVIDIA sells itself (Founders Edition)")
+    sb.multiselect("GPU chip makers to leave out", ["NVIDIA", "AMD", "Intel"], key="in_chip_makers",
+                   help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is NVIDIA)")
 
     sb.subheader("Preferences")
     c1, c2 = sb.columns(2)

@@ -15,6 +15,7 @@ from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
 from planner.requirements import Requirements
+from planner.service.capacity import brand_note, catalog_gaps, with_chip_makers_excluded
 from planner.service.owned import unused_sentence, why_unused
 from planner.service.sweep_report import finish_sentence, hours_text, model_phrase, with_sweeps
 from planner.solver import Recommendation, recommend
@@ -22,9 +23,14 @@ from planner.solver import Recommendation, recommend
 
 def print_recommendation(rec: Recommendation, data: dict, offers: Optional[dict] = None) -> None:
     offers = offers or {}
+    for note in data.get("notes", []):
+        console.print(f"note: {note}", highlight=False)
     if not rec.plans:
         console.print(f"[red]No build fits[/] ({rec.status}, {rec.solve_seconds:.2f} s).")
-        if rec.why_not:
+        gaps = (data.get("why_not") or {}).get("catalog_gaps") or []
+        for g in gaps:
+            console.print(f"  • {g}", highlight=False)
+        if rec.why_not and not gaps:
             console.print("Requirements that collide:")
             for c in rec.why_not.conflicts:
                 console.print(f"  • {c}")
@@ -97,7 +103,10 @@ def register(app: typer.Typer) -> None:
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
         exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
-        exclude_brand: list[str] = typer.Option([], "--exclude-brand", help="Brand to leave out (repeat)"),
+        exclude_brand: list[str] = typer.Option([], "--exclude-brand",
+                                                help="Board maker to leave out, the brand on the box (repeat)"),
+        exclude_chip_maker: list[str] = typer.Option([], "--exclude-chip-maker",
+                                                     help="GPU chip maker to leave out: NVIDIA, AMD or Intel (repeat)"),
         cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
         accept_warning: list[str] = typer.Option([], "--accept-warning",
@@ -118,12 +127,18 @@ def register(app: typer.Typer) -> None:
             min_storage_gb=min_storage, min_speedup=min_speedup, deadline_hours=deadline, runs=runs, runs_left=runs_left,
             baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
             power_fraction=power_limit, owned=resolve(owned), pinned=resolve(pin), excluded=resolve(exclude),
-            excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
+            excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler, max_wall_w=max_wall,
             used=used, accepted_warnings=tuple(accept_warning),
         )
-        rec = recommend(cat, req, alternatives=alternatives, time_limit=time_limit)
+        rec = recommend(cat, with_chip_makers_excluded(cat, req, req.excluded_chip_makers), alternatives=alternatives,
+                        time_limit=time_limit)
         data = with_sweeps(rec.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
                            workload=req.workload, precision=req.precision, model_params=req.model_params)
+        notes = brand_note(cat, req.excluded_brands)
+        if notes:
+            data["notes"] = notes
+        if not rec.plans and data.get("why_not") is not None:
+            data["why_not"]["catalog_gaps"] = catalog_gaps(cat, req)
         if req.owned and rec.plans:
             data["owned_not_used"] = why_unused(
                 cat, req, data["plans"][0], lambda r: recommend(cat, r, alternatives=0, time_limit=time_limit).to_json())

@@ -60,7 +60,8 @@ class ShareInputs(BaseModel):
     owned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
-    excluded_brands: tuple[str, ...] = ()
+    excluded_brands: tuple[str, ...] = ()  # board makers (the brand on the box)
+    excluded_chip_makers: tuple[str, ...] = ()  # GPU chip makers (NVIDIA, AMD, Intel)
     cooler_type: Optional[Literal["air", "aio"]] = None
     max_wall_w: Optional[int] = Field(default=None, gt=0, le=10_000)
     gpu_count: int = Field(default=1, ge=1, le=4)
@@ -88,7 +89,7 @@ class ShareInputs(BaseModel):
             baseline_hours=self.hours, workload=self.workload, precision=self.precision, gpu_count=self.gpu_count,
             model_params=self.model_params_m * 1e6 if self.model_params_m else None,
             power_fraction=self.power_fraction, owned=self.owned, pinned=self.pinned, excluded=self.excluded,
-            excluded_brands=self.excluded_brands, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
+            excluded_brands=self.excluded_brands, excluded_chip_makers=self.excluded_chip_makers, cooler_type=self.cooler_type, max_wall_w=self.max_wall_w,
             used=self.used, accepted_warnings=self.accepted_warnings)
 
     @classmethod
