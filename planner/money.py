@@ -185,8 +185,15 @@ class Money(BaseModel):
         return Money(amount=self.amount + other.amount, currency=self.currency)
 
 
+# ISO 4217 currencies without a minor unit: shown as whole amounts ('JPY 218 583', not 'JPY 218 582.65').
+NO_MINOR_UNIT = frozenset({"JPY", "KRW", "ISK", "CLP", "VND"})
+
+
 def format_money(amount: Decimal, currency: str = "EUR") -> str:
-    """Human form with thin grouping: 'EUR 7 012.50'."""
+    """Human form with thin grouping: 'EUR 7 012.50'; whole units for currencies without a minor unit."""
+    if currency in NO_MINOR_UNIT:
+        whole = f"{Decimal(amount).quantize(Decimal(1), rounding=ROUND_HALF_UP):,.0f}"
+        return f"{currency} {whole.replace(',', ' ')}"
     q = quantize(amount)
     whole, _, frac = f"{q:,.2f}".partition(".")
     return f"{currency} {whole.replace(',', ' ')}.{frac}"

@@ -43,7 +43,7 @@ def timeline_frame(report: Any) -> pd.DataFrame:
 
 
 def show_events(report: Any) -> None:
-    st.markdown(f"Read **{report.total_events}** events ({report.format}, {report.encoding}); "
+    st.markdown(f"Read **{report.total_events}** {'event' if report.total_events == 1 else 'events'} ({report.format}, {report.encoding}); "
                 f"**{len(report.incidents)}** incident(s) on the timeline.")
     if report.incidents:
         st.markdown("**Timeline**")
@@ -68,7 +68,7 @@ def show_events(report: Any) -> None:
 
 
 def show_metrics(report: Any) -> None:
-    st.markdown(f"Read **{report.rows}** rows ({report.format}), steps {report.first_step} to {report.last_step}; "
+    st.markdown(f"Read **{report.rows}** {'row' if report.rows == 1 else 'rows'} ({report.format}), steps {report.first_step} to {report.last_step}; "
                 f"columns used: {', '.join(f'{k}={v}' for k, v in report.columns.items()) or 'none'}.")
     if not report.findings:
         st.success("No weak signal found: loss, throughput, utilisation and temperatures look steady.")

@@ -29,7 +29,7 @@ _COST_STYLE = {"free": "green", "low": "cyan", "medium": "yellow", "high": "red"
 def _print_events(report: EventReport) -> None:
     basis = "UTC" if report.utc else "local time"
     catalogued = sum(len(i.events) for i in report.incidents)
-    console.print(f"[bold]Read {report.total_events} events[/] ({report.format}, {report.encoding}); "
+    console.print(f"[bold]Read {report.total_events} {'event' if report.total_events == 1 else 'events'}[/] ({report.format}, {report.encoding}); "
                   f"{catalogued} matter for GPU/PSU stability, {report.unrecognised} not relevant.")
     if report.ignored:
         noise = ", ".join(f"{escape(k)} ×{v}" for k, v in sorted(report.ignored.items()))
@@ -60,7 +60,7 @@ def _print_events(report: EventReport) -> None:
 
 def _print_metrics(report: MetricsReport) -> None:
     roles = ", ".join(f"{k}={escape(v)}" for k, v in report.columns.items())
-    console.print(f"[bold]Read {report.rows} rows[/] ({report.format}), steps {report.first_step}–"
+    console.print(f"[bold]Read {report.rows} {'row' if report.rows == 1 else 'rows'}[/] ({report.format}), steps {report.first_step}–"
                   f"{report.last_step}; columns used: {roles}")
     if not report.findings:
         console.print("[green]No findings: no divergence, plateau, throughput or utilisation drop, throttling, "
