@@ -130,3 +130,38 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     fresh.close()
     for shot in ("plan.png", "permalink-restored.png", "cloud-vs-buy.png"):
         assert (SHOTS / shot).stat().st_size > 10_000
+
+
+def test_plan_chart_rent_or_buy_sentence_and_an_invalid_budget(server: str, browser) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server)
+    wait_for_plan(page)
+    page.get_by_text("Speed and sweep time by option").first.wait_for(timeout=WAIT_MS)
+    chart = page.locator("[data-testid='stVegaLiteChart'], .vega-embed").first
+    chart.wait_for(timeout=WAIT_MS)
+    chart.locator("canvas, svg").first.wait_for(timeout=WAIT_MS)  # drawn, not just a placeholder
+    chart.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "plan-chart.png"), full_page=True)
+
+    page.get_by_role("tab", name="Cloud vs buy").click()
+    sentence = page.get_by_text(re.compile(r"^(Rent|Buy): ")).first
+    sentence.wait_for(timeout=WAIT_MS)
+    assert re.search(r"(sweeps like this a month|never)", sentence.inner_text())
+    page.locator("[data-testid='stVegaLiteChart'], .vega-embed").nth(1).wait_for(timeout=WAIT_MS)
+    page.screenshot(path=str(SHOTS / "rent-or-buy.png"), full_page=True)
+
+    page.get_by_role("tab", name="Plan").click()
+    budget = page.get_by_role("textbox", name="Budget", exact=True)
+    budget.fill("7.000")
+    budget.press("Enter")
+    page.get_by_text(re.compile("ambiguous")).first.wait_for(timeout=WAIT_MS)
+    page.wait_for_function("() => ![...document.querySelectorAll('h3')].some(e => e.innerText.startsWith('Recommended:'))",
+                           timeout=WAIT_MS)  # the old plan is gone, not left beside the message
+    page.screenshot(path=str(SHOTS / "invalid-budget.png"), full_page=True)
+    budget.fill("7k")
+    budget.press("Enter")
+    wait_for_plan(page)
+    page.close()
+    for shot in ("plan-chart.png", "rent-or-buy.png", "invalid-budget.png"):
+        assert (SHOTS / shot).stat().st_size > 10_000

@@ -44,11 +44,16 @@ def test_cost_lines_are_fixed_plus_rate_times_work() -> None:
 
 
 def test_speed_chart_has_one_bar_per_option_with_ranges() -> None:
-    rows = [{"option": "RTX 5090", "speed": 10.9, "speed_low": 7.6, "speed_high": 14.0, "sweep_hours": 5.2,
-             "sweep_low": 4.0, "sweep_high": 7.4, "finish": "Tue 03:10"},
-            {"option": "RTX 4090", "speed": 7.0, "speed_low": 5.0, "speed_high": 9.0, "sweep_hours": 8.0,
-             "sweep_low": 6.2, "sweep_high": 11.2, "finish": "Tue 06:00"}]
-    spec = speed_chart(rows).to_dict()
-    assert len(spec["vconcat"]) == 2
-    titles = [c["layer"][0]["encoding"]["x"]["title"] for c in spec["vconcat"]]
-    assert "speed vs your GTX 1080 Ti (x)" in titles and "hours to finish your sweep" in titles
+    rows = [{"option": "your GTX 1080 Ti (today)", "baseline": True, "speed": 1.0, "speed_low": 1.0,
+             "speed_high": 1.0, "sweep_hours": 56.0, "sweep_low": 56.0, "sweep_high": 56.0, "finish": "x"},
+            {"option": "RTX 5090", "baseline": False, "speed": 10.9, "speed_low": 7.6, "speed_high": 14.0,
+             "sweep_hours": 5.2, "sweep_low": 4.0, "sweep_high": 7.4, "finish": "Tue 03:10"},
+            {"option": "RTX 4090", "baseline": False, "speed": 7.0, "speed_low": 5.0, "speed_high": 9.0,
+             "sweep_hours": 8.0, "sweep_low": 6.2, "sweep_high": 11.2, "finish": "Tue 06:00"}]
+    speed, hours = speed_chart(rows)
+    assert [r["option"] for r in speed["data"]["values"]] == [r["option"] for r in rows]
+    assert [r["option"] for r in hours["data"]["values"]] == ["RTX 5090", "RTX 4090"]  # the 56 h bar would squash
+    assert speed["layer"][0]["encoding"]["x"]["title"] == "speed vs your GTX 1080 Ti (x)"
+    assert hours["layer"][1]["encoding"]["x"]["field"] == "sweep_low"  # the range is drawn
+    colours = speed["layer"][0]["encoding"]["color"]["scale"]["range"]
+    assert len(set(colours)) == 3 and hours["layer"][0]["encoding"]["color"]["scale"]["range"] == colours[1:]

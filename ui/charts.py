@@ -61,22 +61,35 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
     return alt.layer(*layers).properties(height=380)
 
 
-def speed_chart(rows: Sequence[dict[str, Any]]) -> alt.VConcatChart:
-    """Two bar charts side by side per option: speed vs the 1080 Ti (with range) and hours to finish the sweep."""
-    frame = pd.DataFrame(rows)
-    names = list(frame["option"])
-    y = alt.Y("option:N", sort=names, title=None, axis=alt.Axis(labelLimit=320))
-    color = alt.Color("option:N", scale=colour_scale(names), legend=None)
-    speed = alt.Chart(frame).mark_bar().encode(
-        y=y, x=alt.X("speed:Q", title="speed vs your GTX 1080 Ti (x)", scale=alt.Scale(zero=True)), color=color,
-        tooltip=["option", alt.Tooltip("speed:Q", format=".1f"), "speed_low", "speed_high"])
-    speed_err = alt.Chart(frame).mark_rule(color="gray").encode(y=y, x="speed_low:Q", x2="speed_high:Q")
-    hours = alt.Chart(frame).mark_bar().encode(
-        y=y, x=alt.X("sweep_hours:Q", title="hours to finish your sweep", scale=alt.Scale(zero=True)), color=color,
-        tooltip=["option", alt.Tooltip("sweep_hours:Q", format=".1f"), "finish"])
-    hours_err = alt.Chart(frame).mark_rule(color="gray").encode(y=y, x="sweep_low:Q", x2="sweep_high:Q")
-    height = 36 * len(names) + 20
-    return alt.vconcat((speed + speed_err).properties(height=height), (hours + hours_err).properties(height=height))
+def _bars(rows: Sequence[dict[str, Any]], value: str, low: str, high: str, title: str,
+          colours: dict[str, str]) -> dict[str, Any]:
+    """A horizontal bar per option with a grey range rule, as a plain Vega-Lite spec (no Altair: cheap to build)."""
+    names = [r["option"] for r in rows]
+    y = {"field": "option", "type": "nominal", "sort": names, "title": None, "axis": {"labelLimit": 320}}
+    return {
+        "data": {"values": [dict(r) for r in rows]},
+        "height": 34 * len(rows) + 10,
+        "layer": [
+            {"mark": {"type": "bar"}, "encoding": {
+                "y": y, "x": {"field": value, "type": "quantitative", "title": title, "scale": {"zero": True}},
+                "color": {"field": "option", "type": "nominal", "legend": None,
+                          "scale": {"domain": names, "range": [colours[n] for n in names]}},
+                "tooltip": [{"field": "option"}, {"field": value, "format": ".1f"}, {"field": low, "format": ".1f"},
+                            {"field": high, "format": ".1f"}]}},
+            {"mark": {"type": "rule", "color": "#555555"}, "encoding": {
+                "y": y, "x": {"field": low, "type": "quantitative"}, "x2": {"field": high}}},
+        ],
+    }
+
+
+def speed_chart(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two bar charts per option: speed vs the 1080 Ti (the user's card included as 1.0x) and hours to finish
+    the sweep (the user's card left out: its hours would squash the others; the caption gives them)."""
+    colours = {r["option"]: PALETTE[i % len(PALETTE)] for i, r in enumerate(rows)}
+    speed = _bars(rows, "speed", "speed_low", "speed_high", "speed vs your GTX 1080 Ti (x)", colours)
+    new = [r for r in rows if not r.get("baseline")] or list(rows)
+    hours = _bars(new, "sweep_hours", "sweep_low", "sweep_high", "hours to finish your sweep", colours)
+    return speed, hours
 
 
 def price_history_chart(frame: pd.DataFrame, currency: str) -> alt.Chart:

@@ -171,7 +171,7 @@ def speed_rows(plans: list[dict[str, Any]], inputs: ShareInputs) -> list[dict[st
              p["speedup_vs_1080ti"], *p["speedup_range"], p["gpu"]["count"]) for p in plans]:
         sw = sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.hours, gpu_count=gpus)
-        rows.append({"option": label, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
+        rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
                      "sweep_high": sw["wall_hours"]["high"], "finish": clock_text(sw["finish"]["value"], sw["start"])})
     return rows
@@ -179,10 +179,15 @@ def speed_rows(plans: list[dict[str, Any]], inputs: ShareInputs) -> list[dict[st
 
 def speed_by_option(plans: list[dict[str, Any]], inputs: ShareInputs) -> None:
     st.markdown("**Speed and sweep time by option**")
-    st.altair_chart(speed_chart(speed_rows(plans, inputs)), width="stretch")
+    rows = speed_rows(plans, inputs)
+    speed, hours = speed_chart(rows)
+    c1, c2 = st.columns(2)
+    c1.vega_lite_chart(spec=speed, width="stretch")
+    c2.vega_lite_chart(spec=hours, width="stretch")
     model = assumed_model(inputs.workload, inputs.precision, model_params(inputs))
-    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model_phrase(model)}; grey lines show the speed model's "
-               "range. Several GPUs count as their combined throughput (runs do not share a GPU).")
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model_phrase(model)} (on it the sweep takes "
+               f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
+               "as their combined throughput (runs do not share a GPU).")
 
 
 def render(cat: Catalog, inputs: ShareInputs, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
