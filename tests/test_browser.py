@@ -148,7 +148,8 @@ def test_plan_chart_rent_or_buy_sentence_and_an_invalid_budget(server: str, brow
     sentence = page.get_by_text(re.compile(r"^(Rent|Buy): ")).first
     sentence.wait_for(timeout=WAIT_MS)
     assert re.search(r"(sweeps like this a month|never)", sentence.inner_text())
-    page.locator("[data-testid='stVegaLiteChart'], .vega-embed").nth(1).wait_for(timeout=WAIT_MS)
+    page.get_by_text("Sweeps on the chart").first.wait_for(timeout=WAIT_MS)
+    page.locator("[data-testid='stVegaLiteChart']:visible").first.wait_for(timeout=WAIT_MS)
     page.screenshot(path=str(SHOTS / "rent-or-buy.png"), full_page=True)
 
     page.get_by_role("tab", name="Plan").click()
