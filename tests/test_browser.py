@@ -118,7 +118,11 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     fresh.goto(link)
     restored = wait_for_plan(fresh, "Build restored from a shared link")
     assert changed.split(":", 1)[1].split(",")[0].strip() in restored
-    assert fresh.get_by_role("textbox", name="Budget", exact=True).input_value() == "2500"
+    box = fresh.get_by_role("textbox", name="Budget", exact=True)
+    box.wait_for(timeout=WAIT_MS)  # the sidebar is drawn after the plan
+    fresh.wait_for_function("() => [...document.querySelectorAll('input')].some(e => e.value === '2500')",
+                            timeout=WAIT_MS)
+    assert box.input_value() == "2500"
     fresh.screenshot(path=str(SHOTS / "permalink-restored.png"), full_page=True)
     fresh.get_by_role("tab", name="Share").click()  # the restored build encodes to the very same token
     shown = fresh.locator("code").filter(has_text="?b=v1.").first

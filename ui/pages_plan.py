@@ -131,9 +131,9 @@ def speed_and_power(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> 
 
 
 def render_view(view: dict[str, Any], inputs: ShareInputs, cat: Catalog) -> None:
+    speed_and_power(view, inputs, cat)  # the answer first: speed, sweep finish, PSU; then the parts behind it
     build_table(view["build"], cat)
     verdicts(view)
-    speed_and_power(view, inputs, cat)
 
 
 def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
