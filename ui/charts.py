@@ -1,17 +1,23 @@
-"""Altair charts for the web UI: rent-or-buy cost in sweeps, speed and sweep time by option, price history."""
+"""Charts for the web UI: rent-or-buy cost in sweeps (Altair), speed and sweep time by option (plain Vega-Lite)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import altair as alt
+from typing import TYPE_CHECKING
+
 import pandas as pd
+
+if TYPE_CHECKING:  # altair is imported where a chart is drawn: it costs ~0.4-1 s at the page's first run
+    import altair as alt
 
 # Okabe-Ito: eight colours people with colour-vision deficiency can tell apart; the build is drawn in black.
 PALETTE = ("#000000", "#E69F00", "#0072B2", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442")
 
 
-def colour_scale(names: Sequence[str]) -> alt.Scale:
+def colour_scale(names: Sequence[str]) -> "alt.Scale":
+    import altair as alt
+
     return alt.Scale(domain=list(names), range=list(PALETTE[: max(len(names), 1)]) if len(names) <= len(PALETTE)
                      else list(PALETTE) * (len(names) // len(PALETTE) + 1))
 
@@ -42,6 +48,8 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
                       max_sweeps: float, currency: str,
                       break_even_sweeps: Optional[dict[str, float]] = None) -> alt.LayerChart:
     """Cumulative cost against the number of sweeps like the user's over the horizon; y starts at 0."""
+    import altair as alt
+
     frame = cost_lines(lines, names, sweep_gpu_hours, max_sweeps)
     order = list(dict.fromkeys(frame["option"]))
     x = alt.X("sweeps:Q", title="sweeps like yours over the horizon", scale=alt.Scale(domain=[0, max_sweeps], nice=False))
@@ -90,12 +98,3 @@ def speed_chart(rows: Sequence[dict[str, Any]]) -> tuple[dict[str, Any], dict[st
     new = [r for r in rows if not r.get("baseline")] or list(rows)
     hours = _bars(new, "sweep_hours", "sweep_low", "sweep_high", "hours to finish your sweep", colours)
     return speed, hours
-
-
-def price_history_chart(frame: pd.DataFrame, currency: str) -> alt.Chart:
-    """Price of one part over time, one line per retailer (frame: observed_on, retailer, price)."""
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("observed_on:T", title="date seen"),
-        y=alt.Y("price:Q", title=f"price, {currency}", scale=alt.Scale(zero=False)),
-        color=alt.Color("retailer:N", scale=alt.Scale(range=list(PALETTE[1:]))),
-        tooltip=["retailer", "observed_on:T", alt.Tooltip("price:Q", format=",.2f")]).properties(height=260)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -98,6 +97,8 @@ def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
         st.info(f"No price history yet for {cat.parts[part_id].name}. Run `planner prices refresh` to fetch "
                 "today's prices from the retailers (each run adds a dated observation), then reload this page.")
     else:
+        import altair as alt  # only when there is a history to draw
+
         trusted = frame[frame["status"] == "trusted"]
         chart = alt.Chart(frame).mark_line(point=True).encode(
             x=alt.X("observed_at:T", title="observed (UTC)"),
