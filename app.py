@@ -44,13 +44,15 @@ def restore_from_link() -> None:
 
 
 restore_from_link()
-with services.guard("Drawing the inputs"):
-    sidebar(cat)
 if ss.get("_link_error"):
     st.error(services.md_escape(ss.pop("_link_error")))  # the token's text must not render as Markdown
 
+# The widgets' values live in session state (defaults, a link, or the user's last edit), so the inputs are read
+# before the sidebar is drawn; the sidebar is drawn last so that the answer reaches the screen first.
 inputs = services.run_guarded("Reading the inputs", lambda: inputs_from_state(ss))
-if inputs is None:
+if inputs is None:  # a bad value: the message above, no stale plan, and the inputs to fix it
+    with services.guard("Drawing the inputs"):
+        sidebar(cat)
     st.stop()
 shared = ss.get("shared")
 if shared and not same_inputs(shared["inputs"], inputs):
@@ -78,6 +80,9 @@ with tabs[4]:
 with tabs[5]:
     with services.guard("Doctor"):
         pages_doctor.render()
+
+with services.guard("Drawing the inputs"):
+    sidebar(cat)
 
 # The address bar always holds the permalink of what is on screen.
 with services.guard("Making the permalink"):

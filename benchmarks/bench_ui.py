@@ -36,7 +36,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-BARE_APP = 'import streamlit as st\nst.title("planner")\nst.metric("Speed vs a GTX 1080 Ti", "1.0x")\n'
+BARE_APP = ('import streamlit as st\nst.title("planner")\nst.text_input("Budget", "7000")\n'
+            'st.metric("Speed vs a GTX 1080 Ti", "1.0x")\n')  # one input and the marker the timer waits for
 
 
 class Server:
@@ -83,7 +84,7 @@ def change_time(browser, url: str, budgets: list[int]) -> list[float]:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
     page.get_by_text(READY).first.wait_for(timeout=TIMEOUT_MS)
-    box = page.get_by_role("spinbutton", name="Budget", exact=True)
+    box = page.get_by_role("textbox", name="Budget", exact=True)
     out = []
     for b in budgets:
         before = page.evaluate("location.href")
@@ -120,6 +121,13 @@ def main() -> None:
                 server.stop()
         bare_script = Path(tmp) / "bare_app.py"
         bare_script.write_text(BARE_APP)
+        bare_cold = []
+        for _ in range(args.loads):
+            server = Server(Path(tmp), str(bare_script))
+            try:
+                bare_cold.append(load_time(browser, server.url))
+            finally:
+                server.stop()
         server = Server(Path(tmp), str(bare_script))
         try:
             load_time(browser, server.url)
@@ -147,10 +155,14 @@ def main() -> None:
           f"load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after")
     print(summary("cold (fresh server per load)", cold))
     print(summary("warm (new session, cached)", warm))
-    print(summary("bare Streamlit page (one metric)", bare))
+    print(summary("bare page, cold (one input)", bare_cold))
+    print(summary("bare page, warm (one input)", bare))
     print(summary("budget change, new solve", new_solve))
     print(summary("budget change, cached solve", cached))
-    print(f"ratio cold/warm median: {statistics.median(cold) / statistics.median(warm):.1f}x")
+    print(f"ratio cold/warm median: {statistics.median(cold) / statistics.median(warm):.2f}x")
+    med = statistics.median
+    print(f"RATIO first recommendation / bare page, cold: {med(cold) / med(bare_cold):.2f}x (target <= 1.5x)")
+    print(f"RATIO first recommendation / bare page, warm: {med(warm) / med(bare):.2f}x (target <= 1.5x)")
     print(f"reproduce: python benchmarks/bench_ui.py --loads {args.loads}")
 
 

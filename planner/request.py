@@ -13,7 +13,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planner.errors import InputError, validation_message
-from planner.money import CurrencyCode, parse_decimal
+from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 from planner.vocab import Precision, Workload
 
 MIN_RAM_FLOOR_GB = 32
@@ -38,12 +38,14 @@ class Request(BaseModel):
     owned: tuple[str, ...] = ()
     pinned: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
-    excluded_brands: tuple[str, ...] = ()
+    excluded_brands: tuple[str, ...] = ()  # board makers: the brand on the box (PNY, ASUS, NVIDIA for a Founders Edition)
+    excluded_chip_makers: tuple[str, ...] = ()  # GPU chip makers; service.capacity.with_chip_makers_excluded applies it
     cooler_type: Optional[Literal["air", "aio"]] = None
     max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
     min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
     runs: int = Field(default=8, ge=1, le=10_000)
+    runs_left: Optional[int] = Field(default=None, ge=1, le=10_000)  # None: the whole sweep is still to run
     baseline_hours: float = Field(default=7.0, ge=1 / 3600, le=100_000)
     gpu_count: Optional[int] = Field(default=None, ge=1, le=MAX_GPUS)  # None: the solver decides 1..max_gpus
     max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
@@ -55,6 +57,12 @@ class Request(BaseModel):
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
     alternatives: int = Field(default=0, ge=0, le=10)  # more plans, each around another GPU chip
+    accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_budget(cls, data: object) -> object:
+        return read_budget_fields(data)  # '7k', '7 000 €', '$7,500'; the text's currency fills an unset one
 
     @field_validator("budget", mode="before")
     @classmethod
@@ -70,6 +78,8 @@ class Request(BaseModel):
 
     @model_validator(mode="after")
     def _mode(self) -> "Request":
+        if self.runs_left is not None and self.runs_left > self.runs:
+            raise InputError(f"runs left ({self.runs_left}) cannot exceed the runs in the sweep ({self.runs})")
         for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
@@ -108,7 +118,7 @@ class Request(BaseModel):
         need = self.min_speedup
         n = gpu_count or self.gpu_count or 1
         if self.deadline_hours is not None:
-            rounds = math.ceil(self.runs / n)
+            rounds = math.ceil((self.runs_left or self.runs) / n)  # the deadline is for what is left
             by_deadline = rounds * self.baseline_hours / self.deadline_hours
             need = max(need or 0.0, by_deadline)
         return need

@@ -51,12 +51,30 @@ def test_changing_the_budget_changes_the_plan() -> None:
     assert headline(at).startswith("Recommended") and not errors(at)
     first, first_parts = headline(at), plan_parts(at)
     assert len(first_parts) == 8
-    assert any(m.label == "Speed vs a GTX 1080 Ti" for m in at.metric)
-    at.number_input(key="in_budget").set_value(2000.0)
+    assert any(m.label.startswith("Speed vs a GTX 1080 Ti, 130 M model") for m in at.metric)  # the size it assumed
+    assert any("typical size assumed" in c.value for c in at.tabs[0].caption)
+    assert any(m.value.startswith("**Speed and sweep time by option**") for m in at.tabs[0].markdown)
+    assert at.tabs[0].get("vega_lite_chart")  # the Plan chart
+    at.text_input(key="in_budget").input("2000")
     run(at)
     assert headline(at) != first and plan_parts(at) != first_parts
     total = headline(at).rsplit("EUR", 1)[1]
     assert float(total.replace(" ", "").replace("\u00a0", "")) <= 2000
+
+
+def test_budgets_as_people_type_them_and_an_invalid_one_removes_the_plan() -> None:
+    at = run()
+    at.text_input(key="in_budget").input("3 500 €")
+    run(at)
+    assert not errors(at) and float(headline(at).rsplit("EUR", 1)[1].replace(" ", "").replace("\u00a0", "")) <= 3500
+    at.text_input(key="in_budget").input("7.000")
+    run(at)
+    assert any("ambiguous" in e and "7000" in e for e in errors(at))
+    assert not [s for s in at.subheader if s.value.startswith("Recommended")]  # the old plan is gone
+    assert not at.dataframe
+    at.text_input(key="in_budget").input("7k")
+    run(at)
+    assert not errors(at) and headline(at).startswith("Recommended")
 
 
 def test_an_impossible_request_shows_why_not() -> None:
@@ -71,7 +89,7 @@ def test_an_impossible_request_shows_why_not() -> None:
 
 def test_permalink_round_trips_inputs_and_parts() -> None:
     at = run()
-    at.number_input(key="in_budget").set_value(3500.0)
+    at.text_input(key="in_budget").input("3500")
     at.number_input(key="in_runs").set_value(12)
     at.selectbox(key="in_precision").set_value("fp32")
     at.number_input(key="in_model_m").set_value(15.0)
@@ -80,7 +98,7 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     assert token.startswith("v2.")
 
     opened = run(b=token)  # a fresh session opening the link
-    assert opened.number_input(key="in_budget").value == 3500.0
+    assert opened.text_input(key="in_budget").value == "3500"
     assert opened.number_input(key="in_runs").value == 12
     assert opened.selectbox(key="in_precision").value == "fp32"
     assert opened.number_input(key="in_model_m").value == 15.0
@@ -89,9 +107,69 @@ def test_permalink_round_trips_inputs_and_parts() -> None:
     assert title.split(":", 1)[1].split(",")[0].strip() in headline(opened)
     assert opened.query_params["b"] == token  # nothing changed, same link
 
-    opened.number_input(key="in_budget").set_value(2500.0)  # any change re-plans from scratch
+    opened.text_input(key="in_budget").input("2500")  # any change re-plans from scratch
     run(opened)
     assert headline(opened).startswith("Recommended") and opened.query_params["b"] != token
+
+
+def test_runs_left_and_model_size_reach_the_sweep_and_the_headline() -> None:
+    at = run()
+    full = next(m for m in at.metric if m.label.startswith("Sweep"))
+    at.number_input(key="in_runs_left").set_value(6)
+    at.number_input(key="in_model_m").set_value(15.0)
+    run(at)
+    speed = next(m for m in at.metric if m.label.startswith("Speed vs a GTX 1080 Ti"))
+    assert speed.label.endswith("15 M model")
+    sweep = next(m for m in at.metric if m.label.startswith("Sweep"))
+    assert sweep.label == "Sweep: 6 of 8 runs left" and sweep.value != full.value
+    assert any("if started now" in c.value and "done " in c.value for c in at.tabs[0].caption)
+
+
+def test_owned_parts_left_out_say_why_and_a_warning_can_be_accepted() -> None:
+    at = run()
+    at.multiselect(key="in_owned").set_value(["cpu-amd-ryzen5-5600g", "mb-msi-mpg-x570-gaming-edge-wifi",
+                                              "mem-gskill-ripjaws-v-ddr4-4x16-3200-cl16"])
+    run(at)
+    why = [w.value for w in at.tabs[0].warning if "(owned) not used" in w.value]
+    assert len(why) == 3
+    assert why and "Ryzen 5 5600G" in why[0] and "Warnings I accept" in why[0] and "enough CPU cores" in why[0]
+    at.multiselect(key="in_accept").set_value(["cpu_cores_per_gpu"])
+    at.selectbox(key="in_gpus").set_value(1)  # two GPUs need an x8/x8 board the old AM4 box lacks
+    at.radio(key="in_goal").set_value("minimum")  # expert would still buy build quality before reusing the parts
+    run(at)
+    assert "AMD Ryzen 5 5600G" in plan_parts(at)
+    assert any(w.value.startswith("! Worth a look: enough CPU cores") for w in at.tabs[0].warning)  # plain words
+
+
+def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
+    at = run()
+    frame = at.tabs[0].dataframe[0].value
+    assert {"Condition", "Price kind", "Price date", "Age"} <= set(frame.columns)
+    assert not frame[["Age", "Link", "Price date"]].isna().any().any()  # blanks, never "None"
+    for _, row in frame.iterrows():
+        if row["Price kind"] in ("estimate", "your research (undated)"):
+            assert row["Age"] == "" and not row["Price date"][:1].isdigit()  # no fresh-looking date
+    psu_name = frame.set_index("Type").loc["Power Supply", "Part"]
+    psu = next(m for m in at.metric if m.label.startswith("PSU"))
+    assert psu.label == "PSU in this build"
+    assert any(psu_name in c.value and "needs at least" in c.value for c in at.tabs[0].caption)
+    assert psu.value.split()[0] in psu_name.replace("W", " W").split() or psu.value.split()[0] in psu_name
+    alts = [t.value for t in at.tabs[0].table if "Condition" in t.value.columns]
+    assert alts, "the alternatives' tables show the condition too"
+
+
+def test_four_gpus_name_the_missing_board_and_chip_makers_are_offered() -> None:
+    at = run()
+    at.selectbox(key="in_gpus").set_value(4)
+    run(at)
+    assert any("No build fits" in e for e in errors(at))
+    text = " ".join(m.value for m in at.tabs[0].markdown)
+    assert "What the catalog lacks" in text and "known to host 4 GPUs" in text
+    at.selectbox(key="in_gpus").set_value(1)
+    at.multiselect(key="in_brands").set_value(["NVIDIA"])
+    run(at)
+    assert any("maker on the box" in c.value for c in at.tabs[0].caption)
+    assert at.multiselect(key="in_chip_makers").options == ["NVIDIA", "AMD", "Intel"]
 
 
 def test_model_size_sets_a_vram_floor() -> None:
@@ -119,7 +197,7 @@ def test_a_damaged_link_shows_a_clear_error_not_a_traceback() -> None:
 def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
     inputs = Request(budget="50", baseline_hours=0.01, excluded_brands=("NoSuchBrand",), runs=10_000)
     at = run(b=encode_token(inputs, []))
-    assert at.number_input(key="in_budget").value == 100.0
+    assert at.text_input(key="in_budget").value == "50"  # shown as sent; the solver says what it buys
     assert at.number_input(key="in_hours").value == 0.1
     assert at.multiselect(key="in_brands").value == []
 
@@ -130,7 +208,7 @@ def test_importing_the_markdown_list_gives_the_same_parts() -> None:
     md = next(c.value for c in at.code if c.value.startswith("Type|Item|Price"))
 
     other = run()
-    other.number_input(key="in_budget").set_value(2500.0)
+    other.text_input(key="in_budget").input("2500")
     run(other)
     assert plan_parts(other) != parts
     other.text_area(key="import_text").input(md)
@@ -189,6 +267,14 @@ def test_cloud_tab_charts_rent_vs_buy_when_opened() -> None:
     assert any(m.value.startswith("**Buying** finishes in") for m in cloud.markdown)
     table = cloud.table[0].value
     assert table.iloc[0, 0].startswith("Buy: ") and any(v.startswith("Rent: ") for v in table.iloc[:, 0])
+    sentence = next(m.value for m in [*cloud.info, *cloud.success] if m.value.startswith(("Rent:", "Buy:")))
+    assert "sweeps like this a month" in sentence or "never" in sentence
+    picked = cloud.multiselect[0].value
+    assert any("A100" in n for n in picked) and any("H100" in n for n in picked)
+    assert not any("GH200" in n for n in picked)
+    assert cloud.get("vega_lite_chart")
+    evens = cloud.table[1].value
+    assert list(evens.columns[:3]) == ["vs", "sweeps / month", "runs / month"]
 
 
 def test_prices_and_share_tabs() -> None:

@@ -85,6 +85,17 @@ def browser() -> Iterator[object]:
         b.close()
 
 
+def settle(page, chart: bool = True) -> None:
+    """Wait until the sidebar, the build table and the Plan chart are drawn (the answer comes first), for a
+    screenshot that shows the whole page rather than placeholders."""
+    page.get_by_role("textbox", name="Budget", exact=True).wait_for(timeout=WAIT_MS)
+    page.locator("[data-testid='stDataFrame']:visible").first.wait_for(timeout=WAIT_MS)
+    if chart:  # a solver plan has the speed chart; a restored or imported build does not
+        page.locator("[data-testid='stVegaLiteChart']:visible canvas, [data-testid='stVegaLiteChart']:visible svg"
+                     ).first.wait_for(timeout=WAIT_MS)
+    page.wait_for_timeout(1500)  # fonts and the grid's canvas paint
+
+
 def wait_for_plan(page, title: str = "Recommended:") -> str:
     heading = page.get_by_role("heading", name=re.compile(re.escape(title)))
     heading.first.wait_for(timeout=WAIT_MS)
@@ -100,9 +111,10 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     assert re.search(r"Recommended: .+, EUR \d", first)
     page.wait_for_function("() => location.search.includes('b=v2.')", timeout=WAIT_MS)
     first_url = page.evaluate("location.href")
+    settle(page)
     page.screenshot(path=str(SHOTS / "plan.png"), full_page=True)
 
-    budget = page.get_by_role("spinbutton", name="Budget", exact=True)
+    budget = page.get_by_role("textbox", name="Budget", exact=True)
     budget.fill("2500")
     budget.press("Enter")
     page.wait_for_function("(before) => { const h = [...document.querySelectorAll('h3')]"
@@ -118,7 +130,12 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     fresh.goto(link)
     restored = wait_for_plan(fresh, "Build restored from a shared link")
     assert changed.split(":", 1)[1].split(",")[0].strip() in restored
-    assert fresh.get_by_role("spinbutton", name="Budget", exact=True).input_value() == "2500.00"
+    box = fresh.get_by_role("textbox", name="Budget", exact=True)
+    box.wait_for(timeout=WAIT_MS)  # the sidebar is drawn after the plan
+    fresh.wait_for_function("() => [...document.querySelectorAll('input')].some(e => e.value === '2500')",
+                            timeout=WAIT_MS)
+    assert box.input_value() == "2500"
+    settle(fresh, chart=False)
     fresh.screenshot(path=str(SHOTS / "permalink-restored.png"), full_page=True)
     fresh.get_by_role("tab", name="Share").click()  # the restored build encodes to the very same token
     shown = fresh.locator("code").filter(has_text="?b=v2.").first
@@ -129,4 +146,42 @@ def test_recommendation_renders_and_a_permalink_restores_the_build(server: str, 
     fresh.screenshot(path=str(SHOTS / "cloud-vs-buy.png"), full_page=True)
     fresh.close()
     for shot in ("plan.png", "permalink-restored.png", "cloud-vs-buy.png"):
+        assert (SHOTS / shot).stat().st_size > 10_000
+
+
+def test_plan_chart_rent_or_buy_sentence_and_an_invalid_budget(server: str, browser) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server)
+    wait_for_plan(page)
+    page.get_by_text("Speed and sweep time by option").first.wait_for(timeout=WAIT_MS)
+    chart = page.locator("[data-testid='stVegaLiteChart'], .vega-embed").first
+    chart.wait_for(timeout=WAIT_MS)
+    chart.locator("canvas, svg").first.wait_for(timeout=WAIT_MS)  # drawn, not just a placeholder
+    settle(page)
+    chart.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "plan-chart.png"), full_page=True)
+
+    page.get_by_role("tab", name="Cloud vs buy").click()
+    sentence = page.get_by_text(re.compile(r"^(Rent|Buy): ")).first
+    sentence.wait_for(timeout=WAIT_MS)
+    assert re.search(r"(sweeps like this a month|never)", sentence.inner_text())
+    page.get_by_text("Sweeps on the chart").first.wait_for(timeout=WAIT_MS)
+    page.locator("[data-testid='stVegaLiteChart']:visible").first.wait_for(timeout=WAIT_MS)
+    page.screenshot(path=str(SHOTS / "rent-or-buy.png"), full_page=True)
+
+    page.get_by_role("tab", name="Plan").click()
+    budget = page.get_by_role("textbox", name="Budget", exact=True)
+    budget.fill("7.000")
+    budget.press("Enter")
+    page.get_by_text(re.compile("ambiguous")).first.wait_for(timeout=WAIT_MS)
+    page.wait_for_timeout(1000)
+    page.wait_for_function("() => ![...document.querySelectorAll('h3')].some(e => e.innerText.startsWith('Recommended:'))",
+                           timeout=WAIT_MS)  # the old plan is gone, not left beside the message
+    page.screenshot(path=str(SHOTS / "invalid-budget.png"), full_page=True)
+    budget.fill("7k")
+    budget.press("Enter")
+    wait_for_plan(page)
+    page.close()
+    for shot in ("plan-chart.png", "rent-or-buy.png", "invalid-budget.png"):
         assert (SHOTS / shot).stat().st_size > 10_000

@@ -236,9 +236,9 @@ def test_recommend_json_contract() -> None:
         assert Decimal(plan["total"]["amount"]) <= 7000
 
 
-def test_recommend_json_infeasible_exits_0() -> None:
+def test_recommend_json_infeasible_exits_1_with_the_why_not() -> None:
     res = CliRunner().invoke(app, ["recommend", "--budget", "2500", "--min-vram", "32", "--json"])
-    assert res.exit_code == 0, res.stderr
+    assert res.exit_code == 1, res.stderr  # a result, not an input error (2)
     d = json.loads(res.stdout)
     assert d["status"] == "infeasible" and d["plans"] == []
     assert d["why_not"]["conflicts"] and d["why_not"]["suggestions"]

@@ -5,28 +5,23 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from planner.request import Request
+from planner.costs.verdict import CONSIDERED_FAMILIES, cheapest_rent, verdict
 from ui import services
+from ui.charts import default_sweeps_shown, rent_or_buy_chart
 from ui.view import hours_text, money
 
-DEFAULT_RENTALS = 4
-
-
-def _default_pick(rents: list[dict[str, Any]]) -> list[str]:
-    """The cheapest rentals plus the cheapest A100 and H100 offers (what the user considers)."""
-    pick: dict[str, str] = {}
-    for o in rents:  # sorted cheapest first: keep the cheapest option of each GPU model
-        if len(pick) < DEFAULT_RENTALS and o["gpu"] not in pick:
-            pick[o["gpu"]] = o["name"]
-    for family in ("a100", "h100"):
-        hit = next((o for o in rents if o["gpu"].startswith(family)), None)
-        if hit is not None and hit["gpu"] not in pick:
-            pick[hit["gpu"]] = hit["name"]
-    return list(pick.values())
+def _default_pick(rents: list[dict[str, Any]], named: Optional[str]) -> list[str]:
+    """The rental the verdict names plus the cheapest A100 and H100 offers (what the user considers)."""
+    pick = [named] if named else []
+    for family in CONSIDERED_FAMILIES:
+        hit = cheapest_rent(rents, (family,))
+        if hit is not None and hit["name"] not in pick:
+            pick.append(hit["name"])
+    return pick
 
 
 def options_table(options: list[dict[str, Any]], currency: str) -> pd.DataFrame:
@@ -44,19 +39,16 @@ def options_table(options: list[dict[str, Any]], currency: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def chart(curve: list[dict[str, Any]], names: list[str], sweep_hours: float, currency: str) -> alt.Chart:
-    frame = pd.DataFrame(curve)
-    frame = frame[frame["option"].isin(names)]
-    x = alt.X("baseline_hours:Q", title="training hours on the GTX 1080 Ti (baseline GPU-hours)")
-    y = alt.Y("cost:Q", title=f"cumulative cost, {currency}")
-    color = alt.Color("option:N", title="option", legend=alt.Legend(orient="bottom", columns=2, labelLimit=360))
-    lines = alt.Chart(frame[~frame["break_even"]]).mark_line().encode(x=x, y=y, color=color)
-    evens = alt.Chart(frame[frame["break_even"]]).mark_point(size=120, filled=True, shape="diamond").encode(
-        x=x, y=y, color=color, tooltip=["option", alt.Tooltip("baseline_hours:Q", format=",.0f"),
-                                        alt.Tooltip("cost:Q", format=",.0f")])
-    rule = alt.Chart(pd.DataFrame({"baseline_hours": [sweep_hours], "what": ["your sweep"]})).mark_rule(
-        strokeDash=[4, 4], color="gray").encode(x="baseline_hours:Q", tooltip=["what", "baseline_hours"])
-    return (lines + evens + rule).properties(height=380)
+def break_even_cells(b: dict[str, Any], runs: int, hours: float) -> dict[str, str]:
+    """A break-even row in the user's units: sweeps like theirs and runs a month, and what the build can do."""
+    per_month = b["baseline_hours_per_month"]
+    cap = b["buy_capacity_per_month"] / (runs * hours)
+    if per_month is None:
+        return {"sweeps / month": "never (renting is cheaper per hour)", "runs / month": "-",
+                "build can do / month": f"{cap:,.0f} sweeps"}
+    return {"sweeps / month": f"{per_month / (runs * hours):,.1f}" + ("" if b["within_capacity"] else " (more than the build can do)"),
+            "runs / month": f"{per_month / hours:,.0f} of {hours:g} h",
+            "build can do / month": f"{cap:,.0f} sweeps"}
 
 
 def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
@@ -66,14 +58,29 @@ def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
         return
     build_key = json.dumps(view["plan_json"], default=str, sort_keys=True)
     data = services.compare_costs(build_key, inputs.model_dump_json(), services.catalog_key(), view["report"])
+    runs = inputs.runs_left or inputs.runs  # the runs still to do are what is rented or bought for
     rents = [o for o in data["options"] if o["kind"] == "rent"]
     buy = next((o for o in data["options"] if o["kind"] == "buy"), None)
-    names = st.multiselect("Rental options on the chart", [o["name"] for o in rents], default=_default_pick(rents))
+    if not rents and buy is None:
+        st.info("No rental offer and no build to compare.")
+        return
+    answer = verdict(data["options"], data["break_even"], runs=runs, baseline_hours=inputs.baseline_hours,
+                     horizon_months=data["horizon_months"], currency=inputs.currency)
+    (st.success if answer.action == "buy" else st.info)(answer.sentence)
+    names = st.multiselect("Rental options on the chart", [o["name"] for o in rents],
+                           default=_default_pick(rents, answer.rent_option))
     shown = ([buy["name"]] if buy else []) + names
-    st.altair_chart(chart(data["curve"], shown, data["baseline_gpu_hours"], inputs.currency), width="stretch")
+    sweep_h = data["baseline_gpu_hours"]
+    evens_sweeps = {b["vs"]: (b["baseline_hours_total"] / sweep_h if b["baseline_hours_total"] is not None else None)
+                    for b in data["break_even"]}
+    default_n = default_sweeps_shown([evens_sweeps.get(n) for n in names], data["horizon_months"])
+    span = st.slider("Sweeps on the chart", min_value=1, max_value=max(200, default_n), value=default_n,
+                     key="cloud_sweeps", help="How many sweeps like this one you might run over the horizon")
+    st.altair_chart(rent_or_buy_chart(data["lines"], shown, sweep_h, span, inputs.currency, evens_sweeps),
+                    width="stretch")
     st.caption(f"On the chart, buying = parts minus resale after {data['horizon_months']} months, plus electricity "
                f"(EUR {data['kwh']['price']}/kWh); renting = the bill. Diamonds mark break-even; the dashed line is "
-               f"your sweep ({inputs.runs} x {inputs.baseline_hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
+               f"your sweep ({runs} x {inputs.baseline_hours:g} h on the 1080 Ti). Exchange rates of {data['rates_date']}.")
     if buy is not None:
         d = buy
         st.markdown(f"**Buying** finishes in {hours_text(d['hours_to_finish'])} for "
@@ -85,13 +92,9 @@ def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
     st.table(options_table(chosen, inputs.currency), hide_index=True)
     evens = [b for b in data["break_even"] if b["vs"] in names]
     if evens:
-        st.markdown("**Break-even: buying is cheaper above**")
-        st.table(pd.DataFrame([{
-            "vs": b["vs"],
-            "1080 Ti hours / month": "never (renting is cheaper per hour)" if b["baseline_hours_per_month"] is None
-            else f"{b['baseline_hours_per_month']:,.0f}" + ("" if b["within_capacity"] else " (beyond what the build can do)"),
-            "build capacity / month": f"{b['buy_capacity_per_month']:,.0f}",
-        } for b in evens]), hide_index=True)
+        st.markdown(f"**Break-even: buying is cheaper above** (over {data['horizon_months']} months)")
+        st.table(pd.DataFrame([{"vs": b["vs"], **break_even_cells(b, runs, inputs.baseline_hours)} for b in evens]),
+                 hide_index=True)
     if st.toggle("Show all rental options, assumptions and skipped offers", key="cloud_all"):
         st.dataframe(options_table(data["options"], inputs.currency), hide_index=True)
         for n in data["notes"]:

@@ -104,7 +104,7 @@ def show_events(report: Any) -> None:
     from planner.doctor.markdown import events_markdown
 
     platform = "Linux kernel log" if report.platform == "linux" else "Windows System log"
-    st.markdown(f"Read **{report.total_events}** event{'s' if report.total_events != 1 else ''} ({platform}, "
+    st.markdown(f"Read **{report.total_events}** {'event' if report.total_events == 1 else 'events'} ({platform}, "
                 f"{md_escape(report.format)}, {md_escape(report.encoding)}); **{len(report.incidents)}** "
                 "incident(s) on the timeline.")
     if report.incidents:
@@ -137,7 +137,7 @@ def show_events(report: Any) -> None:
 
 
 def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
-    st.markdown(f"Read **{report.rows}** rows ({md_escape(report.format)}), steps {report.first_step} to "
+    st.markdown(f"Read **{report.rows}** {'row' if report.rows == 1 else 'rows'} ({md_escape(report.format)}), steps {report.first_step} to "
                 f"{report.last_step}; columns used: "
                 f"{md_escape(', '.join(f'{k}={v}' for k, v in report.columns.items()) or 'none')}.")
     if not report.findings:

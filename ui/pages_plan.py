@@ -13,7 +13,11 @@ from planner.request import Request
 from planner.share import SharedBuild, build_from_catalog, build_from_json
 from planner.textsafe import md_escape
 from ui import services
-from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows, sweep_view
+from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
+                                          sweep_report)
+from planner.service.owned import rule_summary, unused_sentence
+from ui.charts import speed_chart
+from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 
 ORIGIN_TITLES = {"link": "Build restored from a shared link", "import": "Imported build", "check": "Build from the checker"}
 
@@ -57,10 +61,11 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
     frame = pd.DataFrame(rows).drop(columns=["id"]) if rows else pd.DataFrame()
-    st.dataframe(frame, hide_index=True,
-                 column_config={"Part": st.column_config.TextColumn("Part", width="medium"),
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config={"Part": st.column_config.TextColumn("Part", width="large"),
+                                "Key spec": st.column_config.TextColumn("Key spec", width="medium"),
                                 "Price": st.column_config.TextColumn("Price @ retailer"),
-                                "Age (days)": st.column_config.NumberColumn("Age (d)", format="%d"),
+                                "Age": st.column_config.TextColumn("Age", help="days since a shop showed this price"),
                                 "Link": st.column_config.LinkColumn("Link", display_text="shop", width="small")})
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
@@ -73,29 +78,49 @@ def verdicts(view: dict[str, Any]) -> None:
         else:
             st.success("Compatible: no rule found a problem")
     for f in view["problems"]:
-        st.error(f"✗ {md_escape(f['rule'])}: {md_escape(f['message'])}")
+        st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}")
     for f in view["warnings"]:
-        st.warning(f"! {md_escape(f['rule'])}: {md_escape(f['message'])}")
+        st.warning(f"! Worth a look: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}")
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:
-                st.markdown(f"- **{f['rule']}**: {f['message']}")
+                st.markdown(f"- **{rule_summary(f['rule'])}**: {f['message']}")
 
 
-def speed_and_power(view: dict[str, Any], inputs: Request) -> None:
+def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]]:
+    """(name, rating W) of the PSU the shown build holds, or None."""
+    ln = next((ln for ln in view["build"].lines if ln.category == "psu"), None)
+    part = cat.parts.get(ln.part_id) if ln is not None else None
+    return None if part is None else (part.name, int(part.wattage_w))  # type: ignore[union-attr]
+
+
+def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
-        c1.metric("Speed vs a GTX 1080 Ti", f"{sp['value']:.1f}x")
-        c1.caption(f"range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = sweep_view(sp["value"], sp["low"], sp["high"], inputs.runs, inputs.baseline_hours, view["gpus"])
-        c2.metric(f"Sweep of {inputs.runs} runs", hours_text(sw.wall_hours))
-        c2.caption(f"{hours_text(sw.wall_hours_low)} to {hours_text(sw.wall_hours_high)}; {hours_text(sw.hours_per_run)} per run "
-                   f"(was {hours_text(inputs.baseline_hours)}), {sw.waves} round(s) on {view['gpus']} GPU(s)")
+        model = assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {params_text(model['params'])} model", f"{sp['value']:.1f}x")
+        c1.caption(f"for {model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
+        sw = sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+                          baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
+        left = sw["runs_left"]
+        c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
+                  hours_text(sw["wall_hours"]["value"]))
+        c2.caption(f"{finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
+                   f"(was {hours_text(inputs.baseline_hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
-        c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
-        c3.caption(f"{power['sustained_w']} W sustained, {power.get('transient_w')} W worst 100 µs transient")
+        have = psu_in_build(view, cat)
+        b = power.get("breakdown") or {}
+        need = max(b.get("required_atx3_w") or 0, b.get("vendor_floor_w") or 0) or power.get("recommended_psu_w")
+        if have is not None:  # the plan's own unit, so the page never names a different size beside it
+            c3.metric("PSU in this build", f"{have[1]} W")
+            c3.caption(f"{have[0]}; needs at least {need} W (ATX 3.x sizing): {power['sustained_w']} W sustained, "
+                       f"{power.get('transient_w')} W worst 100 µs transient")
+        else:
+            c3.metric("PSU to buy", f"{power.get('recommended_psu_w')} W")
+            c3.caption(f"at least {need} W; {power['sustained_w']} W sustained, {power.get('transient_w')} W worst "
+                       "100 µs transient")
         with st.expander("PSU sizing breakdown"):
             st.table(pd.DataFrame(psu_rows(power.get("breakdown"))), hide_index=True)
             st.caption("Sustained load at most 80 % of the rating; transients sized for ATX 3.x (200 % for 100 µs) "
@@ -103,17 +128,19 @@ def speed_and_power(view: dict[str, Any], inputs: Request) -> None:
 
 
 def render_view(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
+    speed_and_power(view, inputs, cat)  # the answer first: speed, sweep finish, PSU; then the parts behind it
     build_table(view["build"], cat)
     verdicts(view)
-    speed_and_power(view, inputs)
 
 
-def why_not(rec: dict[str, Any]) -> None:
+def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
     st.error(f"No build fits these requirements ({rec['status']}).")
     why = rec.get("why_not") or {}
-    if why.get("conflicts"):
+    if gaps:
+        st.markdown("**What the catalog lacks for this request:**\n" + "\n".join(f"- {g}" for g in gaps))
+    elif why.get("conflicts"):
         st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
-    if why.get("suggestions"):
+    if why.get("suggestions") and not gaps:
         st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
 
 
@@ -132,6 +159,34 @@ def alternatives(plans: list[dict[str, Any]]) -> None:
                 st.markdown(f"- {t}")
 
 
+def speed_rows(plans: list[dict[str, Any]], inputs: Request) -> list[dict[str, Any]]:
+    """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
+    rows = []
+    for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
+            (f"{p['gpu']['name']}" + (f" x {p['gpu']['count']}" if p["gpu"]["count"] > 1 else "")
+             + f", {money(p['total']['amount'], p['total']['currency'])}",
+             p["speedup_vs_1080ti"], *p["speedup_range"], p["gpu"]["count"]) for p in plans]:
+        sw = sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
+                          baseline_hours=inputs.baseline_hours, gpu_count=gpus)
+        rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
+                     "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
+                     "sweep_high": sw["wall_hours"]["high"], "finish": clock_text(sw["finish"]["value"], sw["start"])})
+    return rows
+
+
+def speed_by_option(plans: list[dict[str, Any]], inputs: Request) -> None:
+    st.markdown("**Speed and sweep time by option**")
+    rows = speed_rows(plans, inputs)
+    speed, hours = speed_chart(rows)
+    c1, c2 = st.columns(2)
+    c1.vega_lite_chart(spec=speed, width="stretch")
+    c2.vega_lite_chart(spec=hours, width="stretch")
+    model = assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model_phrase(model)} (on it the sweep takes "
+               f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
+               "as their combined throughput (runs do not share a GPU).")
+
+
 def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Draw the tab; returns the view of the build on show (None when nothing fits)."""
     if shared is not None:
@@ -144,9 +199,9 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         planned = services.solve(inputs.model_dump_json(), services.catalog_key())
     for note in planned.notes:
         st.caption(f"Assumed: {note}.")
-    rec = planned.to_json()
+    rec = services.describe(inputs.model_dump_json(), services.catalog_key())
     if not rec["plans"]:
-        why_not(rec)
+        why_not(rec, (rec.get("why_not") or {}).get("catalog_gaps"))
         return None
     first = view_from_plan(planned.plans[0], inputs)
     for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
@@ -155,5 +210,9 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
     render_view(first, inputs, cat)
+    for entry in rec.get("owned_not_used", []):
+        st.warning(md_escape(unused_sentence(entry, flag=None).replace(
+            "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
+    speed_by_option(rec["plans"], inputs)
     alternatives(rec["plans"][1:])
     return first

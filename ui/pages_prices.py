@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -39,8 +38,53 @@ def offers_frame(cat: Catalog, part_id: str) -> pd.DataFrame:
                           "Link": o.url} for o in cat.offers.get(part_id, [])])
 
 
+def make_fetcher(registry: Any) -> Any:
+    """The polite fetcher the refresh uses (tests swap in one over a local server)."""
+    from planner.prices.fetch import PoliteFetcher
+    from planner.prices.http_cache import HttpCache
+
+    return PoliteFetcher(registry, cache=HttpCache())
+
+
+def refresh_prices(cat: Catalog, on_page: Callable[[int, int, str], None]) -> Any:
+    """Fetch the retailers' search pages, match and store prices (the same steps as `planner prices refresh`)."""
+    import asyncio
+
+    from planner.prices.refresh import plan_jobs, refresh_async
+    from planner.prices.retailers import Registry
+    from planner.prices.store import PriceStore
+
+    parts = list(cat.parts.values())
+    registry = Registry()
+    jobs = plan_jobs(registry, parts)
+    done = [0]
+
+    def tick(url: str) -> None:
+        done[0] += 1
+        on_page(done[0], len(jobs), url)
+
+    with PriceStore() as store:
+        return asyncio.run(refresh_async(store, make_fetcher(registry), jobs, parts, on_page=tick))
+
+
+def refresh_panel(cat: Catalog) -> None:
+    if not st.button("Refresh prices from the shops", key="price_refresh",
+                     help="Fetches each retailer's search pages politely (robots.txt, rate limits) and stores "
+                          "dated prices; the plan uses the freshest trusted ones"):
+        return
+    bar = st.progress(0.0, text="Starting...")
+    report = refresh_prices(cat, lambda i, n, url: bar.progress(i / max(n, 1), text=f"{i} of {n} pages: {url}"))
+    bar.progress(1.0, text=f"Done: {report.pages} page(s) read")
+    msg = (f"{report.stored} price(s) stored ({report.suspects} suspect), {len(report.unmatched)} listing(s) not "
+           f"matched, {len(report.blocked)} blocked, {len(report.errors)} page(s) failed")
+    (st.success if report.stored else st.warning)(msg)
+    for url, err in report.errors[:5]:
+        st.caption(f"failed: {err}")
+
+
 def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
     st.subheader("Price history")
+    refresh_panel(cat)
     ids = sorted(cat.parts, key=lambda i: (list(TYPE_LABELS).index(cat.parts[i].category), cat.parts[i].name))
     default = 0
     if view is not None:
@@ -53,6 +97,8 @@ def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
         st.info(f"No price history yet for {cat.parts[part_id].name}. Run `planner prices refresh` to fetch "
                 "today's prices from the retailers (each run adds a dated observation), then reload this page.")
     else:
+        import altair as alt  # only when there is a history to draw
+
         trusted = frame[frame["status"] == "trusted"]
         chart = alt.Chart(frame).mark_line(point=True).encode(
             x=alt.X("observed_at:T", title="observed (UTC)"),

@@ -63,7 +63,14 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
     st.subheader("Share this build")
     if view is not None:
         build = view["build"]
-        link = permalink(build.token(), services.app_url())
+        base = st.text_input("Address of this planner, for links", value=services.app_url(), key="share_base",
+                             help="Where the people you share with open the planner. Default: the env var "
+                                  "PLANNER_BASE_URL, else this page's address.").strip()
+        if not base.startswith(("http://", "https://")):
+            st.error(f"The link address must start with http:// or https:// (got {base!r}); using "
+                     f"{services.app_url()}")
+            base = services.app_url()
+        link = permalink(build.token(), base)
         st.markdown("**Permalink** (also in the address bar): opening it restores these inputs and this exact build.")
         st.code(link, language=None, wrap_lines=True)
         md = to_markdown(build, link=link)

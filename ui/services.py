@@ -57,6 +57,14 @@ def solve(req_json: str, key: str) -> Any:
     return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=8.0)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def describe(req_json: str, key: str) -> dict[str, Any]:
+    """The plan as the page shows it (service pipeline's describe: sweeps, model assumed, gaps, owned parts left out)."""
+    from planner.service.pipeline import describe as describe_plan
+
+    return describe_plan(_catalog(key), solve(req_json, key), time_limit=8.0)
+
+
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
              model_params: Optional[float] = None) -> Any:
     """Speedup vs the GTX 1080 Ti (value/low/high/basis) from the speed model."""
@@ -80,6 +88,8 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
     frame = C.cost_curve(comp, names=[o.name for o in comp.options])
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
             "curve": frame.to_dict("records"), "skipped": comp.skipped,
+            "lines": [{"option": o.name, "kind": o.kind, "fixed": float(o.fixed_exact),
+                       "per_baseline_hour": float(o.rate_exact)} for o in comp.options],
             "notes": list(rates.warnings), "rates_date": rates.date.isoformat(),
             "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
             "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": comp.workload.baseline_gpu_hours}

@@ -12,11 +12,13 @@ from planner.request import Request
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
 # widget key -> default value (0 in a number widget means "no constraint")
 DEFAULTS: dict[str, Any] = {
-    "in_budget": 7000.0,
+    "in_budget": "7000",  # typed as people write it: 7k, 7 000 €, 7000 EUR (planner.money.read_amount)
     "in_currency": "EUR",
     "in_mode": "best",
+    "in_goal": "expert",
     "in_hours": 7.0,
     "in_runs": 8,
+    "in_runs_left": 0,  # 0 = all runs still to do
     "in_precision": "amp",
     "in_workload": "transformer",
     "in_model_m": 0.0,
@@ -26,11 +28,13 @@ DEFAULTS: dict[str, Any] = {
     "in_pinned": [],
     "in_excluded": [],
     "in_brands": [],
+    "in_chip_makers": [],
     "in_cooler": "any",
     "in_max_wall": 0,
     "in_gpus": 0,  # 0: the planner decides 1-4
     "in_power": 100,
     "in_used": "gpu",
+    "in_accept": [],  # warning rule names the solver may break
     "in_alts": 2,
 }
 
@@ -56,21 +60,23 @@ def inputs_from_state(ss: MutableMapping[str, Any]) -> Request:
 
 def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
     return Request.parse(
-        budget=Decimal(str(g("in_budget"))) if g("in_mode") == "best" else None, currency=g("in_currency"),
-        mode=g("in_mode"), workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")),
+        budget=(str(g("in_budget")).strip() or None) if g("in_mode") == "best" else None, currency=g("in_currency"),
+        mode=g("in_mode"), goal=g("in_goal"), workload=g("in_workload"), precision=g("in_precision"), runs=int(g("in_runs")),
         baseline_hours=float(g("in_hours")), model_params=model_m * 1e6 if model_m else None,
+        runs_left=opt(int(g("in_runs_left"))),
         min_vram_gb=opt(float(g("in_min_vram"))),
         deadline_hours=opt(float(g("in_deadline"))), owned=tuple(g("in_owned")), pinned=tuple(g("in_pinned")),
         excluded=tuple(g("in_excluded")), excluded_brands=tuple(g("in_brands")),
+        excluded_chip_makers=tuple(g("in_chip_makers")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
         gpu_count=int(g("in_gpus")) or None, power_fraction=int(g("in_power")) / 100, used=g("in_used"),
-        alternatives=int(g("in_alts")),
+        alternatives=int(g("in_alts")), accepted_warnings=tuple(g("in_accept")),
     )
 
 
 # widget key -> (min, max) of the number widgets (ui.widgets); a shared value outside is clamped.
 RANGES: dict[str, tuple[float, float]] = {
-    "in_budget": (100.0, 1_000_000.0), "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000),
+    "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000), "in_runs_left": (0, 10_000),
     "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
     "in_max_wall": (0, 10_000), "in_gpus": (0, 4), "in_power": (50, 100), "in_alts": (0, 5),
 }
@@ -85,11 +91,13 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
         inputs = inputs.model_copy(update={
             "owned": known(inputs.owned), "pinned": known(inputs.pinned), "excluded": known(inputs.excluded),
             "excluded_brands": tuple(b for b in inputs.excluded_brands if b in brands)})
-    ss["in_budget"] = float(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
+    ss["in_budget"] = budget_text(inputs.budget) if inputs.budget is not None else DEFAULTS["in_budget"]
     ss["in_currency"] = inputs.currency if inputs.currency in CURRENCIES else "EUR"
     ss["in_mode"] = inputs.mode
+    ss["in_goal"] = inputs.goal
     ss["in_hours"] = float(inputs.baseline_hours)
     ss["in_runs"] = int(inputs.runs)
+    ss["in_runs_left"] = int(inputs.runs_left or 0)
     ss["in_precision"] = inputs.precision
     ss["in_workload"] = inputs.workload
     ss["in_model_m"] = float(inputs.model_params / 1e6) if inputs.model_params else 0.0
@@ -99,14 +107,21 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_pinned"] = list(inputs.pinned)
     ss["in_excluded"] = list(inputs.excluded)
     ss["in_brands"] = list(inputs.excluded_brands)
+    ss["in_chip_makers"] = [m for m in inputs.excluded_chip_makers if m in ("NVIDIA", "AMD", "Intel")]
     ss["in_cooler"] = inputs.cooler_type or "any"
     ss["in_max_wall"] = int(inputs.max_wall_w or 0)
     ss["in_gpus"] = int(inputs.gpu_count or 0)
     ss["in_power"] = int(round(inputs.power_fraction * 100))
     ss["in_used"] = inputs.used
     ss["in_alts"] = int(inputs.alternatives)
+    ss["in_accept"] = list(inputs.accepted_warnings)
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
+
+
+def budget_text(amount: Decimal) -> str:
+    """7000.00 -> '7000', 7000.50 -> '7000.50': what the budget box shows for a shared amount."""
+    return f"{amount:.0f}" if amount == amount.to_integral_value() else f"{amount:.2f}"
 
 
 def same_inputs(a: Request, b: Request) -> bool:

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from planner.catalog.load import Catalog
 from planner.catalog.models import AnyPart
 from planner.money import format_money
+from planner.price_label import PriceLabel, offer_note, price_label
 from planner.share import TYPE_LABELS, SharedBuild
 
 
@@ -38,38 +39,36 @@ def key_spec(part: AnyPart) -> str:
     return ", ".join(str(b) for b in bits if b)
 
 
-def _age(observed_on: Optional[str], today: date) -> Optional[int]:
-    if not observed_on:
-        return None
-    try:
-        return (today - date.fromisoformat(observed_on[:10])).days
-    except ValueError:
-        return None
+def line_label(ln: Any, catalog: Catalog) -> PriceLabel:
+    note = offer_note(catalog.offers, ln.part_id, ln.price_source, ln.observed_on, ln.retailer)
+    return price_label(ln.price_source, ln.observed_on, note, owned=ln.owned)
 
 
 def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = None) -> list[dict[str, Any]]:
-    """Rows for the build table: type, part, key spec, price (qty x unit @ retailer), price date, age, source, link."""
+    """Rows for the build table: type, part, key spec, price (qty x unit @ retailer), condition, price kind and
+    the date it stands for (an age only for prices seen at a shop), link (blank when none)."""
     today = today or date.today()
     rows = []
     for ln in build.lines:
         part = catalog.parts.get(ln.part_id)
+        label = line_label(ln, catalog)
         if ln.owned:
             price = "owned"
         elif ln.unit_price is None:
             price = "no price"
         else:
             price = (f"{ln.quantity} x " if ln.quantity > 1 else "") + format_money(ln.unit_price, build.currency)
-            price += f" ({ln.condition})" if ln.used else ""
             price += f" @ {ln.retailer}" if ln.retailer else ""
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),
             "Part": ln.name,
             "Key spec": key_spec(part) if part is not None else "",
             "Price": price,
-            "Price date": ln.observed_on or "",
-            "Age (days)": None if ln.price_source == "estimate" else _age(ln.observed_on, today),
-            "Source": "owned" if ln.owned else (ln.price_source or ""),
-            "Link": ln.url or None,
+            "Condition": "" if ln.owned else (ln.condition or "new"),
+            "Price kind": label.kind,
+            "Price date": label.when,
+            "Age": label.age_text(today),
+            "Link": ln.url or "",
             "id": ln.part_id,
         })
     return rows
@@ -115,10 +114,13 @@ def money(amount: Any, currency: str) -> str:
 
 
 def plan_summary_rows(plan: dict[str, Any]) -> list[dict[str, str]]:
-    """Compact rows for an alternative: type, part, price."""
+    """Compact rows for an alternative: type, part, price, condition (used shows here too) and price kind."""
     out = []
     for p in plan.get("parts", []):
         qty = f"{p['quantity']} x " if p.get("quantity", 1) > 1 else ""
         price = "owned" if p.get("owned") else qty + money(p["price"]["amount"], p["price"]["currency"])
-        out.append({"Type": TYPE_LABELS.get(p["category"], p["category"]), "Part": p["name"], "Price": price})
+        label = price_label(p.get("price_source"), p.get("price_observed_on"), owned=bool(p.get("owned")))
+        out.append({"Type": TYPE_LABELS.get(p["category"], p["category"]), "Part": p["name"], "Price": price,
+                    "Condition": "" if p.get("owned") else (p.get("condition") or "new"),
+                    "Price kind": label.kind + (f", {label.when}" if label.seen_on else "")})
     return out

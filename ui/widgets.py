@@ -6,6 +6,7 @@ import streamlit as st
 
 from planner.catalog.load import Catalog
 from planner.share import TYPE_LABELS
+from planner.service.owned import rule_summary, warning_rules
 from ui.state import CURRENCIES
 
 
@@ -21,23 +22,33 @@ def sidebar(cat: Catalog) -> None:
     sb = st.sidebar
     sb.header("What you need")
     c1, c2 = sb.columns([3, 2])
-    c1.number_input("Budget", min_value=100.0, max_value=1_000_000.0, step=100.0, key="in_budget",
-                    help="Total for the parts you buy (owned parts cost nothing)")
+    c1.text_input("Budget", key="in_budget", placeholder="7000, 7k, 7 000 €",
+                  help="Total for the parts you buy (owned parts cost nothing). Write it as you like: 7000, 7k, "
+                       "7 000 €, 7000 EUR, 7,5k. '7.000' is ambiguous and asked back.")
     c2.selectbox("Currency", CURRENCIES, key="in_currency")
     sb.radio("Goal", ["best", "cheapest"], key="in_mode", horizontal=True,
              format_func=lambda m: {"best": "fastest within budget", "cheapest": "cheapest meeting targets"}[m])
+    sb.radio("After speed", ["expert", "minimum"], key="in_goal", horizontal=True,
+             format_func=lambda g: {"expert": "spend on build quality", "minimum": "cheapest parts that pass"}[g],
+             help="Expert: with the speed fixed, the budget left buys PSU class, board power delivery, cooling and "
+                  "airflow for months of 24/7 training. Minimum: the cheapest parts that pass the rules.")
 
     sb.subheader("Workload")
     c1, c2 = sb.columns(2)
     c1.number_input("Hours per run on the GTX 1080 Ti", min_value=0.1, max_value=10_000.0, step=0.5, key="in_hours")
     c2.number_input("Runs in the sweep", min_value=1, max_value=10_000, step=1, key="in_runs")
+    sb.number_input("Runs still to do (0 = all)", min_value=0, max_value=10_000, step=1, key="in_runs_left",
+                    help="E.g. 6 when 2 of 8 runs already finished: the sweep time, finish time and deadline count these")
     c1, c2 = sb.columns(2)
     c1.selectbox("Precision", ["amp", "tf32", "fp32"], key="in_precision",
                  help="amp = mixed precision (fp16/bf16 with fp32 master weights)")
     c2.selectbox("Workload class", ["transformer", "cnn", "generic"], key="in_workload")
     c1, c2 = sb.columns(2)
     c1.number_input("Model size (M parameters, 0 = not given)", min_value=0.0, max_value=1_000_000.0, step=1.0,
-                    key="in_model_m", help="Sets a VRAM floor from weights, gradients and AdamW states (activations not counted)")
+                    key="in_model_m",
+                    help="Changes the speed estimate (a small model gains less from a big GPU) and sets a VRAM floor "
+                         "from weights, gradients and AdamW states (activations not counted). 0 = the workload "
+                         "class's typical size from the calibration data, which the Plan tab names.")
     c2.number_input("Min VRAM per GPU, GB (0 = any)", min_value=0.0, max_value=1024.0, step=1.0, key="in_min_vram")
     sb.number_input("Sweep deadline, hours (0 = none)", min_value=0.0, max_value=100_000.0, step=1.0, key="in_deadline")
 
@@ -47,7 +58,10 @@ def sidebar(cat: Catalog) -> None:
     sb.multiselect("Parts you already own (cost 0)", ids, key="in_owned", format_func=label)
     sb.multiselect("Parts that must be used", ids, key="in_pinned", format_func=label)
     sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
-    sb.multiselect("Brands to leave out", sorted({p.brand for p in cat.parts.values()}), key="in_brands")
+    sb.multiselect("Board makers to leave out (the brand on the box)", sorted({p.brand for p in cat.parts.values()}),
+                   key="in_brands", help="NVIDIA here leaves out only the cards NVIDIA sells itself (Founders Edition)")
+    sb.multiselect("GPU chip makers to leave out", ["NVIDIA", "AMD", "Intel"], key="in_chip_makers",
+                   help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is NVIDIA)")
 
     sb.subheader("Preferences")
     c1, c2 = sb.columns(2)
@@ -62,3 +76,6 @@ def sidebar(cat: Catalog) -> None:
     c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
     sb.slider("GPU power limit, % of stock", min_value=50, max_value=100, step=5, key="in_power")
     sb.slider("Alternatives to show", min_value=0, max_value=5, key="in_alts")
+    sb.multiselect("Warnings I accept", warning_rules(), key="in_accept", format_func=rule_summary,
+                   help="The solver avoids builds with these warnings; accept one to let it keep, say, an owned CPU "
+                        "with fewer cores")

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from planner.errors import PlannerError
+from planner.errors import InfeasibleError, PlannerError
 from planner.textsafe import one_line, rich_escape
 from planner.validation import finite_number
 
@@ -86,13 +86,15 @@ def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
 
 
 def handle_errors(fn: F) -> F:
-    """Turn PlannerError (and bad files) into a one-line message and exit code 2."""
+    """Turn PlannerError (and bad files) into a one-line message and exit code 2; "no build fits" exits 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             check_numbers(fn, kwargs)
             return fn(*args, **kwargs)
+        except InfeasibleError as exc:
+            fail(str(exc), code=1)  # a result (nothing fits), not bad input
         except PlannerError as exc:
             fail(str(exc))
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:

@@ -15,7 +15,8 @@ from planner.cli.common import console, emit_json, err_console, fail, handle_err
 from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
-from planner.money import check_currency, format_money, parse_decimal
+from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
+from planner.costs.verdict import verdict
 from planner.request import Request
 from planner.share.plan_file import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
@@ -53,8 +54,10 @@ def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple
 
     planned = plan(load_priced_catalog(), _request(work, currency, budget, owned))
     if not planned.plans:
-        raise InfeasibleError(
-            f"the solver found no build within {format_money(budget, currency)}; raise --budget or pass --build")
+        why = planned.recommendation.why_not
+        detail = "; ".join([*(why.conflicts if why else []), *(why.suggestions if why else [])][:3])
+        raise InfeasibleError(f"the solver found no build within {format_money(budget, currency)}"
+                              + (f" ({detail})" if detail else "") + "; raise --budget or pass --build")
     return costs_build(planned.plans[0].report, currency, rates)
 
 
@@ -101,6 +104,8 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
             sources.append(src)
         return f"[{sources.index(src) + 1}]"
 
+    if payload.get("verdict"):
+        console.print(styled("[bold]{}[/]\n", payload["verdict"]["sentence"]))
     rents = [o for o in comp.options if o.kind == "rent"]
     shown = [o for o in comp.options if o.kind == "buy"] + rents[: limit or None]
     table = Table(title=f"Finish {comp.workload.runs} runs x {comp.workload.baseline_hours:g} h (1080 Ti hours), {cur}",
@@ -177,7 +182,7 @@ def costs(
     workload: str = typer.Option(
         "transformer", "--workload", help="Workload class for the speed model (transformer, cnn, generic)."),
     budget: Optional[str] = typer.Option(
-        None, "--budget", help="Ask the solver for the best build within this budget."),
+        None, "--budget", help="Ask the solver for the best build within this budget (7000, 7k, '7 000 €')."),
     build: Optional[Path] = typer.Option(
         None, "--build", help="A saved `planner recommend --json` output (first plan) or one plan."),
     kwh_price: str = typer.Option(
@@ -186,7 +191,8 @@ def costs(
     kwh_currency: str = typer.Option("EUR", "--kwh-currency", help="Currency of --kwh-price."),
     horizon_months: int = typer.Option(
         24, "--horizon-months", help="How long you keep the machine before selling it."),
-    currency: str = typer.Option("EUR", "--currency", help="Currency of the report (ISO code)."),
+    currency: Optional[str] = typer.Option(
+        None, "--currency", help="Currency of the report (ISO code; default: the one in --budget, else EUR)."),
     max_gpus: int = typer.Option(8, "--max-gpus", help="Largest number of rented GPUs to consider."),
     sell_old_gpu: bool = typer.Option(
         False, "--sell-old-gpu/--keep-old-gpu", help="Count the sale of the old GTX 1080 Ti."),
@@ -222,7 +228,10 @@ def costs(
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params)
-    cur = check_currency(currency)
+    typed = read_amount(budget, "--budget") if budget is not None else None
+    cur = check_currency(currency or (typed.currency if typed else None) or "EUR")
+    if typed is not None:
+        parse_amount(budget, "--budget", cur)  # a currency in --budget must agree with --currency
     params = C.CostParams(
         currency=cur, kwh_price=parse_decimal(kwh_price, "--kwh-price"), kwh_currency=check_currency(kwh_currency),
         horizon_months=horizon_months,
@@ -240,7 +249,7 @@ def costs(
         the_build, more = build_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
     elif budget is not None:
-        the_build = _solver_build(parse_decimal(budget, "--budget"), cur, work, tuple(owned), rates)
+        the_build = _solver_build(typed.value, cur, work, tuple(owned), rates)
         if draw_w is not None:
             the_build = dataclasses.replace(the_build, dc_w=float(draw_w))
         notes.append(f"draw while training = --draw-w ({draw_w:g} W)" if draw_w is not None else
@@ -261,6 +270,10 @@ def costs(
         "assumptions": _assumptions(params, rates, notes, comp),
         "skipped": comp.skipped,
     }
+    if comp.options:
+        payload["verdict"] = verdict(payload["options"], payload["break_even"], runs=work.runs,
+                                     baseline_hours=work.baseline_hours, horizon_months=params.horizon_months,
+                                     currency=cur).to_json()
     if as_json:
         emit_json(payload)
     else:

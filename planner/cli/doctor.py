@@ -73,7 +73,7 @@ def _print_events(report: EventReport) -> None:
 
 def _print_metrics(report: MetricsReport) -> None:
     roles = ", ".join(f"{k}={escape(v)}" for k, v in report.columns.items())
-    console.print(f"[bold]Read {report.rows} rows[/] ({report.format}), steps {report.first_step}–"
+    console.print(f"[bold]Read {report.rows} {'row' if report.rows == 1 else 'rows'}[/] ({report.format}), steps {report.first_step}–"
                   f"{report.last_step}; columns used: {roles}")
     if not report.findings:
         console.print("[green]No findings: no divergence, plateau, throughput or utilisation drop, throttling, "

@@ -13,13 +13,15 @@ from rich.text import Text
 from planner.service.catalogs import load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
+from planner.price_label import offer_note, price_label
 from planner.request import Request
 from planner.service import pipeline
-from planner.service.pipeline import Planned
+from planner.service.owned import unused_sentence
+from planner.service.sweep_report import finish_sentence, hours_text, model_phrase
 
 
-def print_recommendation(planned: Planned) -> None:
-    rec = planned.recommendation
+def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional[dict] = None) -> None:
+    rec, offers = planned.recommendation, offers or {}
     for note in planned.notes:
         console.print(styled("[dim]Assumed: {}.[/]", note))
     if not rec.plans and rec.status == "timeout":
@@ -28,17 +30,20 @@ def print_recommendation(planned: Planned) -> None:
         return
     if not rec.plans:
         console.print(styled("[red]No build fits[/] ({}, {} s).", rec.status, f"{rec.solve_seconds:.2f}"))
-        if rec.why_not:
+        gaps = (data.get("why_not") or {}).get("catalog_gaps") or []
+        for g in gaps:
+            console.print(Text(f"  • {g}"))
+        if rec.why_not and not gaps:
             console.print("Requirements that collide:")
             for c in rec.why_not.conflicts:
-                console.print(f"  • {c}")
+                console.print(Text(f"  • {c}"))
             for s in rec.why_not.suggestions:
-                console.print(f"  → {s}")
+                console.print(Text(f"  → {s}"))
         return
     for i, plan in enumerate(rec.plans):
         title = "Recommended" if i == 0 else f"Alternative {i}"
-        table = Table(title=f"{title}: {plan.headline()}")
-        for col in ("type", "item", "price", "date / source / retailer"):
+        table = Table(title=Text(f"{title}: {plan.headline()}"))
+        for col in ("type", "item", "price", "price kind, date, retailer"):
             table.add_column(col)
         for part in plan.to_json()["parts"]:
             qty = f"{part['quantity']} x " if part["quantity"] > 1 else ""
@@ -46,26 +51,32 @@ def print_recommendation(planned: Planned) -> None:
                 Decimal(part["price"]["amount"]), part["price"]["currency"])
             if part.get("condition") in ("used", "refurbished"):
                 price += f" ({part['condition']})"
-            when = "" if part["owned"] else f"{part['price_observed_on']}, {part['price_source']}, {part['retailer']}"
-            table.add_row(part["category"], part["name"], price, when)
+            label = price_label(part["price_source"], part["price_observed_on"], owned=part["owned"],
+                                note=offer_note(offers, part["id"], part["price_source"], part["price_observed_on"],
+                                                part["retailer"]))
+            when = "" if part["owned"] else ", ".join(
+                x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
+                            part["retailer"] if part["retailer"] != "market estimate" else None) if x)
+            table.add_row(part["category"], Text(part["name"]), price, Text(when))
         console.print(table)
         s = plan.report.sizing
-        console.print(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti (range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, "
-                      f"{plan.speed.basis}); power: {s.sustained_w} W sustained, PSU needed "
-                      f"{max(s.required_atx3_w, s.vendor_floor_w or 0)} W (ATX 3.x)")
-        rounds = -(-rec.stats.get("runs", 8) // plan.gpu_count)
-        hours = rec.stats.get("baseline_hours", 7.0)
-        console.print(f"Sweep: {rec.stats.get('runs', 8)} runs of {hours:g} h on the GTX 1080 Ti take about "
-                      f"{rounds * hours / plan.speed.value:.1f} h (range {rounds * hours / plan.speed.high:.1f}-"
-                      f"{rounds * hours / plan.speed.low:.1f} h) on this build")
+        console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {model_phrase(data['model'])} "
+                           f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
+                           f"{s.sustained_w} W sustained, PSU needed {max(s.required_atx3_w, s.vendor_floor_w or 0)} W "
+                           "(ATX 3.x)"))
+        sweep = data["plans"][i]["sweep"]
+        console.print(Text(f"Sweep: {finish_sentence(sweep)}; {hours_text(sweep['hours_per_run']['value'])} per run "
+                           f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
         for f in plan.report.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in plan.report.unverified:
             console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
         for t in plan.trade_offs:
-            console.print(f"  vs recommended: {t}")
+            console.print(Text(f"  vs recommended: {t}"))
         for n in plan.notes:
             console.print(styled("  [cyan]note[/]: {}", n))
+    for entry in data.get("owned_not_used", []):
+        console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(
@@ -80,15 +91,19 @@ def register(app: typer.Typer) -> None:
     @app.command("recommend")
     @handle_errors
     def recommend_cmd(
-        budget: Optional[str] = typer.Option(None, "--budget", help="Budget in --currency (required for best mode)"),
-        currency: str = typer.Option("EUR", "--currency", help="ISO currency of the budget and prices shown"),
+        budget: Optional[str] = typer.Option(
+            None, "--budget", help="Budget as you write it: 7000, 7k, '7 000 €', 7000EUR, 7,5k (required for best mode)"),
+        currency: Optional[str] = typer.Option(
+            None, "--currency", help="ISO currency of the budget and prices shown (default: the one in --budget, else EUR)"),
         mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
         min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
         min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
         min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
-        runs: int = typer.Option(8, "--runs", help="Runs in the sweep (for --deadline-hours)"),
+        runs: int = typer.Option(8, "--runs", help="Runs in the sweep"),
+        runs_left: Optional[int] = typer.Option(None, "--runs-left",
+                                                help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
         hours: float = typer.Option(7.0, "--hours", help="Hours per run on the GTX 1080 Ti"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
@@ -104,9 +119,14 @@ def register(app: typer.Typer) -> None:
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
         exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
-        exclude_brand: list[str] = typer.Option([], "--exclude-brand", help="Brand to leave out (repeat)"),
+        exclude_brand: list[str] = typer.Option([], "--exclude-brand",
+                                                help="Board maker to leave out, the brand on the box (repeat)"),
+        exclude_chip_maker: list[str] = typer.Option([], "--exclude-chip-maker",
+                                                     help="GPU chip maker to leave out: NVIDIA, AMD or Intel (repeat)"),
         cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
+        accept_warning: list[str] = typer.Option([], "--accept-warning",
+                                                 help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
         used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
         alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
@@ -121,14 +141,17 @@ def register(app: typer.Typer) -> None:
         req = Request.parse(
             budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
             max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
-            baseline_hours=hours, workload=workload, precision=precision, model_params=model_params, gpu_count=gpus,
-            power_fraction=1.0 if power_limit is None else power_limit, suggest_power_limit=power_limit is None,
-            owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
-            excluded_brands=tuple(exclude_brand), cooler_type=cooler, max_wall_w=max_wall,
-            used=used, alternatives=alternatives,
+            runs_left=runs_left, baseline_hours=hours, workload=workload, precision=precision,
+            model_params=model_params, gpu_count=gpus, power_fraction=1.0 if power_limit is None else power_limit,
+            suggest_power_limit=power_limit is None, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
+            excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
+            max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
         )
         planned = pipeline.plan(cat, req, time_limit=time_limit)
+        data = pipeline.describe(cat, planned, time_limit=time_limit)
         if as_json:
-            emit_json(planned.to_json())
+            emit_json(data)
         else:
-            print_recommendation(planned)
+            print_recommendation(planned, data, cat.offers)
+        if not planned.plans:
+            raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

@@ -119,8 +119,8 @@ def import_cmd(
         console.print(styled("[red]no part could be matched; nothing to check[/]"))
         return
     rep, shared = result.report, result.build
-    verdict = ("[green]compatible[/]" if rep.compatible else f"[red]{len(rep.problems)} problem(s)[/]" if rep.problems
-               else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
+    verdict = ("[green]compatible[/]" if rep.verdict == "compatible" else f"[red]{len(rep.problems)} problem(s)[/]"
+               if rep.problems else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
     console.print(styled("Verdict: " + verdict + "; total {} (today's catalog prices)", total))
     for f in rep.problems:

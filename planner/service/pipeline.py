@@ -19,7 +19,15 @@ DEFAULT_TIME_LIMIT_S = 10.0
 # ---- the request as the solver and checker see it --------------------------------------------------------
 
 def resolve_names(catalog: Catalog, request: Request) -> Request:
-    """Owned, pinned and excluded parts as catalog ids (a person may type names; ids resolve to themselves)."""
+    """Owned, pinned and excluded parts as catalog ids (a person may type names; ids resolve to themselves), and
+    the accepted warnings checked against the rules that can warn."""
+    from planner.catalog.models import Severity
+    from planner.compat.rules import RULES_BY_NAME
+
+    warnings = sorted(n for n, r in RULES_BY_NAME.items() if r.severity == Severity.WARNING)
+    unknown = [w for w in request.accepted_warnings if w not in warnings]
+    if unknown:
+        raise InputError(f"{unknown[0]!r} is not a warning that can be accepted; choose from {', '.join(warnings)}")
     ids = lambda names: tuple(catalog.find(n).id for n in names)  # noqa: E731
     return request.model_copy(update={"owned": ids(request.owned), "pinned": ids(request.pinned),
                                       "excluded": ids(request.excluded)})
@@ -54,12 +62,36 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME
 
     if not time_limit > 0 or not math.isfinite(time_limit):
         raise InputError(f"the time limit must be a positive number of seconds (got {time_limit})")
+    from planner.service.capacity import brand_note, with_chip_makers_excluded
     from planner.solver import with_memfit_floor
 
     request = resolve_names(catalog, request)
     _, floor_note = with_memfit_floor(request)
-    rec = recommend(catalog, request, alternatives=request.alternatives, time_limit=time_limit, workers=workers)
-    return Planned(rec, request, [floor_note] if floor_note else [])
+    solved = with_chip_makers_excluded(catalog, request, request.excluded_chip_makers)
+    rec = recommend(catalog, solved, alternatives=request.alternatives, time_limit=time_limit, workers=workers)
+    notes = ([floor_note] if floor_note else []) + brand_note(catalog, request.excluded_brands)
+    return Planned(rec, request, notes)
+
+
+def describe(catalog: Catalog, planned: Planned, *, time_limit: float = DEFAULT_TIME_LIMIT_S,
+             start: Any = None) -> dict[str, Any]:
+    """The answer as front ends show it: the plans' JSON with each sweep's hours and finish time, the model size
+    assumed, the catalog's gaps when nothing fits, and why each owned part was left out (with the warning that
+    would keep it)."""
+    from planner.service.capacity import catalog_gaps
+    from planner.service.owned import why_unused
+    from planner.service.sweep_report import with_sweeps
+
+    req = planned.request
+    data = with_sweeps(planned.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
+                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
+    if not planned.plans and data.get("why_not") is not None:
+        data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
+    if req.owned and planned.plans:
+        data["owned_not_used"] = why_unused(
+            catalog, req, data["plans"][0],
+            lambda r: plan(catalog, r.model_copy(update={"alternatives": 0}), time_limit=time_limit).to_json())
+    return data
 
 
 # ---- check -----------------------------------------------------------------------------------------------
@@ -152,7 +184,8 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
         build = costs_build(build, params.currency, rates)
     elif build is not None and not isinstance(build, C.Purchase):  # a solver Plan
         build = costs_build(build.report, params.currency, rates)
-    work = C.Workload(runs=request.runs, baseline_hours=request.baseline_hours, precision=request.precision,
+    work = C.Workload(runs=request.runs_left or request.runs, baseline_hours=request.baseline_hours,
+                      precision=request.precision,
                       workload=request.workload, model_params=request.model_params)
     speedup, sweep = speed_functions(catalog, request)
     return C.compare(work, params, rates, offers=latest_offers(load_cloud_offers()) if offers is None else offers,

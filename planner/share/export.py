@@ -14,6 +14,7 @@ from typing import Any, Optional
 from planner.catalog.load import Catalog
 from planner.errors import ShareError
 from planner.catalog.models import CATEGORIES
+from planner.price_label import DATED_SOURCES, price_label
 from planner.money import check_currency, format_money, parse_amount, quantize
 from planner.textsafe import csv_cell, md_cell
 from planner.validation import not_future
@@ -204,7 +205,8 @@ def _price_cell(ln: SharedLine, currency: str) -> str:
     bits = [format_money(ln.unit_price, currency) + (f" ({ln.condition})" if ln.used else "")]
     if ln.retailer:
         bits.append(f"@ {md_cell(ln.retailer)}")
-    meta = ", ".join(md_cell(x) for x in (ln.observed_on, ln.price_source) if x)
+    label = price_label(ln.price_source, ln.observed_on)
+    meta = md_cell(f"{label.kind} {label.when}" if label.seen_on else ", ".join(x for x in (label.kind, label.when) if x))
     return " ".join(bits) + (f" ({meta})" if meta else "")
 
 
@@ -217,10 +219,13 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
         item = f"[{name}]({ln.url})" if ln.url and re.fullmatch(r"https?://[^\s()<>\[\]]+", ln.url) else name
         for _ in range(ln.quantity):
             out.append(f"**{TYPE_LABELS.get(ln.category, ln.category)}** | {item} | {_price_cell(ln, cur)}")
-    dates = build.price_dates()
-    when = (dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}") if dates else "no date"
-    sources = sorted({ln.price_source for ln in build.lines if ln.price_source and not ln.owned})
-    out.append(f" | *Prices in {cur} observed {md_cell(when)}; sources: {md_cell(', '.join(sources)) or 'none'}* |")
+    dates = sorted({ln.observed_on for ln in build.lines if ln.price_source in DATED_SOURCES and ln.observed_on
+                    and not ln.owned})
+    when = (f"seen at shops {dates[0]}" if len(dates) == 1 else f"seen at shops {dates[0]} to {dates[-1]}"
+            if dates else "none seen at a shop")
+    kinds = sorted({price_label(ln.price_source, ln.observed_on).kind for ln in build.lines
+                    if ln.price_source and not ln.owned})
+    out.append(f" | *Prices in {cur}, {md_cell(when)}; kinds: {md_cell(', '.join(kinds)) or 'none'}* |")
     out.append(f" | **Total** | **{format_money(build.total, cur)}**")
     stamp = (today or date.today()).isoformat()
     safe_link = link if link and re.fullmatch(r"https?://[^\s()<>\[\]]+", link) else None
@@ -229,7 +234,8 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
 
 
 CSV_COLUMNS = ("type", "category", "id", "name", "quantity", "unit_price", "line_total", "currency",
-               "retailer", "url", "price_observed_on", "price_source", "owned")
+               "retailer", "url", "price_observed_on", "price_source", "owned", "condition", "price_kind",
+               "price_date_means")
 
 
 def to_csv(build: SharedBuild) -> str:
@@ -237,11 +243,14 @@ def to_csv(build: SharedBuild) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for ln in build.lines:
+        label = price_label(ln.price_source, ln.observed_on, owned=ln.owned)
         w.writerow([TYPE_LABELS.get(ln.category, ln.category), ln.category, csv_cell(ln.part_id), csv_cell(ln.name),
                     ln.quantity, "" if ln.unit_price is None else str(quantize(ln.unit_price)),
                     str(quantize(ln.line_total)), build.currency, csv_cell(ln.retailer), csv_cell(ln.url),
-                    csv_cell(ln.observed_on), "owned" if ln.owned else csv_cell(ln.price_source), str(ln.owned).lower()])
-    w.writerow(["Total", "", "", "", "", "", str(build.total), build.currency, "", "", "", "", ""])
+                    csv_cell(ln.observed_on), "owned" if ln.owned else csv_cell(ln.price_source), str(ln.owned).lower(),
+                    "" if ln.owned else csv_cell(ln.condition or "new"), csv_cell(label.kind),
+                    csv_cell(f"seen at the shop on {label.when}" if label.seen_on else label.when)])
+    w.writerow(["Total", "", "", "", "", "", str(build.total), build.currency] + [""] * (len(CSV_COLUMNS) - 8))
     return buf.getvalue()
 
 

@@ -172,6 +172,23 @@ def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[M
     return matches, tuple(owned)
 
 
+_PERMALINK = re.compile(r"[?&]b=(v[12]\.[A-Za-z0-9_\-]+)")
+
+
+def _sender_settings(raw: str, catalog: Catalog, notes: list[str]) -> Optional[Request]:
+    """The sender's inputs from the permalink our Markdown export puts under the table (None when absent)."""
+    m = _PERMALINK.search(raw)
+    if m is None:
+        return None
+    try:
+        inputs = decode_token(m.group(1), catalog).inputs
+    except ShareError as exc:
+        notes.append(f"the link in the list could not be read ({exc}); the sender's settings were not restored")
+        return None
+    notes.append("restored the sender's settings from the link in the list")
+    return inputs
+
+
 def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None) -> ImportResult:
     """Read a pasted link/token, our JSON (or recommend output) or a Markdown table; match, check and price it."""
     raw = (text or "").strip()
@@ -186,7 +203,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
         kind = "json"
     elif "|" in raw:
         matches, owned = _from_markdown(raw, catalog, notes)
-        inputs, kind = None, "markdown"
+        inputs, kind = _sender_settings(raw, catalog, notes), "markdown"
     elif "\n" not in raw:
         matches, inputs = _from_token(raw, catalog)
         kind = "token"

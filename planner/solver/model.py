@@ -98,7 +98,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
             rule.encode(m)
-        elif req.avoid_warnings and rule.blocks:
+        elif req.avoid_warnings and rule.blocks and rule.name not in req.accepted_warnings:
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
             rule.encode(m)
             m.model = base_model

@@ -1,0 +1,83 @@
+"""Why an owned part is not in the plan: what it breaks in this build, and what the best build keeping it gives up."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from planner.catalog.load import Catalog
+from planner.compat.checker import check_parts
+from planner.request import Request
+
+Solve = Callable[[Request], dict[str, Any]]  # a request -> Recommendation.to_json()
+
+
+def rule_summary(name: str) -> str:
+    """The plain-words sentence of a rule ('enough CPU cores to feed the GPUs ...'), or the name if unknown."""
+    from planner.compat.rules import RULES_BY_NAME
+
+    rule = RULES_BY_NAME.get(name)
+    return rule.summary if rule is not None else name.replace("_", " ")
+
+
+def warning_rules() -> list[str]:
+    """Names of the rules whose findings are warnings (the ones a user may accept)."""
+    from planner.catalog.models import Severity
+    from planner.compat.rules import ALL_RULES
+
+    return [r.name for r in ALL_RULES if r.severity == Severity.WARNING]
+
+
+def _swap_findings(cat: Catalog, plan: dict[str, Any], part_id: str, req: Request) -> list[str]:
+    """Problems and warnings the checker finds when the owned part replaces the plan's part of its category."""
+    part = cat.parts[part_id]
+    ids = [p["id"] for p in plan["parts"] if p["category"] != part.category] + [part_id]
+    report = check_parts(cat, [cat.parts[i] for i in ids], gpu_count=plan["gpu"]["count"],
+                         power_fraction=req.power_fraction, workload=req.workload, precision=req.precision,
+                         model_params=req.model_params, owned=req.owned, used=req.used)
+    return [f.message for f in report.problems] + [f"warning: {f.message}" for f in report.warnings]
+
+
+def why_unused(cat: Catalog, req: Request, plan: dict[str, Any], solve: Solve) -> list[dict[str, Any]]:
+    """One entry per owned part the plan does not use: {id, name, reason, accept} where `accept` names the
+    warnings that, once accepted, let the solver keep the part (empty when accepting would not help)."""
+    in_plan = {p["id"] for p in plan["parts"]}
+    out = []
+    for pid in req.owned:
+        if pid in in_plan or pid not in cat.parts:
+            continue
+        name = cat.parts[pid].name
+        swap = _swap_findings(cat, plan, pid, req)
+        keep = req.model_copy(update={"pinned": tuple(dict.fromkeys((*req.pinned, pid))), "avoid_warnings": False})
+        with_it = solve(keep)
+        reason: list[str] = []
+        accept: list[str] = []
+        if swap:
+            reason.append(f"in this build it would break: {'; '.join(swap[:2])}")
+        if not with_it.get("plans"):
+            why = [c for c in (with_it.get("why_not") or {}).get("conflicts") or [] if "(pinned)" not in c]
+            reason.append("no build meeting the request can use it, even with every warning accepted" + (f" ({'; '.join(why[:2])})" if why else ""))
+        else:
+            best = with_it["plans"][0]
+            accept = [w["rule"] for w in best.get("warnings", []) if w["rule"] not in req.accepted_warnings]
+            if accept:
+                reason.append("the best build that keeps it has warnings the solver avoids: "
+                              + "; ".join(rule_summary(r) for r in accept))
+            speed, mine = best["speedup_vs_1080ti"], plan["speedup_vs_1080ti"]
+            if speed < mine - 1e-6:
+                reason.append(f"the best build that keeps it reaches {speed:.1f}x a GTX 1080 Ti instead of {mine:.1f}x")
+            elif not accept:
+                reason.append(f"the best build that keeps it is no faster ({speed:.1f}x) and the solver found this one "
+                              "at least as good")
+        out.append({"id": pid, "name": name, "reason": "; ".join(reason) or "the solver preferred another part",
+                    "accept": accept})
+    return out
+
+
+def unused_sentence(entry: dict[str, Any], flag: Optional[str] = "--accept-warning") -> str:
+    """'AMD Ryzen 5 5600G (owned) not used: ...; to keep it, accept: --accept-warning cpu_cores_per_gpu'."""
+    text = f"{entry['name']} (owned) not used: {entry['reason']}"
+    if entry["accept"]:
+        how = (" ".join(f"{flag} {r}" for r in entry["accept"]) if flag
+               else ", ".join(repr(rule_summary(r)) for r in entry["accept"]))
+        text += f"; to keep it, accept {how}"
+    return text

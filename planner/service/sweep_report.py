@@ -1,0 +1,90 @@
+"""The sweep on a plan, in the user's terms: runs left, hours, finish time on the clock, and the model assumed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Optional
+
+from planner.perf.sweep import Estimate, sweep_time
+
+
+def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> dict[str, Any]:
+    """Which model size the speed figure is for: the user's, or the workload class's typical size (said so)."""
+    if model_params is not None:
+        return {"params": float(model_params), "assumed": False, "workload": workload, "precision": precision,
+                "basis": "your model size"}
+    from planner.perf.model import load_perf_model
+
+    typical = float(load_perf_model().typical_params(workload))
+    return {"params": typical, "assumed": True, "workload": workload, "precision": precision,
+            "basis": f"typical {workload} size in the calibration data (give yours: it changes the speed)"}
+
+
+def params_text(params: float) -> str:
+    """15e6 -> '15 M', 1.3e9 -> '1.3 B'."""
+    if params >= 1e9:
+        return f"{params / 1e9:.3g} B"
+    return f"{params / 1e6:.3g} M"
+
+
+def model_phrase(model: dict[str, Any]) -> str:
+    """'a 15 M-parameter transformer (amp)', with '(typical size, assumed)' when the user gave none."""
+    text = f"a {params_text(model['params'])}-parameter {model['workload']} ({model['precision']})"
+    return text + (", typical size assumed" if model["assumed"] else "")
+
+
+def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_hours: float, gpu_count: int,
+                 runs_left: Optional[int] = None, start: Optional[datetime] = None) -> dict[str, Any]:
+    """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local)."""
+    left = runs if runs_left is None else runs_left
+    est = sweep_time(left, baseline_hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpu_count))
+    start = start or datetime.now().astimezone()
+    at = lambda h: (start + timedelta(hours=h)).isoformat(timespec="minutes")  # noqa: E731
+    return {
+        "runs": runs, "runs_left": left, "baseline_hours_per_run": baseline_hours, "gpu_count": est.gpu_count,
+        "rounds": est.waves,
+        "hours_per_run": est.per_run.to_json(2), "wall_hours": est.wall.to_json(2),
+        "start": start.isoformat(timespec="minutes"),
+        "finish": {"value": at(est.wall_hours), "low": at(est.wall_hours_low), "high": at(est.wall_hours_high)},
+    }
+
+
+def clock_text(iso: str, start: str) -> str:
+    """'today 23:40', 'tomorrow 03:10', 'Thu 4 Dec 09:00' relative to the start's date."""
+    t, s = datetime.fromisoformat(iso), datetime.fromisoformat(start)
+    days = (t.date() - s.date()).days
+    if days == 0:
+        return f"today {t:%H:%M}"
+    if days == 1:
+        return f"tomorrow {t:%H:%M}"
+    return f"{t:%a %d %b %H:%M}"
+
+
+def hours_text(h: float) -> str:
+    if h < 1:
+        return f"{h * 60:.0f} min"
+    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} days"
+
+
+def finish_sentence(report: dict[str, Any]) -> str:
+    """'6 of 8 runs left: about 5.2 h, done today 20:48 (19:12 to 22:50) if started now'."""
+    f, w, start = report["finish"], report["wall_hours"], report["start"]
+    left = report["runs_left"]
+    what = f"{left} of {report['runs']} runs left" if left != report["runs"] else f"{left} runs"
+    day = lambda iso: datetime.fromisoformat(iso).date()  # noqa: E731
+    short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f["value"])  # noqa: E731
+                         else clock_text(iso, start))
+    return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
+            f"({short(f['low'])} to {short(f['high'])}) if started now")
+
+
+def with_sweeps(rec_json: dict[str, Any], *, runs: int, baseline_hours: float, workload: str, precision: str,
+                model_params: Optional[float], runs_left: Optional[int] = None,
+                start: Optional[datetime] = None) -> dict[str, Any]:
+    """A Recommendation's JSON plus the model assumed and, on every plan, its sweep (hours and finish time)."""
+    out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
+    out["plans"] = [{**p, "sweep": sweep_report(p["speedup_vs_1080ti"], *p["speedup_range"], runs=runs,
+                                                baseline_hours=baseline_hours, gpu_count=p["gpu"]["count"],
+                                                runs_left=runs_left, start=start)}
+                    for p in rec_json.get("plans", [])]
+    return out

@@ -1,0 +1,65 @@
+"""The sweep in the user's terms: runs left, finish time on the clock, the model size the speed is for."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.cli import app
+from planner.errors import InputError
+from planner.request import Request
+from planner.service.sweep_report import assumed_model, finish_sentence, model_phrase, sweep_report
+
+START = datetime(2026, 12, 1, 22, 0, tzinfo=timezone.utc)
+
+
+def test_finish_time_is_the_start_plus_the_wall_hours_of_the_runs_left() -> None:
+    r = sweep_report(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=START)
+    assert r["runs_left"] == 6 and r["wall_hours"]["value"] == pytest.approx(6 * 7 / 8, abs=0.01)
+    finish = datetime.fromisoformat(r["finish"]["value"])
+    assert finish == START + timedelta(hours=6 * 7 / 8) - timedelta(seconds=finish.second)
+    assert datetime.fromisoformat(r["finish"]["low"]) < finish < datetime.fromisoformat(r["finish"]["high"])
+    text = finish_sentence(r)
+    assert text.startswith("6 of 8 runs left: about 5.2 h, done tomorrow 03:15") and "if started now" in text
+
+
+def test_two_gpus_halve_the_rounds() -> None:
+    one = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=1, start=START)
+    two = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=2, start=START)
+    assert two["rounds"] == 4 and two["wall_hours"]["value"] == pytest.approx(one["wall_hours"]["value"] / 2, abs=0.01)
+
+
+def test_the_model_size_is_named_and_an_assumed_one_says_so() -> None:
+    mine = assumed_model("transformer", "amp", 15e6)
+    assert not mine["assumed"] and model_phrase(mine) == "a 15 M-parameter transformer (amp)"
+    typical = assumed_model("transformer", "amp", None)
+    assert typical["assumed"] and typical["params"] > 0 and "typical size assumed" in model_phrase(typical)
+
+
+def test_runs_left_cannot_exceed_the_sweep_and_shortens_the_deadline_need() -> None:
+    with pytest.raises(InputError, match="runs left"):
+        Request.parse(budget="7000", runs=8, runs_left=9)
+    full = Request.parse(budget="7000", runs=8, deadline_hours=10).required_speedup()
+    part = Request.parse(budget="7000", runs=8, runs_left=6, deadline_hours=10).required_speedup()
+    assert part == pytest.approx(full * 6 / 8)
+
+
+def test_recommend_json_carries_sweep_hours_and_model_assumptions() -> None:
+    res = CliRunner().invoke(app, ["recommend", "--budget", "7000", "--runs-left", "6", "--model-params", "15e6",
+                                   "--alternatives", "1", "--json"])
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert d["model"] == {**d["model"], "params": 15e6, "assumed": False, "workload": "transformer"}
+    for plan in d["plans"]:
+        sw = plan["sweep"]
+        assert sw["runs"] == 8 and sw["runs_left"] == 6
+        assert sw["wall_hours"]["value"] == pytest.approx(6 * 7 / plan["speedup_vs_1080ti"] / plan["gpu"]["count"]
+                                                         if plan["gpu"]["count"] == 1 else sw["wall_hours"]["value"],
+                                                         rel=0.01)
+        assert datetime.fromisoformat(sw["finish"]["value"]) > datetime.fromisoformat(sw["start"])
+    text = CliRunner().invoke(app, ["recommend", "--budget", "7000", "--runs-left", "6", "--model-params", "15e6"]).stdout
+    flat = " ".join(text.split())
+    assert "for a 15 M-parameter transformer (amp)" in flat and "6 of 8 runs left" in flat and "if started now" in flat
