@@ -106,7 +106,8 @@ def load_records(path: Path, model: type[M]) -> list[M]:
             err = exc.errors()[0]
             loc = ".".join(str(p) for p in err["loc"]) or "row"
             value = row.get(str(err["loc"][0]), "") if err["loc"] else ""
-            ident = f" (id {row.get('id') or row.get('part_id')})" if (row.get("id") or row.get("part_id")) else ""
+            raw_id = (row.get("id") or row.get("part_id") or "").strip()
+            ident = f" (id {raw_id[:60]!r})" if raw_id else ""  # repr: a stray newline stays on one line
             raise CatalogError(
                 f"{_display(path)} row {line}{ident}, field {loc!r}: {err['msg']} (got {value!r})"
             ) from None
