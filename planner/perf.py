@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import csv
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +22,7 @@ __all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_shar
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 PARAMS_FILE = DATA_DIR / "perf_params.json"
+POWER_VARIANTS_FILE = DATA_DIR / "gpu_power_variants.csv"
 REFERENCE_CHIP = "gtx-1080-ti"
 WORKLOADS = ("transformer", "cnn", "generic")
 PRECISIONS = ("fp32", "tf32", "amp")
@@ -37,6 +39,8 @@ MIN_POWER_FRACTION = 0.4
 MODEL_SIZE_REF = 1e8
 SHARE_BOUNDS = (0.02, 0.98)
 MAX_MODEL_PARAMS = 1e13
+# Fixed per-step overhead (kernel launches, Python, input pipeline) as a share of the reference step, capped.
+OVERHEAD_MAX = 0.5
 _VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon)\b")
 
 
@@ -52,6 +56,10 @@ class PerfParams:
     amd_fp32_efficiency: float = 0.45  # prior: RDNA dual-issue FP32 rarely reached (7900 XTX measured ~25 of 61.4)
     amd_software_factor: float = 0.8  # prior: ROCm stack maturity versus CUDA for the same specs
     model_size_slope: float = 0.0  # k: change of the compute share per decade of parameters (0 = no size term)
+    pro_clock_factor: float = 1.0  # sustained clock of workstation/datacenter boards vs GeForce under tensor load
+    overhead_ref: float = 0.0  # share of a 1080 Ti fp32 step at P = 1e8 that no GPU speeds up (launches, data loading)
+    overhead_exponent: float = 1.0  # prior: overhead share grows as (1e8 / P)^e (fixed cost over work ~ P)
+    batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # tier -> (low, high) multipliers
     meta: dict[str, Any] = field(default_factory=dict)
@@ -68,6 +76,10 @@ class PerfParams:
             amd_fp32_efficiency=float(p.get("amd_fp32_efficiency", 0.45)),
             amd_software_factor=float(p.get("amd_software_factor", 0.8)),
             model_size_slope=float(p.get("model_size_slope", 0.0)),
+            pro_clock_factor=float(p.get("pro_clock_factor", 1.0)),
+            overhead_ref=float(p.get("overhead_ref", 0.0)),
+            overhead_exponent=float(p.get("overhead_exponent", 1.0)),
+            batch_exponent=float(p.get("batch_exponent", 0.0)),
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={k: (float(v[0]), float(v[1])) for k, v in data.get("ranges", {}).items()},
             meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
@@ -101,11 +113,18 @@ def compute_terms(chip: GpuChip, precision: str, p: PerfParams) -> tuple[float, 
     return cuda, (tensor / 2.0 if prec == "tf32" else tensor)  # TF32 peak = half the fp16 (fp32-acc) tensor rate
 
 
+def is_pro(chip: GpuChip) -> bool:
+    """Workstation and datacenter NVIDIA boards: power-capped near their rated clock; GeForce boards boost above it."""
+    return chip.vendor == "NVIDIA" and chip.segment != "consumer"
+
+
 def compute_tflops(chip: GpuChip, precision: str, p: PerfParams) -> float:
-    """Effective math rate: the faster of the CUDA-core path and the tensor path (peak x tensor efficiency)."""
+    """Effective math rate: the faster of the CUDA-core path and the tensor path (peak x tensor efficiency),
+    x the Pascal SM factor, x the sustained-clock factor of workstation/datacenter boards."""
     cuda, tensor = compute_terms(chip, precision, p)
     rate = max(cuda, tensor * p.tensor_efficiency)
-    return rate * (p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0)
+    rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
+    return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
 
 
 def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
@@ -123,14 +142,28 @@ def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = 
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
 
 
+def overhead_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
+    """Share of a 1080 Ti fp32 step that no GPU speeds up: o_ref x (1e8 / P)^e, capped at OVERHEAD_MAX.
+
+    A fixed cost per step (kernel launches, optimizer bookkeeping, input pipeline) against GPU work that grows
+    with the model: small models spend a larger share of each step there, which caps what a faster card gains.
+    """
+    size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
+    return min(p.overhead_ref * (MODEL_SIZE_REF / size) ** p.overhead_exponent, OVERHEAD_MAX)
+
+
 def relative_step_time(
-    chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None
+    chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None,
+    power_fraction: float = 1.0,
 ) -> float:
-    """Step time relative to the reference chip at fp32: compute share / compute ratio + memory share / bandwidth ratio."""
+    """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
+    bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up."""
     share = compute_share(p, workload, model_params)
     t = share * compute_tflops(ref, "fp32", p) / compute_tflops(chip, precision, p)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
-    return t / (p.amd_software_factor if chip.vendor == "AMD" else 1.0)
+    t /= (p.amd_software_factor if chip.vendor == "AMD" else 1.0) * power_scale(power_fraction)
+    o = overhead_share(p, workload, model_params)
+    return (1.0 - o) * t + o
 
 
 def power_scale(power_fraction: float) -> float:
@@ -146,6 +179,22 @@ def power_scale(power_fraction: float) -> float:
         if f <= x1:
             return y0 + (f - x0) * (y1 - y0) / (x1 - x0)
     return 1.0
+
+
+def load_power_variants(path: Path = POWER_VARIANTS_FILE, chips: Optional[dict[str, GpuChip]] = None) -> dict[str, float]:
+    """Chip id -> board power / full-power board of the same silicon (e.g. Max-Q 300 W of 600 W); empty if no file."""
+    if not path.exists():
+        return {}
+    out: dict[str, float] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            frac = float(r["board_power_w"]) / float(r["full_power_w"])
+            if chips is not None and (r["chip"] not in chips or r["full_power_chip"] not in chips):
+                raise CatalogError(f"{path.name}: unknown chip in row {r['chip']!r} -> {r['full_power_chip']!r}")
+            if not (MIN_POWER_FRACTION <= frac <= 1.0):
+                raise CatalogError(f"{path.name}: {r['chip']!r} power fraction {frac:.2f} outside {MIN_POWER_FRACTION}-1.0")
+            out[r["chip"]] = frac
+    return out
 
 
 def name_key(name: str) -> str:
@@ -171,10 +220,12 @@ def build_name_index(chips: dict[str, GpuChip]) -> dict[str, str]:
 class PerfModel:
     """Chip table + fitted parameters; answers speedup questions with ranges."""
 
-    def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset()):
+    def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset(),
+                 power_variants: Optional[dict[str, float]] = None):
         if REFERENCE_CHIP not in chips:
             raise CatalogError(f"the chip table has no {REFERENCE_CHIP!r} row; the model is normalised on it")
         self.chips = chips
+        self.power_variants = power_variants or {}
         self.params = params
         self.calibrated_chips = calibrated_chips
         self._index = build_name_index(chips)
@@ -213,7 +264,13 @@ class PerfModel:
         return self.params.ranges.get(tier, (0.7, 1.3))
 
     def step_time(self, chip: GpuChip, precision: str, workload: str, model_params: Optional[float] = None) -> float:
-        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP], model_params)
+        """Step time relative to the 1080 Ti at fp32; a power-limited board variant runs at its board's power."""
+        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP], model_params,
+                                  self.power_variants.get(chip.id, 1.0))
+
+    def overhead_share(self, workload: str, model_params: Optional[float] = None) -> float:
+        """Share of a 1080 Ti step no GPU speeds up at this size: the speedup of any card is at most 1 / this."""
+        return overhead_share(self.params, workload, model_params)
 
     def typical_params(self, workload: str) -> float:
         """Model size assumed when none is given: the class's typical size (calibration geometric mean)."""
@@ -268,7 +325,7 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
         raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     params = PerfParams.from_json(data)
     chips = load_chips(Path(data_dir) if data_dir else None)
-    return PerfModel(chips, params, _calibrated_chips(params.meta))
+    return PerfModel(chips, params, _calibrated_chips(params.meta), load_power_variants(chips=chips))
 
 
 def load_perf_model(data_dir: Optional[Path | str] = None, params_path: Optional[Path | str] = None) -> PerfModel:

@@ -1,15 +1,13 @@
-"""Fit the speed model on the Lambda calibration set, cross-validate it (LOGO/LOAO) and write data/perf_params.json."""
+"""Fit the speed model on every calibration source, cross-validate it (by source, GPU, architecture), write params."""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
 from dataclasses import dataclass, replace
 from datetime import date
-from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
@@ -17,161 +15,22 @@ import numpy as np
 from planner.catalog import load_chips
 from planner.models import GpuChip
 from planner.perf import (
-    DATA_DIR, MODEL_SIZE_REF, OLD_SM_ARCHS, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, TF32_ARCHS, PerfParams,
-    build_name_index, compute_terms, name_key, relative_step_time,
+    DATA_DIR, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
+    build_name_index, compute_terms, is_pro, load_power_variants, name_key, power_scale, relative_step_time,
+)
+from planner.perf_sources import (  # noqa: F401  (re-exported: the calibration data's public names)
+    CALIBRATION_CSV, COLUMNS, INDEPENDENT_CSV, SHARED_CSV, Row, all_rows, load_independent_rows, load_rows,
+    model_size, normalise, workload_class, write_calibration,
 )
 
-SHARED_CSV = DATA_DIR.parent.parent / "shared" / "facts" / "gpu-training-benchmarks-calibration.csv"
-CALIBRATION_CSV = DATA_DIR / "calibration" / "gpu-training-benchmarks.csv"
 FIT_COMMAND = "python -m planner.perf_fit --write"
 CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
 FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "amp_memory_factor",
-          "pascal_compute_efficiency", "model_size_slope")
-MIN_BASELINE_THROUGHPUT = 20.0  # below this the source's integer rounding moves a ratio by more than 2.5 %
-COLUMNS = ["source", "date", "workload", "workload_class", "model_params", "model_params_source", "precision_reported", "precision", "batch_size", "gpu", "chip",
-           "throughput", "unit", "ratio_vs_1080ti_same_precision", "baseline_1080ti_fp32_throughput",
-           "ratio_vs_1080ti_fp32", "use_in_fit", "excluded_because", "notes"]
-RANGE_QUANTILES = (0.10, 0.90)
+          "pascal_compute_efficiency", "model_size_slope", "pro_clock_factor", "overhead_ref", "batch_exponent")
+RANGE_QUANTILES = (0.05, 0.95)  # aim: >= 90 % of held-out measurements inside the range
 AMD_WIDENING = (0.75, 1.10)  # judgment: no AMD row in the calibration set, so the LOAO range is widened further
 
-
-# Trainable parameters per benchmark model (workload name prefix -> count, source). "approx." marks estimates.
-MODEL_PARAMS: tuple[tuple[str, float, str], ...] = (
-    ("BERT-base", 110e6, "Devlin et al. 2019 (BERT paper): BERT-base 110M"),
-    ("BERT-large", 340e6, "Devlin et al. 2019 (BERT paper): BERT-large 340M"),
-    ("Transformer-XL base", 151e6, "approx.: Dai et al. 2019 Table 1, WikiText-103 standard model 151M "
-                                   "(DLE base config assumed to match it)"),
-    ("Transformer-XL large", 257e6, "approx.: Dai et al. 2019 Table 1, WikiText-103 large model 257M "
-                                    "(DLE large config assumed to match it)"),
-    ("GNMT", 160e6, "approx.: estimate for GNMT v2 as configured in NVIDIA DLE (4+4 LSTM layers of 1024, "
-                    "32k shared vocabulary); not a published figure"),
-    ("ResNet-50", 25.6e6, "He et al. 2016 / torchvision resnet50: 25.6M"),
-    ("ResNet-152", 60.2e6, "torchvision resnet152: 60.2M"),
-    ("Inception v3", 23.8e6, "approx.: Keras Applications InceptionV3 23.9M without aux head "
-                             "(torchvision with aux head 27.2M)"),
-    ("Inception v4", 42.7e6, "approx.: commonly cited 42.7M (timm inception_v4); not checked against the paper"),
-    ("VGG-16", 138e6, "Simonyan & Zisserman 2015 Table 2: 138M"),
-    ("AlexNet", 61e6, "torchvision alexnet 61.1M (Krizhevsky et al. 2012: 60M)"),
-    ("SSD300", 26e6, "approx.: estimate for SSD300 with ResNet-50 backbone (NVIDIA DLE); not a published figure"),
-    ("Tacotron2", 28e6, "approx.: commonly cited ~28M for NVIDIA's Tacotron2; not a published figure"),
-    ("WaveGlow", 88e6, "approx.: commonly cited ~88M for NVIDIA's WaveGlow (256 channels); not a published figure"),
-)
-
-
-def model_size(workload: str) -> tuple[Optional[float], str]:
-    """(parameters, source) of a benchmark model; (None, reason) for averages over several models."""
-    for prefix, params, source in MODEL_PARAMS:
-        if workload.startswith(prefix):
-            return params, source
-    return None, "average over several models: no single size"
-
-
-def workload_class(workload: str) -> str:
-    w = workload.lower()
-    if w.startswith(("bert", "transformer-xl")):
-        return "transformer"
-    if w.startswith(("gnmt", "tacotron")):
-        return "rnn"
-    return "cnn"  # ResNet, SSD, Inception, VGG, AlexNet, WaveGlow (convolutional flow), CNN averages
-
-
-# ---------------------------------------------------------------- normalisation (shared facts -> data/calibration)
-def source_date(source: str, notes: str) -> str:
-    """When the measurement was made, as far as the source says (the shared file has no date column)."""
-    if "deeplearning-benchmark" in source:
-        return "2020 (NGC PyTorch 20.01 / 20.10 containers; repo commit 67a9bb51)"
-    if "lambda-tensorflow-benchmark" in source:
-        return "2020 (TF 1.15 / 2.3 era per the repo README; commit e086e0e7; not dated in the file)"
-    if "2080-ti-deep-learning-benchmarks" in source:
-        return "2019-03 (Lambda blog)" if "Mar-2019" in notes else "2018-10 to 2019-03 (Lambda blog)"
-    if "best-gpu-tensorflow" in source:
-        return "2018-10 to 2019-02 (Lambda blog)"
-    return "undated"
-
-
-def _num(v: str) -> Optional[float]:
-    v = (v or "").strip()
-    return float(v) if v else None
-
-
-def normalise(shared_csv: Path, resolve: Callable[[str], GpuChip]) -> list[dict[str, str]]:
-    """Our own form of the Lambda rows: chip ids, the executed precision, and the ratio against the 1080 Ti at fp32."""
-    with shared_csv.open(newline="", encoding="utf-8") as fh:
-        raw = list(csv.DictReader(fh))
-    family = lambda src: src.replace("fp16", "fp32")  # noqa: E731  fp16 and fp32 files of one benchmark
-    base: dict[tuple[str, str], float] = {}
-    fp32_of: dict[tuple[str, str, str], float] = {}
-    for r in raw:
-        t = _num(r["throughput"])
-        cid = resolve(r["gpu"]).id
-        if r["precision"] == "fp32" and t:
-            fp32_of[(family(r["source"]), r["workload"], cid)] = t
-            if cid == REFERENCE_CHIP:
-                base[(family(r["source"]), r["workload"])] = t
-    out = []
-    for r in raw:
-        chip = resolve(r["gpu"])
-        t, bs = _num(r["throughput"]), _num(r["batch_size"])
-        key = (family(r["source"]), r["workload"])
-        b = base.get(key)
-        prec = "amp" if r["precision"] == "fp16" else ("tf32" if chip.architecture in TF32_ARCHS else "fp32")
-        why = ""
-        if chip.id == REFERENCE_CHIP and prec == "fp32":
-            why = "the baseline itself (ratio 1 by definition)"
-        elif t is None or b is None:
-            why = "no 1080 Ti fp32 run of this benchmark in the source (ratio vs fp32 baseline unknown)"
-        elif b < MIN_BASELINE_THROUGHPUT:
-            why = f"1080 Ti baseline is the rounded integer {b:g} (source CAUTION): ratio precision about +-10 %"
-        elif bs == 0:
-            why = "batch size recorded as 0: memory-limited run (memory limits are memfit's job)"
-        elif prec == "amp" and t < 0.5 * fp32_of.get((key[0], key[1], chip.id), 0):
-            why = "implausible: amp below half of the same card's fp32 throughput (failed run?)"
-        note = r["notes"]
-        if prec == "tf32":
-            note = ("precision: Lambda 'fp32' column on Ampere = TF32 tensor math (on by default in NGC 20.10 / "
-                    "TF 2.x); " + note)
-        size, size_source = model_size(r["workload"])
-        out.append({
-            "source": r["source"], "date": source_date(r["source"], r["notes"]), "workload": r["workload"],
-            "workload_class": workload_class(r["workload"]),
-            "model_params": "" if size is None else f"{size:.4g}", "model_params_source": size_source,
-            "precision_reported": r["precision"],
-            "precision": prec, "batch_size": r["batch_size"], "gpu": r["gpu"],
-            "chip": chip.id, "throughput": r["throughput"], "unit": r["unit"],
-            "ratio_vs_1080ti_same_precision": r["ratio_vs_1080ti"],
-            "baseline_1080ti_fp32_throughput": "" if b is None else f"{b:g}",
-            "ratio_vs_1080ti_fp32": "" if (t is None or b is None) else f"{t / b:.4f}",
-            "use_in_fit": "false" if why else "true", "excluded_because": why, "notes": note,
-        })
-    return out
-
-
-def write_calibration(rows: list[dict[str, str]], path: Path = CALIBRATION_CSV) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-
-
 # ---------------------------------------------------------------- fitting
-@dataclass(frozen=True)
-class Row:
-    chip: GpuChip
-    precision: str
-    wclass: str
-    ratio: float
-    model_params: float = MODEL_SIZE_REF
-
-
-def load_rows(path: Path = CALIBRATION_CSV, chips: Optional[dict[str, GpuChip]] = None) -> list[Row]:
-    chips = chips or load_chips()
-    with path.open(newline="", encoding="utf-8") as fh:
-        return [Row(chips[r["chip"]], r["precision"], r["workload_class"], float(r["ratio_vs_1080ti_fp32"]),
-                    float(r["model_params"]))
-                for r in csv.DictReader(fh) if r["use_in_fit"] == "true"]
-
-
 def _sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
@@ -181,45 +40,73 @@ def _logit(p: float) -> float:
 
 
 def params_from_vector(x: Sequence[float], base: PerfParams) -> PerfParams:
-    """Unconstrained vector -> parameters: the first six squeezed into (0, 1) by a logistic, the size slope k as is."""
+    """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k as is,
+    the pro clock factor as exp(x), the overhead share at 1e8 parameters as OVERHEAD_MAX x logistic."""
     s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
     slope = float(x[6]) if len(x) > 6 else base.model_size_slope
+    pro = math.exp(float(x[7])) if len(x) > 7 else base.pro_clock_factor
+    overhead = OVERHEAD_MAX * _sig(float(x[8])) if len(x) > 8 else base.overhead_ref
+    batch = float(x[9]) if len(x) > 9 else base.batch_exponent
     return replace(base, compute_share=shares, tensor_efficiency=s[3], amp_memory_factor=s[4],
-                   pascal_compute_efficiency=s[5], model_size_slope=slope)
+                   pascal_compute_efficiency=s[5], model_size_slope=slope, pro_clock_factor=pro, overhead_ref=overhead,
+                   batch_exponent=batch)
 
 
-def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip) -> np.ndarray:
-    """Predicted ratio vs the 1080 Ti at fp32, row by row, with the model of planner.perf (the reference)."""
-    return np.array([1.0 / relative_step_time(r.chip, r.precision, r.wclass, p, ref, r.model_params) for r in rows])
+def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional[dict[str, float]] = None) -> np.ndarray:
+    """Predicted ratio of each row (target over its reference run), with the model of planner.perf (the reference)."""
+    v = load_power_variants() if variants is None else variants
+
+    def t(chip: GpuChip, prec: str, r: Row) -> float:
+        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0))
+    return np.array([t(r.ref_chip or ref, r.ref_precision, r) / t(r.chip, r.precision, r) * r.batch_ratio ** p.batch_exponent
+                     for r in rows])
+
+
+class _Side:
+    """Chip-dependent arrays of one side of the rows' ratios (the measured card, or its reference run)."""
+
+    def __init__(self, chips: Sequence[GpuChip], precs: Sequence[str], base: PerfParams, variants: dict[str, float]):
+        terms = [compute_terms(c, pr, base) for c, pr in zip(chips, precs)]
+        self.cuda = np.array([t[0] for t in terms])
+        self.tensor = np.array([t[1] for t in terms])
+        self.old = np.array([c.architecture in OLD_SM_ARCHS for c in chips])
+        self.pro = np.array([is_pro(c) for c in chips])
+        self.amd = np.array([c.vendor == "AMD" for c in chips])
+        self.amp = np.array([pr == "amp" for pr in precs])
+        self.bw = np.array([c.mem_bandwidth_gbs for c in chips])
+        self.power = np.array([power_scale(variants.get(c.id, 1.0)) for c in chips])
+
+    def time(self, p: PerfParams, share: np.ndarray, c_ref: float, b_ref: float, o: np.ndarray) -> np.ndarray:
+        c = np.maximum(self.cuda, self.tensor * p.tensor_efficiency)
+        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
+        b = self.bw / np.where(self.amp, p.amp_memory_factor, 1.0)
+        t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
+        return (1.0 - o) * t + o
 
 
 class Design:
     """The rows as arrays, so one loss evaluation is a few numpy operations (same formula as relative_step_time)."""
 
-    def __init__(self, rows: Sequence[Row], ref: GpuChip, base: PerfParams, classes: Sequence[str] = CLASSES):
-        terms = [compute_terms(r.chip, r.precision, base) for r in rows]
-        self.cuda = np.array([t[0] for t in terms])
-        self.tensor = np.array([t[1] for t in terms])
-        self.old = np.array([r.chip.architecture in OLD_SM_ARCHS for r in rows])
-        self.amd = np.array([r.chip.vendor == "AMD" for r in rows])
-        self.amp = np.array([r.precision == "amp" for r in rows])
-        self.bw = np.array([r.chip.mem_bandwidth_gbs for r in rows])
+    def __init__(self, rows: Sequence[Row], ref: GpuChip, base: PerfParams, classes: Sequence[str] = CLASSES,
+                 variants: Optional[dict[str, float]] = None):
+        v = load_power_variants() if variants is None else variants
+        self.target = _Side([r.chip for r in rows], [r.precision for r in rows], base, v)
+        self.base = _Side([r.ref_chip or ref for r in rows], [r.ref_precision for r in rows], base, v)
         self.cls = np.array([list(classes).index(r.wclass) for r in rows])
         self.log_ratio = np.log([r.ratio for r in rows])
         self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
-        ref_cuda, _ = compute_terms(ref, "fp32", base)
-        self.ref_cuda, self.ref_old, self.ref_bw = ref_cuda, ref.architecture in OLD_SM_ARCHS, ref.mem_bandwidth_gbs
+        self.log_batch = np.log([r.batch_ratio for r in rows])
+        self.ref_cuda, _ = compute_terms(ref, "fp32", base)
+        self.ref_old, self.ref_bw = ref.architecture in OLD_SM_ARCHS, ref.mem_bandwidth_gbs
 
     def predict(self, p: PerfParams, classes: Sequence[str] = CLASSES) -> np.ndarray:
-        pe = p.pascal_compute_efficiency
-        c = np.maximum(self.cuda, self.tensor * p.tensor_efficiency) * np.where(self.old, pe, 1.0)
-        c_ref = self.ref_cuda * (pe if self.ref_old else 1.0)
-        b = self.bw / np.where(self.amp, p.amp_memory_factor, 1.0)
+        c_ref = self.ref_cuda * (p.pascal_compute_efficiency if self.ref_old else 1.0)
         share = np.array([p.compute_share[k] for k in classes])[self.cls] + p.model_size_slope * self.log_size
         share = np.clip(share, *SHARE_BOUNDS)
-        t = share * c_ref / c + (1.0 - share) * self.ref_bw / b
-        return 1.0 / (t / np.where(self.amd, p.amd_software_factor, 1.0))
+        o = np.minimum(p.overhead_ref * (10.0 ** -self.log_size) ** p.overhead_exponent, OVERHEAD_MAX)
+        ratio = self.base.time(p, share, c_ref, self.ref_bw, o) / self.target.time(p, share, c_ref, self.ref_bw, o)
+        return ratio * np.exp(p.batch_exponent * self.log_batch)
 
 
 def _loss(design: Design, p: PerfParams, classes: Sequence[str] = CLASSES, delta: float = 0.1) -> float:
@@ -262,8 +149,8 @@ def nelder_mead(
 
 
 def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> PerfParams:
-    """Fit the seven free numbers (three compute shares, tensor and Pascal efficiency, amp memory, size slope k);
-    then the generic share (k kept).
+    """Fit the nine free numbers (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
+    pro clock factor, overhead share); then the generic share (the rest kept).
 
     Nelder-Mead from a few starting points (the logistic squeeze has flat edges), best result refined once more.
     """
@@ -271,8 +158,9 @@ def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> Per
     design = Design(rows, ref, base)
     loss = lambda v: _loss(design, params_from_vector(v, base))  # noqa: E731
     starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
-    best = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + [0.0])) for s0 in starts), key=loss)
-    p = params_from_vector(nelder_mead(loss, best, step=0.1), base)
+    tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0]
+    best = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
+    p = params_from_vector(nelder_mead(loss, best, step=0.1, iters=900), base)
     pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",))
     g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
                     np.array([_logit(0.5)]), step=0.5, iters=200)
@@ -315,7 +203,17 @@ def summarise(held: list[Held]) -> dict[str, object]:
                           "bias": round(float(np.median(e)), 4)}
     ratio = np.array([h.row.ratio / h.predicted for h in held])
     q = [round(float(np.quantile(ratio, qq)), 4) for qq in RANGE_QUANTILES]
-    return {"rows": int(err.size), "median_abs_error": round(float(np.median(np.abs(err))), 4),
+    per_gpu = {}
+    for cid in sorted({h.row.chip.id for h in held}):
+        e = np.array([h.error for h in held if h.row.chip.id == cid])
+        per_gpu[cid] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                        "bias": round(float(np.median(e)), 4)}
+    per_source = {}
+    for src in sorted({h.row.source for h in held}):
+        e = np.array([h.error for h in held if h.row.source == src])
+        per_source[src] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                           "bias": round(float(np.median(e)), 4)}
+    return {"per_gpu": per_gpu, "per_source": per_source,"rows": int(err.size), "median_abs_error": round(float(np.median(np.abs(err))), 4),
             "p90_abs_error": round(float(np.quantile(np.abs(err), 0.9)), 4), "bias": round(float(np.median(err)), 4),
             "measured_over_predicted_q10_q90": q, "per_architecture": per_arch, "per_precision": per_prec}
 
@@ -328,40 +226,63 @@ def typical_params(rows: Sequence[Row]) -> dict[str, float]:
     return {**out, "generic": gmean([r.model_params for r in rows])}
 
 
+def nested_coverage(held: list[Held]) -> float:
+    """Share of held-out rows inside the range built without their own source: for each source, low/high are the
+    RANGE_QUANTILES of measured/predicted over the other sources' held-out rows (no row sets its own range)."""
+    inside = 0
+    for src in {h.row.source for h in held}:
+        others = np.array([h.row.ratio / h.predicted for h in held if h.row.source != src])
+        lo, hi = (float(np.quantile(others, q)) for q in RANGE_QUANTILES)
+        inside += sum(lo <= h.row.ratio / h.predicted <= hi for h in held if h.row.source == src)
+    return round(inside / len(held), 4)
+
+
 def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
-    """Fit on all rows, cross-validate by GPU and by architecture, and build the params document."""
+    """Fit on all rows; cross-validate by source (lab + harness: the headline figure), GPU and architecture."""
     p = fit(rows, ref)
+    loso_held = cross_validate(rows, ref, lambda r: r.source)
+    loso = {**summarise(loso_held), "coverage_nested": nested_coverage(loso_held)}
     logo = summarise(cross_validate(rows, ref, lambda r: r.chip.id))
     loao = summarise(cross_validate(rows, ref, lambda r: r.chip.architecture))
     insample = summarise([Held(r, v) for r, v in zip(rows, predict(rows, p, ref))])
-    lo, hi = loao["measured_over_predicted_q10_q90"]  # type: ignore[misc]
-    ranges = {"seen_architecture": logo["measured_over_predicted_q10_q90"], "new_architecture": [lo, hi],
-              "amd": [round(lo * AMD_WIDENING[0], 4), round(hi * AMD_WIDENING[1], 4)]}
+    lo, hi = loso["measured_over_predicted_q10_q90"]  # type: ignore[misc]
+    nlo, nhi = loao["measured_over_predicted_q10_q90"]  # type: ignore[misc]
+    ranges = {"seen_architecture": [lo, hi], "new_architecture": [min(lo, nlo), max(hi, nhi)],
+              "amd": [round(min(lo, nlo) * AMD_WIDENING[0], 4), round(max(hi, nhi) * AMD_WIDENING[1], 4)]}
+    sizes = [r.model_params for r in rows]
     return {
-        "model": "roofline mix v2: time = share*C_ref/C + (1-share)*B_ref/B, normalised on the GTX 1080 Ti at fp32; "
+        "model": "roofline mix v3: work = share*C_ref/C + (1-share)*B_ref/B (power-limited variants / power_scale), "
+                 "time = (1-o)*work + o, normalised on the GTX 1080 Ti at fp32; "
                  f"share = clip(s_w + k*log10(P/{MODEL_SIZE_REF:g}), {SHARE_BOUNDS[0]}, {SHARE_BOUNDS[1]}), "
-                 "P = trainable parameters (default: typical_params of the class)",
+                 f"o = min(o_ref*(1e8/P)^e, {OVERHEAD_MAX}); C x pro_clock_factor on workstation/datacenter boards",
         "fitted_on": date.today().isoformat(), "command": FIT_COMMAND,
-        "calibration": {"file": "data/calibration/gpu-training-benchmarks.csv", "rows_used": len(rows),
-                        "chips": sorted({r.chip.id for r in rows})},
+        "calibration": {"files": ["data/calibration/gpu-training-benchmarks.csv",
+                                  "data/calibration/independent-benchmarks.csv"], "rows_used": len(rows),
+                        "sources": sorted({r.source for r in rows}), "chips": sorted({r.chip.id for r in rows}),
+                        "model_params_range": [min(sizes), max(sizes)]},
         "params": {"compute_share": {k: round(v, 4) for k, v in p.compute_share.items()},
                    "tensor_efficiency": round(p.tensor_efficiency, 4), "amp_memory_factor": round(p.amp_memory_factor, 4),
                    "pascal_compute_efficiency": round(p.pascal_compute_efficiency, 4),
                    "model_size_slope": round(p.model_size_slope, 4), "model_size_ref": MODEL_SIZE_REF,
+                   "pro_clock_factor": round(p.pro_clock_factor, 4), "overhead_ref": round(p.overhead_ref, 5),
+                   "overhead_exponent": p.overhead_exponent, "batch_exponent": round(p.batch_exponent, 4),
                    "typical_params": typical_params(rows),
                    "dual_fp32_efficiency": p.dual_fp32_efficiency, "amd_fp32_efficiency": p.amd_fp32_efficiency,
                    "amd_software_factor": p.amd_software_factor},
         "fitted": list(FITTED) + ["share_generic"],
         "priors_not_fitted": {
             "dual_fp32_efficiency": "doubled FP32 datapath (Ampere+): share of the marketing FP32 rate reached; "
-                                    "no true-fp32 Ampere row to fit it (Lambda 'fp32' ran TF32)",
+                                    "kept at the prior (few true-fp32 Ampere rows)",
+            "overhead_exponent": "physics: fixed cost per step over GPU work that grows ~ P",
             "amd_fp32_efficiency": "gpu-specs.csv note: 7900 XTX measured ~25 of 61.4 dual-issue TFLOPS",
             "amd_software_factor": "judgment: ROCm vs CUDA for the same specs; no AMD calibration row"},
         "ranges": ranges,
         "range_note": f"low/high = estimate x the {RANGE_QUANTILES[0]:.0%}/{RANGE_QUANTILES[1]:.0%} quantiles of "
-                      "measured/predicted in cross-validation (LOGO for architectures in the calibration set, LOAO "
-                      f"for new ones, LOAO widened x{AMD_WIDENING} for AMD)",
-        "error": {"in_sample": insample, "leave_one_gpu_out": logo, "leave_one_architecture_out": loao},
+                      "measured/predicted in leave-one-source-out (architectures with a calibration row), the wider "
+                      f"of that and leave-one-architecture-out for new ones, widened x{AMD_WIDENING} for AMD; widened "
+                      "further outside model_params_range",
+        "error": {"leave_one_source_out": loso, "in_sample": insample, "leave_one_gpu_out": logo,
+                  "leave_one_architecture_out": loao},
     }
 
 
@@ -369,10 +290,16 @@ def format_report(doc: dict) -> str:
     lines = [f"speed model fit ({doc['fitted_on']}); rows used: {doc['calibration']['rows_used']}", "parameters:"]
     for k, v in doc["params"].items():
         lines.append(f"  {k:22s} {v}")
-    for name in ("in_sample", "leave_one_gpu_out", "leave_one_architecture_out"):
+    for name in ("leave_one_source_out", "in_sample", "leave_one_gpu_out", "leave_one_architecture_out"):
         e = doc["error"][name]
         lines.append(f"{name}: median |error| {e['median_abs_error']:.1%}, p90 {e['p90_abs_error']:.1%}, "
                      f"bias {e['bias']:+.1%} over {e['rows']} rows")
+        if "coverage_nested" in e:
+            lines.append(f"    coverage of the stated range (built without the held-out source): {e['coverage_nested']:.1%}")
+            for src, s in e["per_source"].items():
+                lines.append(f"    <{src:15s}> rows {s['rows']:3d}  median |error| {s['median_abs_error']:6.1%}  bias {s['bias']:+6.1%}")
+            worst = sorted(e["per_gpu"].items(), key=lambda kv: -abs(kv[1]["bias"]))[:8]
+            lines.append("    largest per-GPU bias: " + ", ".join(f"{k} {v['bias']:+.0%} ({v['rows']})" for k, v in worst))
         for arch, s in e["per_architecture"].items():
             lines.append(f"    {arch:9s} rows {s['rows']:3d}  median |error| {s['median_abs_error']:6.1%}  bias {s['bias']:+6.1%}")
         for prec, s in e["per_precision"].items():
@@ -395,7 +322,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         rows = normalise(SHARED_CSV, lambda n: chips[index[name_key(n)]])
         write_calibration(rows)
         print(f"wrote {len(rows)} rows to {CALIBRATION_CSV}")
-    doc = run(load_rows(chips=chips), chips[REFERENCE_CHIP])
+    doc = run(all_rows(chips), chips[REFERENCE_CHIP])
     print(format_report(doc))
     if args.write:
         PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
