@@ -61,7 +61,7 @@ class PerfParams:
     overhead_exponent: float = 1.0  # prior: overhead share grows as (1e8 / P)^e (fixed cost over work ~ P)
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
-    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # tier -> (low, high) multipliers
+    ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # tier -> group -> (low, high)
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -81,7 +81,8 @@ class PerfParams:
             overhead_exponent=float(p.get("overhead_exponent", 1.0)),
             batch_exponent=float(p.get("batch_exponent", 0.0)),
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
-            ranges={k: (float(v[0]), float(v[1])) for k, v in data.get("ranges", {}).items()},
+            ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
+                    for t, groups in data.get("ranges", {}).items()},
             meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
         )
 
@@ -260,8 +261,17 @@ class PerfModel:
         """Throughput kept at a power limit: 1.0 at 1.0, 0.95 at 0.8, 0.90 at 0.7, 0.82 at 0.6 (monotone)."""
         return power_scale(power_fraction)
 
-    def _range(self, tier: str) -> tuple[float, float]:
-        return self.params.ranges.get(tier, (0.7, 1.3))
+    def _range(self, tier: str, group: str) -> tuple[float, float]:
+        return self.params.ranges.get(tier, {}).get(group, (0.7, 1.3))
+
+    def size_widening(self, model_params: Optional[float]) -> float:
+        """Range multiplier outside the calibrated model sizes: 1 + w per decade beyond the smallest/largest."""
+        lo_hi = self.params.meta.get("calibration", {}).get("model_params_range")
+        if model_params is None or not lo_hi:
+            return 1.0
+        lo, hi = float(lo_hi[0]), float(lo_hi[1])
+        decades = math.log10(lo / model_params) if model_params < lo else max(math.log10(model_params / hi), 0.0)
+        return 1.0 + float(self.params.meta.get("size_widening_per_decade", 0.25)) * decades
 
     def step_time(self, chip: GpuChip, precision: str, workload: str, model_params: Optional[float] = None) -> float:
         """Step time relative to the 1080 Ti at fp32; a power-limited board variant runs at its board's power."""
@@ -304,9 +314,12 @@ class PerfModel:
         scale = power_scale(power_fraction)
         if target.id == base.id and executed_precision(target, precision) == executed_precision(base, base_prec):
             return Estimate(scale, scale, scale)
-        lo_t, hi_t = self._range(self.tier(target))
-        lo_b, hi_b = self._range(self.tier(base)) if base.id != REFERENCE_CHIP else (1.0, 1.0)
-        low, high = min(lo_t, lo_b), max(hi_t, hi_b)
+        group = "fp32" if executed_precision(target, precision) == "fp32" and executed_precision(base, base_prec) == "fp32" \
+            else "tensor"
+        lo_t, hi_t = self._range(self.tier(target), group)
+        lo_b, hi_b = self._range(self.tier(base), group) if base.id != REFERENCE_CHIP else (1.0, 1.0)
+        widen = self.size_widening(size)
+        low, high = min(lo_t, lo_b) / widen, max(hi_t, hi_b) * widen
         return Estimate(value * scale, value * low * scale, value * high * scale)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, replace
 from datetime import date
@@ -27,7 +28,13 @@ FIT_COMMAND = "python -m planner.perf_fit --write"
 CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
 FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "amp_memory_factor",
           "pascal_compute_efficiency", "model_size_slope", "pro_clock_factor", "overhead_ref", "batch_exponent")
-RANGE_QUANTILES = (0.05, 0.95)  # aim: >= 90 % of held-out measurements inside the range
+# Range = estimate x these quantiles of measured/predicted, per precision group: the narrowest pair of those tried
+# (5/95, 2.5/97.5, 1/99) whose nested leave-one-source-out coverage reaches the 90 % aim (see nested_coverage).
+RANGE_QUANTILES = (0.01, 0.99)
+SIZE_WIDENING = 0.25  # judgment: range grows by this share per decade of model size outside the calibrated sizes
+# Row weight = (rows of its source)^-w: w = 0 lets the largest source (Lambda PyTorch, 198 rows) set the fit,
+# w = 1 gives each source the same total weight.
+SOURCE_WEIGHT_POWER = float(os.environ.get("PERF_SOURCE_WEIGHT", "1.0"))
 AMD_WIDENING = (0.75, 1.10)  # judgment: no AMD row in the calibration set, so the LOAO range is widened further
 
 # ---------------------------------------------------------------- fitting
@@ -40,11 +47,12 @@ def _logit(p: float) -> float:
 
 
 def params_from_vector(x: Sequence[float], base: PerfParams) -> PerfParams:
-    """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k as is,
+    """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
+    layers never lower the arithmetic intensity),
     the pro clock factor as exp(x), the overhead share at 1e8 parameters as OVERHEAD_MAX x logistic."""
     s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
-    slope = float(x[6]) if len(x) > 6 else base.model_size_slope
+    slope = max(float(x[6]), 0.0) if len(x) > 6 else base.model_size_slope  # physics prior: k >= 0
     pro = math.exp(float(x[7])) if len(x) > 7 else base.pro_clock_factor
     overhead = OVERHEAD_MAX * _sig(float(x[8])) if len(x) > 8 else base.overhead_ref
     batch = float(x[9]) if len(x) > 9 else base.batch_exponent
@@ -97,6 +105,8 @@ class Design:
         self.log_ratio = np.log([r.ratio for r in rows])
         self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
         self.log_batch = np.log([r.batch_ratio for r in rows])
+        counts = {src: sum(r.source == src for r in rows) for src in {r.source for r in rows}}
+        self.weight = np.array([counts[r.source] ** -SOURCE_WEIGHT_POWER for r in rows])
         self.ref_cuda, _ = compute_terms(ref, "fp32", base)
         self.ref_old, self.ref_bw = ref.architecture in OLD_SM_ARCHS, ref.mem_bandwidth_gbs
 
@@ -113,7 +123,7 @@ def _loss(design: Design, p: PerfParams, classes: Sequence[str] = CLASSES, delta
     """Huber loss on log(predicted / measured): robust to the few odd rows, close to the median's L1."""
     res = np.log(design.predict(p, classes)) - design.log_ratio
     a = np.abs(res)
-    return float(np.sum(np.where(a <= delta, 0.5 * res**2, delta * (a - 0.5 * delta))))
+    return float(np.sum(design.weight * np.where(a <= delta, 0.5 * res**2, delta * (a - 0.5 * delta))))
 
 
 def nelder_mead(
@@ -164,7 +174,10 @@ def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> Per
     pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",))
     g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
                     np.array([_logit(0.5)]), step=0.5, iters=200)
-    return replace(p, compute_share={**p.compute_share, "generic": _sig(float(g[0]))})
+    generic = _sig(float(g[0]))
+    seen = {r.wclass for r in rows}  # a class without rows keeps no fitted share: it falls back to the pooled one
+    return replace(p, compute_share={**{k: (v if k in seen else generic) for k, v in p.compute_share.items()},
+                                     "generic": generic})
 
 
 # ---------------------------------------------------------------- cross-validation and report
@@ -226,14 +239,30 @@ def typical_params(rows: Sequence[Row]) -> dict[str, float]:
     return {**out, "generic": gmean([r.model_params for r in rows])}
 
 
+def range_group(row: Row) -> str:
+    """Which range applies: 'fp32' when both runs use CUDA-core fp32 math, else 'tensor' (amp or tf32 on a side)."""
+    return "fp32" if row.precision == "fp32" and row.ref_precision == "fp32" else "tensor"
+
+
+def range_quantiles(held: Sequence[Held]) -> dict[str, list[float]]:
+    """Per range group: RANGE_QUANTILES of measured / predicted over held-out rows."""
+    out = {}
+    for g in ("fp32", "tensor"):
+        r = np.array([h.row.ratio / h.predicted for h in held if range_group(h.row) == g])
+        out[g] = [round(float(np.quantile(r, q)), 4) for q in RANGE_QUANTILES] if r.size else [0.7, 1.3]
+    return out
+
+
 def nested_coverage(held: list[Held]) -> float:
-    """Share of held-out rows inside the range built without their own source: for each source, low/high are the
-    RANGE_QUANTILES of measured/predicted over the other sources' held-out rows (no row sets its own range)."""
+    """Share of held-out rows inside the range built without their own source: for each source, the per-group
+    range comes from the other sources' held-out rows only (no row sets its own range)."""
     inside = 0
     for src in {h.row.source for h in held}:
-        others = np.array([h.row.ratio / h.predicted for h in held if h.row.source != src])
-        lo, hi = (float(np.quantile(others, q)) for q in RANGE_QUANTILES)
-        inside += sum(lo <= h.row.ratio / h.predicted <= hi for h in held if h.row.source == src)
+        ranges = range_quantiles([h for h in held if h.row.source != src])
+        for h in held:
+            if h.row.source == src:
+                lo, hi = ranges[range_group(h.row)]
+                inside += lo <= h.row.ratio / h.predicted <= hi
     return round(inside / len(held), 4)
 
 
@@ -243,12 +272,14 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
     loso_held = cross_validate(rows, ref, lambda r: r.source)
     loso = {**summarise(loso_held), "coverage_nested": nested_coverage(loso_held)}
     logo = summarise(cross_validate(rows, ref, lambda r: r.chip.id))
-    loao = summarise(cross_validate(rows, ref, lambda r: r.chip.architecture))
+    loao_held = cross_validate(rows, ref, lambda r: r.chip.architecture)
+    loao = summarise(loao_held)
     insample = summarise([Held(r, v) for r, v in zip(rows, predict(rows, p, ref))])
-    lo, hi = loso["measured_over_predicted_q10_q90"]  # type: ignore[misc]
-    nlo, nhi = loao["measured_over_predicted_q10_q90"]  # type: ignore[misc]
-    ranges = {"seen_architecture": [lo, hi], "new_architecture": [min(lo, nlo), max(hi, nhi)],
-              "amd": [round(min(lo, nlo) * AMD_WIDENING[0], 4), round(max(hi, nhi) * AMD_WIDENING[1], 4)]}
+    seen = range_quantiles(loso_held)
+    loao_q = range_quantiles(loao_held)
+    new = {g: [min(seen[g][0], loao_q[g][0]), max(seen[g][1], loao_q[g][1])] for g in seen}
+    ranges = {"seen_architecture": seen, "new_architecture": new,
+              "amd": {g: [round(v[0] * AMD_WIDENING[0], 4), round(v[1] * AMD_WIDENING[1], 4)] for g, v in new.items()}}
     sizes = [r.model_params for r in rows]
     return {
         "model": "roofline mix v3: work = share*C_ref/C + (1-share)*B_ref/B (power-limited variants / power_scale), "
@@ -260,6 +291,7 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
                                   "data/calibration/independent-benchmarks.csv"], "rows_used": len(rows),
                         "sources": sorted({r.source for r in rows}), "chips": sorted({r.chip.id for r in rows}),
                         "model_params_range": [min(sizes), max(sizes)]},
+        "size_widening_per_decade": SIZE_WIDENING,
         "params": {"compute_share": {k: round(v, 4) for k, v in p.compute_share.items()},
                    "tensor_efficiency": round(p.tensor_efficiency, 4), "amp_memory_factor": round(p.amp_memory_factor, 4),
                    "pascal_compute_efficiency": round(p.pascal_compute_efficiency, 4),
@@ -278,9 +310,10 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
             "amd_software_factor": "judgment: ROCm vs CUDA for the same specs; no AMD calibration row"},
         "ranges": ranges,
         "range_note": f"low/high = estimate x the {RANGE_QUANTILES[0]:.0%}/{RANGE_QUANTILES[1]:.0%} quantiles of "
-                      "measured/predicted in leave-one-source-out (architectures with a calibration row), the wider "
-                      f"of that and leave-one-architecture-out for new ones, widened x{AMD_WIDENING} for AMD; widened "
-                      "further outside model_params_range",
+                      "measured/predicted per precision group (fp32 = CUDA-core fp32 on both sides, tensor = amp or "
+                      "tf32) in leave-one-source-out (architectures with a calibration row), the wider of that and "
+                      f"leave-one-architecture-out for new ones, widened x{AMD_WIDENING} for AMD; widened by "
+                      f"{SIZE_WIDENING:.0%} per decade outside model_params_range",
         "error": {"leave_one_source_out": loso, "in_sample": insample, "leave_one_gpu_out": logo,
                   "leave_one_architecture_out": loao},
     }
@@ -304,7 +337,7 @@ def format_report(doc: dict) -> str:
             lines.append(f"    {arch:9s} rows {s['rows']:3d}  median |error| {s['median_abs_error']:6.1%}  bias {s['bias']:+6.1%}")
         for prec, s in e["per_precision"].items():
             lines.append(f"    [{prec:4s}]   rows {s['rows']:3d}  median |error| {s['median_abs_error']:6.1%}  bias {s['bias']:+6.1%}")
-    lines.append("ranges (low, high multipliers): " + ", ".join(f"{k} {v}" for k, v in doc["ranges"].items()))
+    lines.append("ranges (low, high multipliers): " + "; ".join(f"{k} {v}" for k, v in doc["ranges"].items()))
     return "\n".join(lines)
 
 
