@@ -286,6 +286,35 @@ class PerfModel:
         """Model size assumed when none is given: the class's typical size (calibration geometric mean)."""
         return self.params.typical_params.get(workload, MODEL_SIZE_REF)
 
+    def model_size(self, workload: str, model_params: Optional[float] = None) -> tuple[float, str]:
+        """(size used, where it comes from): the user's size when given, else the class's typical size, said so."""
+        if model_params is not None:
+            return float(model_params), "given"
+        size = self.typical_params(workload)
+        return size, f"assumed: typical {workload} size of the calibration set ({size / 1e6:.0f}M parameters)"
+
+    def sweep(
+        self,
+        chip_id: str,
+        runs: int,
+        baseline_hours: float,
+        *,
+        gpu_count: int = 1,
+        baseline: str = REFERENCE_CHIP,
+        workload: str = "transformer",
+        precision: str = "amp",
+        power_fraction: float = 1.0,
+        model_params: Optional[float] = None,
+        wall_power_w: Optional[float] = None,
+    ) -> SweepEstimate:
+        """Sweep time on `gpu_count` x chip at the user's model size (or the stated typical size when none is given);
+        the result carries `model_params` and `model_params_source` so every front end can show the assumption."""
+        size, source = self.model_size(workload, model_params)
+        est = self.speedup(chip_id, baseline=baseline, workload=workload, precision=precision,
+                           power_fraction=power_fraction, model_params=model_params)
+        return sweep_time(runs, baseline_hours, est, gpu_count, wall_power_w=wall_power_w, model_params=size,
+                          model_params_source=source)
+
     def speedup(
         self,
         chip_id: str,
