@@ -35,6 +35,7 @@ OLD_SM_ARCHS = frozenset({"maxwell", "pascal"})
 # Power-limit curve (hardware-facts.md section 4.2): fraction of stock power -> fraction of throughput.
 POWER_CURVE: tuple[tuple[float, float], ...] = ((0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0))
 MIN_POWER_FRACTION = 0.4
+RANGE_NOTE = "1-99 % of the model's leave-one-source-out error"  # what low/high mean (planner.perf_fit)
 # Model-size term: compute share = clip(s_w + k * log10(P / MODEL_SIZE_REF), *SHARE_BOUNDS); P = trainable parameters.
 MODEL_SIZE_REF = 1e8
 SHARE_BOUNDS = (0.02, 0.98)
