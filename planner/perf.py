@@ -23,6 +23,7 @@ __all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_shar
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 PARAMS_FILE = DATA_DIR / "perf_params.json"
 POWER_VARIANTS_FILE = DATA_DIR / "gpu_power_variants.csv"
+L2_FILE = DATA_DIR / "gpu_l2_cache.csv"
 REFERENCE_CHIP = "gtx-1080-ti"
 WORKLOADS = ("transformer", "cnn", "generic")
 PRECISIONS = ("fp32", "tf32", "amp")
@@ -39,6 +40,7 @@ RANGE_NOTE = "1-99 % of the model's leave-one-source-out error"  # what low/high
 # Model-size term: compute share = clip(s_w + k * log10(P / MODEL_SIZE_REF), *SHARE_BOUNDS); P = trainable parameters.
 MODEL_SIZE_REF = 1e8
 SHARE_BOUNDS = (0.02, 0.98)
+MATMUL_SHARE_BOUNDS = (0.5, 1.0)
 MAX_MODEL_PARAMS = 1e13
 # Fixed per-step overhead (kernel launches, Python, input pipeline) as a share of the reference step, capped.
 OVERHEAD_MAX = 0.5
@@ -60,6 +62,10 @@ class PerfParams:
     pro_clock_factor: float = 1.0  # sustained clock of workstation/datacenter boards vs GeForce under tensor load
     overhead_ref: float = 0.0  # share of a 1080 Ti fp32 step at P = 1e8 that no GPU speeds up (launches, data loading)
     overhead_exponent: float = 1.0  # prior: overhead share grows as (1e8 / P)^e (fixed cost over work ~ P)
+    tensor_matmul_share: float = 1.0  # share of the compute time in tensor-core-able ops (matmul/conv) at P = 1e8
+    tensor_share_slope: float = 0.0  # change of that share per decade of parameters (small models: more elementwise work)
+    l2_bw_per_tflops: float = 0.0  # L2 bandwidth (GB/s) per TFLOPS of SM x clock (fp32 rate per 64 lanes); 0 = no L2 term
+    l2_working_set_mb: float = 32.0  # L2 size (MB) at which half of the step's traffic hits L2 instead of DRAM
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # tier -> group -> (low, high)
@@ -80,6 +86,10 @@ class PerfParams:
             pro_clock_factor=float(p.get("pro_clock_factor", 1.0)),
             overhead_ref=float(p.get("overhead_ref", 0.0)),
             overhead_exponent=float(p.get("overhead_exponent", 1.0)),
+            tensor_matmul_share=float(p.get("tensor_matmul_share", 1.0)),
+            tensor_share_slope=float(p.get("tensor_share_slope", 0.0)),
+            l2_bw_per_tflops=float(p.get("l2_bw_per_tflops", 0.0)),
+            l2_working_set_mb=float(p.get("l2_working_set_mb", 32.0)),
             batch_exponent=float(p.get("batch_exponent", 0.0)),
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
@@ -120,18 +130,52 @@ def is_pro(chip: GpuChip) -> bool:
     return chip.vendor == "NVIDIA" and chip.segment != "consumer"
 
 
-def compute_tflops(chip: GpuChip, precision: str, p: PerfParams) -> float:
-    """Effective math rate: the faster of the CUDA-core path and the tensor path (peak x tensor efficiency),
-    x the Pascal SM factor, x the sustained-clock factor of workstation/datacenter boards."""
+def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic") -> float:
+    """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
+    the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
+    size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
+    f = p.tensor_matmul_share + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
+    return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
+
+
+def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
+    """Effective math rate: when the tensor path (peak x tensor efficiency) beats the CUDA cores, only the matmul
+    share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the Pascal SM factor, x the
+    sustained-clock factor of workstation/datacenter boards."""
     cuda, tensor = compute_terms(chip, precision, p)
-    rate = max(cuda, tensor * p.tensor_efficiency)
+    tc = tensor * p.tensor_efficiency
+    rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
     rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
     return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
 
 
+@lru_cache(maxsize=1)
+def l2_sizes(path: Path = L2_FILE) -> dict[str, float]:
+    """Chip id -> L2 cache in MB (data/gpu_l2_cache.csv, each row sourced); empty when the file is absent."""
+    if not path.exists():
+        return {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        return {r["chip"]: float(r["l2_mb"]) for r in csv.DictReader(fh)}
+
+
+def sm_clock_tflops(chip: GpuChip) -> float:
+    """SM count x clock as an FP32 rate of 64 lanes per SM (the doubled datapath halved): what L2 bandwidth scales with."""
+    return chip.fp32_tflops / (2.0 if has_dual_fp32(chip) else 1.0)
+
+
+def dram_bandwidth(chip: GpuChip, p: PerfParams) -> float:
+    """Bandwidth seen by the step: DRAM, or with the L2 term the harmonic mix of DRAM (miss share 1 - h) and L2
+    (hit share h = L2 / (L2 + W)); large L2s (Ada, Blackwell, A100/H100) make the L2 bandwidth matter more."""
+    if p.l2_bw_per_tflops <= 0:
+        return chip.mem_bandwidth_gbs
+    l2 = l2_sizes().get(chip.id, 0.0)
+    h = l2 / (l2 + p.l2_working_set_mb)
+    return 1.0 / ((1.0 - h) / chip.mem_bandwidth_gbs + h / (p.l2_bw_per_tflops * sm_clock_tflops(chip)))
+
+
 def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
     """Effective bandwidth: amp moves fewer bytes per step (fp16 activations), which looks like more bandwidth."""
-    return chip.mem_bandwidth_gbs / (p.amp_memory_factor if precision == "amp" else 1.0)
+    return dram_bandwidth(chip, p) / (p.amp_memory_factor if precision == "amp" else 1.0)
 
 
 def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
@@ -161,7 +205,8 @@ def relative_step_time(
     """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
     bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up."""
     share = compute_share(p, workload, model_params)
-    t = share * compute_tflops(ref, "fp32", p) / compute_tflops(chip, precision, p)
+    f = matmul_share(p, model_params, workload)
+    t = share * compute_tflops(ref, "fp32", p, f) / compute_tflops(chip, precision, p, f)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
     t /= (p.amd_software_factor if chip.vendor == "AMD" else 1.0) * power_scale(power_fraction)
     o = overhead_share(p, workload, model_params)

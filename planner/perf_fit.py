@@ -16,8 +16,8 @@ import numpy as np
 from planner.catalog import load_chips
 from planner.models import GpuChip
 from planner.perf import (
-    DATA_DIR, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
-    build_name_index, compute_terms, is_pro, load_power_variants, name_key, power_scale, relative_step_time,
+    DATA_DIR, MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
+    build_name_index, compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, name_key, power_scale, relative_step_time,
 )
 from planner.perf_sources import (  # noqa: F401  (re-exported: the calibration data's public names)
     CALIBRATION_CSV, COLUMNS, INDEPENDENT_CSV, SHARED_CSV, Row, all_rows, load_independent_rows, load_rows,
@@ -32,10 +32,20 @@ FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "a
 # (5/95, 2.5/97.5, 1/99) whose nested leave-one-source-out coverage reaches the 90 % aim (see nested_coverage).
 RANGE_QUANTILES = (0.01, 0.99)
 SIZE_WIDENING = 0.25  # judgment: range grows by this share per decade of model size outside the calibrated sizes
-# Row weight = (rows of its source)^-w: w = 0 lets the largest source (Lambda PyTorch, 198 rows) set the fit,
-# w = 1 gives each source the same total weight.
-SOURCE_WEIGHT_POWER = float(os.environ.get("PERF_SOURCE_WEIGHT", "1.0"))
 AMD_WIDENING = (0.75, 1.10)  # judgment: no AMD row in the calibration set, so the LOAO range is widened further
+
+# Model variants (extra free numbers after the ten of v3), chosen by nested leave-one-source-out (choose_variant).
+# Model variants: extra free numbers after the ten of v3, chosen by nested leave-one-source-out (choose_variant).
+EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrained vector
+    "matmul": [0.0, 0.05],  # matmul share f0 (0.75 at the start) and its size slope: the rest stays on CUDA cores
+    "l2": [math.log(150.0), math.log(32.0)],  # L2 bandwidth per SM-clock TFLOPS (GB/s) and half-hit L2 size (MB)
+}
+EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb")}
+# name -> (extras, source weight power w: row weight = rows of its source ^ -w)
+VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
+    "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
+}
+DEFAULT_VARIANT = os.environ.get("PERF_VARIANT", "v3")
 
 # ---------------------------------------------------------------- fitting
 def _sig(x: float) -> float:
@@ -46,19 +56,28 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def params_from_vector(x: Sequence[float], base: PerfParams) -> PerfParams:
+def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3") -> PerfParams:
     """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
-    layers never lower the arithmetic intensity),
-    the pro clock factor as exp(x), the overhead share at 1e8 parameters as OVERHEAD_MAX x logistic."""
+    layers never lower the arithmetic intensity), the pro clock factor as exp(x), the overhead share at 1e8
+    parameters as OVERHEAD_MAX x logistic; then the variant's extras in EXTRAS order (matmul share in (0.5, 1) with
+    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x))."""
     s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
     slope = max(float(x[6]), 0.0) if len(x) > 6 else base.model_size_slope  # physics prior: k >= 0
     pro = math.exp(float(x[7])) if len(x) > 7 else base.pro_clock_factor
     overhead = OVERHEAD_MAX * _sig(float(x[8])) if len(x) > 8 else base.overhead_ref
     batch = float(x[9]) if len(x) > 9 else base.batch_exponent
-    return replace(base, compute_share=shares, tensor_efficiency=s[3], amp_memory_factor=s[4],
-                   pascal_compute_efficiency=s[5], model_size_slope=slope, pro_clock_factor=pro, overhead_ref=overhead,
-                   batch_exponent=batch)
+    p = replace(base, compute_share=shares, tensor_efficiency=s[3], amp_memory_factor=s[4],
+                pascal_compute_efficiency=s[5], model_size_slope=slope, pro_clock_factor=pro, overhead_ref=overhead,
+                batch_exponent=batch)
+    i = 10
+    for extra in VARIANTS[variant][0]:
+        if extra == "matmul":  # physics prior: smaller models -> more elementwise work, slope >= 0
+            p = replace(p, tensor_matmul_share=0.5 + 0.5 * _sig(float(x[i])), tensor_share_slope=max(float(x[i + 1]), 0.0))
+        elif extra == "l2":
+            p = replace(p, l2_bw_per_tflops=math.exp(float(x[i])), l2_working_set_mb=math.exp(float(x[i + 1])))
+        i += len(EXTRAS[extra])
+    return p
 
 
 def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional[dict[str, float]] = None) -> np.ndarray:
@@ -83,12 +102,24 @@ class _Side:
         self.amd = np.array([c.vendor == "AMD" for c in chips])
         self.amp = np.array([pr == "amp" for pr in precs])
         self.bw = np.array([c.mem_bandwidth_gbs for c in chips])
+        self.l2 = np.array([l2_sizes().get(c.id, 0.0) for c in chips])
+        self.sm = np.array([sm_clock_tflops(c) for c in chips])
         self.power = np.array([power_scale(variants.get(c.id, 1.0)) for c in chips])
 
-    def time(self, p: PerfParams, share: np.ndarray, c_ref: float, b_ref: float, o: np.ndarray) -> np.ndarray:
-        c = np.maximum(self.cuda, self.tensor * p.tensor_efficiency)
+    def dram(self, p: PerfParams) -> np.ndarray:
+        if p.l2_bw_per_tflops <= 0:
+            return self.bw
+        h = self.l2 / (self.l2 + p.l2_working_set_mb)
+        return 1.0 / ((1.0 - h) / self.bw + h / (p.l2_bw_per_tflops * self.sm))
+
+    def time(self, p: PerfParams, share: np.ndarray, c_ref: np.ndarray, b_ref: float, o: np.ndarray,
+             f: np.ndarray) -> np.ndarray:
+        tc = self.tensor * p.tensor_efficiency
+        with np.errstate(divide="ignore"):
+            amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
+        c = np.where(tc > self.cuda, amdahl, self.cuda)
         c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
-        b = self.bw / np.where(self.amp, p.amp_memory_factor, 1.0)
+        b = self.dram(p) / np.where(self.amp, p.amp_memory_factor, 1.0)
         t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
         return (1.0 - o) * t + o
 
@@ -97,7 +128,7 @@ class Design:
     """The rows as arrays, so one loss evaluation is a few numpy operations (same formula as relative_step_time)."""
 
     def __init__(self, rows: Sequence[Row], ref: GpuChip, base: PerfParams, classes: Sequence[str] = CLASSES,
-                 variants: Optional[dict[str, float]] = None):
+                 variants: Optional[dict[str, float]] = None, weight_power: float = 1.0):
         v = load_power_variants() if variants is None else variants
         self.target = _Side([r.chip for r in rows], [r.precision for r in rows], base, v)
         self.base = _Side([r.ref_chip or ref for r in rows], [r.ref_precision for r in rows], base, v)
@@ -106,16 +137,19 @@ class Design:
         self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
         self.log_batch = np.log([r.batch_ratio for r in rows])
         counts = {src: sum(r.source == src for r in rows) for src in {r.source for r in rows}}
-        self.weight = np.array([counts[r.source] ** -SOURCE_WEIGHT_POWER for r in rows])
+        # w = 0 lets the largest source (Lambda PyTorch, 198 rows) set the fit, w = 1 gives each source the same weight
+        self.weight = np.array([counts[r.source] ** -weight_power for r in rows])
         self.ref_cuda, _ = compute_terms(ref, "fp32", base)
-        self.ref_old, self.ref_bw = ref.architecture in OLD_SM_ARCHS, ref.mem_bandwidth_gbs
+        self.ref_old, self.ref = ref.architecture in OLD_SM_ARCHS, ref
 
     def predict(self, p: PerfParams, classes: Sequence[str] = CLASSES) -> np.ndarray:
         c_ref = self.ref_cuda * (p.pascal_compute_efficiency if self.ref_old else 1.0)
         share = np.array([p.compute_share[k] for k in classes])[self.cls] + p.model_size_slope * self.log_size
         share = np.clip(share, *SHARE_BOUNDS)
         o = np.minimum(p.overhead_ref * (10.0 ** -self.log_size) ** p.overhead_exponent, OVERHEAD_MAX)
-        ratio = self.base.time(p, share, c_ref, self.ref_bw, o) / self.target.time(p, share, c_ref, self.ref_bw, o)
+        f = np.clip(p.tensor_matmul_share + p.tensor_share_slope * self.log_size, *MATMUL_SHARE_BOUNDS)
+        b_ref = dram_bandwidth(self.ref, p)
+        ratio = self.base.time(p, share, c_ref, b_ref, o, f) / self.target.time(p, share, c_ref, b_ref, o, f)
         return ratio * np.exp(p.batch_exponent * self.log_batch)
 
 
@@ -158,26 +192,35 @@ def nelder_mead(
     return simplex[int(np.argmin(vals))]
 
 
-def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None) -> PerfParams:
-    """Fit the nine free numbers (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
-    pro clock factor, overhead share); then the generic share (the rest kept).
-
-    Nelder-Mead from a few starting points (the logistic squeeze has flat edges), best result refined once more.
-    """
+def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None,
+               x0: Optional[np.ndarray] = None) -> tuple[np.ndarray, PerfParams]:
+    """(unconstrained vector, parameters) of the best fit; from `x0` (one warm start) when given, else from
+    several starting points (the logistic squeeze has flat edges) with the best result refined once more."""
     base = base or PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
-    design = Design(rows, ref, base)
-    loss = lambda v: _loss(design, params_from_vector(v, base))  # noqa: E731
-    starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
-    tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0]
-    best = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
-    p = params_from_vector(nelder_mead(loss, best, step=0.1, iters=900), base)
-    pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",))
+    variant = variant or DEFAULT_VARIANT
+    extras, weight_power = VARIANTS[variant]
+    design = Design(rows, ref, base, weight_power=weight_power)
+    loss = lambda v: _loss(design, params_from_vector(v, base, variant))  # noqa: E731
+    if x0 is None:
+        starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
+        tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0] + [v for e in extras for v in EXTRAS[e]]
+        x0 = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
+    x = nelder_mead(loss, np.asarray(x0, dtype=float), step=0.1, iters=900)
+    p = params_from_vector(x, base, variant)
+    pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",),
+                    weight_power=weight_power)
     g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
                     np.array([_logit(0.5)]), step=0.5, iters=200)
     generic = _sig(float(g[0]))
     seen = {r.wclass for r in rows}  # a class without rows keeps no fitted share: it falls back to the pooled one
-    return replace(p, compute_share={**{k: (v if k in seen else generic) for k, v in p.compute_share.items()},
-                                     "generic": generic})
+    return x, replace(p, compute_share={**{k: (v if k in seen else generic) for k, v in p.compute_share.items()},
+                                        "generic": generic})
+
+
+def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None) -> PerfParams:
+    """Fit the ten free numbers of v3 (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
+    pro clock factor, overhead share, batch exponent) plus the variant's extras; then the generic share."""
+    return fit_vector(rows, ref, base, variant)[1]
 
 
 # ---------------------------------------------------------------- cross-validation and report
@@ -191,15 +234,62 @@ class Held:
         return self.predicted / self.row.ratio - 1.0
 
 
-def cross_validate(rows: list[Row], ref: GpuChip, group: Callable[[Row], str], base: Optional[PerfParams] = None) -> list[Held]:
-    """Refit without each group (a GPU or an architecture) and predict the held-out rows."""
+def cross_validate(rows: list[Row], ref: GpuChip, group: Callable[[Row], str], base: Optional[PerfParams] = None,
+                   variant: Optional[str] = None) -> list[Held]:
+    """Refit without each group (a source, GPU or architecture) and predict the held-out rows."""
     out: list[Held] = []
     for g in sorted({group(r) for r in rows}):
         train = [r for r in rows if group(r) != g]
         test = [r for r in rows if group(r) == g]
-        p = fit(train, ref, base)
+        p = fit(train, ref, base, variant)
         out += [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
     return out
+
+
+def median_error(held: Sequence[Held]) -> float:
+    return float(np.median(np.abs([h.error for h in held])))
+
+
+def inner_loso(rows: list[Row], ref: GpuChip, variant: str, x0: np.ndarray) -> list[Held]:
+    """Leave-one-source-out inside `rows` for one variant; each fit warm-started from x0 (a fit on `rows`)."""
+    out: list[Held] = []
+    for src in sorted({r.source for r in rows}):
+        train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
+        p = fit_vector(train, ref, variant=variant, x0=x0)[1]
+        out += [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
+    return out
+
+
+def choose_variant(rows: list[Row], ref: GpuChip, variants: Sequence[str] = tuple(VARIANTS)) -> tuple[str, dict[str, float]]:
+    """The variant with the lowest leave-one-source-out median error on `rows` alone, and every variant's error."""
+    errors = {}
+    for v in variants:
+        x0 = fit_vector(rows, ref, variant=v)[0]
+        errors[v] = round(median_error(inner_loso(rows, ref, v, x0)), 4)
+    return min(errors, key=errors.__getitem__), errors
+
+
+def _nested_fold(args: tuple[list[Row], GpuChip, str, Sequence[str]]) -> tuple[str, str, dict[str, float], list[Held]]:
+    rows, ref, src, variants = args
+    train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
+    chosen, errors = choose_variant(train, ref, variants)
+    p = fit(train, ref, variant=chosen)
+    return src, chosen, errors, [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
+
+
+def nested_loso(rows: list[Row], ref: GpuChip, variants: Sequence[str] = tuple(VARIANTS),
+                workers: int = 1) -> tuple[list[Held], dict[str, dict[str, object]]]:
+    """Leave-one-source-out where the variant is chosen inside each training fold (by an inner leave-one-source-out
+    over the other sources), so the held-out source never influences which model predicts it."""
+    folds = [(rows, ref, src, variants) for src in sorted({r.source for r in rows})]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(_nested_fold, folds))
+    else:
+        results = [_nested_fold(f) for f in folds]
+    held = [h for *_, hs in results for h in hs]
+    return held, {src: {"chosen": chosen, "inner_median_error": errors} for src, chosen, errors, _ in results}
 
 
 def summarise(held: list[Held]) -> dict[str, object]:
@@ -266,16 +356,26 @@ def nested_coverage(held: list[Held]) -> float:
     return round(inside / len(held), 4)
 
 
-def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
-    """Fit on all rows; cross-validate by source (lab + harness: the headline figure), GPU and architecture."""
-    p = fit(rows, ref)
-    loso_held = cross_validate(rows, ref, lambda r: r.source)
+def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -> dict[str, object]:
+    """Fit on all rows; cross-validate by source (lab + harness), GPU and architecture.
+
+    nested=True: also choose the variant by leave-one-source-out on all rows (the shipped model) and report nested
+    leave-one-source-out (variant chosen inside each training fold): the headline figure, and what the ranges use."""
+    variant, selection = DEFAULT_VARIANT, None
+    if nested:
+        variant, all_errors = choose_variant(rows, ref)
+        nested_held, folds = nested_loso(rows, ref, workers=workers)
+        selection = {"chosen_on_all_sources": variant, "loso_median_error_per_variant": all_errors,
+                     "per_held_out_source": folds}
+    p = fit(rows, ref, variant=variant)
+    loso_held = cross_validate(rows, ref, lambda r: r.source, variant=variant)
     loso = {**summarise(loso_held), "coverage_nested": nested_coverage(loso_held)}
-    logo = summarise(cross_validate(rows, ref, lambda r: r.chip.id))
-    loao_held = cross_validate(rows, ref, lambda r: r.chip.architecture)
+    logo = summarise(cross_validate(rows, ref, lambda r: r.chip.id, variant=variant))
+    loao_held = cross_validate(rows, ref, lambda r: r.chip.architecture, variant=variant)
     loao = summarise(loao_held)
     insample = summarise([Held(r, v) for r, v in zip(rows, predict(rows, p, ref))])
-    seen = range_quantiles(loso_held)
+    headline_held = nested_held if nested else loso_held
+    seen = range_quantiles(headline_held)
     loao_q = range_quantiles(loao_held)
     new = {g: [min(seen[g][0], loao_q[g][0]), max(seen[g][1], loao_q[g][1])] for g in seen}
     ranges = {"seen_architecture": seen, "new_architecture": new,
@@ -298,10 +398,13 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
                    "model_size_slope": round(p.model_size_slope, 4), "model_size_ref": MODEL_SIZE_REF,
                    "pro_clock_factor": round(p.pro_clock_factor, 4), "overhead_ref": round(p.overhead_ref, 5),
                    "overhead_exponent": p.overhead_exponent, "batch_exponent": round(p.batch_exponent, 4),
+                   "tensor_matmul_share": round(p.tensor_matmul_share, 4),
+                   "tensor_share_slope": round(p.tensor_share_slope, 4),
+                   "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
                    "typical_params": typical_params(rows),
                    "dual_fp32_efficiency": p.dual_fp32_efficiency, "amd_fp32_efficiency": p.amd_fp32_efficiency,
                    "amd_software_factor": p.amd_software_factor},
-        "fitted": list(FITTED) + ["share_generic"],
+        "fitted": list(FITTED) + [n for e in VARIANTS[variant][0] for n in EXTRA_NAMES[e]] + ["share_generic"],
         "priors_not_fitted": {
             "dual_fp32_efficiency": "doubled FP32 datapath (Ampere+): share of the marketing FP32 rate reached; "
                                     "kept at the prior (few true-fp32 Ampere rows)",
@@ -314,7 +417,10 @@ def run(rows: list[Row], ref: GpuChip) -> dict[str, object]:
                       "tf32) in leave-one-source-out (architectures with a calibration row), the wider of that and "
                       f"leave-one-architecture-out for new ones, widened x{AMD_WIDENING} for AMD; widened by "
                       f"{SIZE_WIDENING:.0%} per decade outside model_params_range",
-        "error": {"leave_one_source_out": loso, "in_sample": insample, "leave_one_gpu_out": logo,
+        "variant": variant, "variant_selection": selection,
+        "error": {**({"nested_leave_one_source_out": {**summarise(nested_held),
+                                                      "coverage_nested": nested_coverage(nested_held)}} if nested else {}),
+                  "leave_one_source_out": loso, "in_sample": insample, "leave_one_gpu_out": logo,
                   "leave_one_architecture_out": loao},
     }
 
@@ -323,7 +429,16 @@ def format_report(doc: dict) -> str:
     lines = [f"speed model fit ({doc['fitted_on']}); rows used: {doc['calibration']['rows_used']}", "parameters:"]
     for k, v in doc["params"].items():
         lines.append(f"  {k:22s} {v}")
-    for name in ("leave_one_source_out", "in_sample", "leave_one_gpu_out", "leave_one_architecture_out"):
+    lines.append(f"variant: {doc['variant']}")
+    sel = doc.get("variant_selection")
+    if sel:
+        lines.append(f"  chosen by leave-one-source-out on all sources: {sel['loso_median_error_per_variant']}")
+        for src, f in sel["per_held_out_source"].items():
+            lines.append(f"  without <{src}>: chose {f['chosen']} (inner errors {f['inner_median_error']})")
+    for name in ("nested_leave_one_source_out", "leave_one_source_out", "in_sample", "leave_one_gpu_out",
+                 "leave_one_architecture_out"):
+        if name not in doc["error"]:
+            continue
         e = doc["error"][name]
         lines.append(f"{name}: median |error| {e['median_abs_error']:.1%}, p90 {e['p90_abs_error']:.1%}, "
                      f"bias {e['bias']:+.1%} over {e['rows']} rows")
@@ -345,6 +460,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m planner.perf_fit", description=__doc__)
     ap.add_argument("--normalise", action="store_true", help=f"rebuild {CALIBRATION_CSV.relative_to(DATA_DIR.parent)} from {SHARED_CSV}")
     ap.add_argument("--write", action="store_true", help=f"write {PARAMS_FILE.relative_to(DATA_DIR.parent)}")
+    ap.add_argument("--nested", action="store_true", help="choose the model variant and report nested leave-one-source-"
+                    "out (the variant chosen inside each training fold; several minutes)")
+    ap.add_argument("--workers", type=int, default=2, help="processes for the nested folds (default 2)")
     args = ap.parse_args(argv)
     chips = load_chips()
     if args.normalise:
@@ -355,7 +473,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         rows = normalise(SHARED_CSV, lambda n: chips[index[name_key(n)]])
         write_calibration(rows)
         print(f"wrote {len(rows)} rows to {CALIBRATION_CSV}")
-    doc = run(all_rows(chips), chips[REFERENCE_CHIP])
+    doc = run(all_rows(chips), chips[REFERENCE_CHIP], nested=args.nested, workers=args.workers)
     print(format_report(doc))
     if args.write:
         PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

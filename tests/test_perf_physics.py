@@ -11,7 +11,8 @@ import pytest
 
 from planner.errors import CatalogError
 from planner.perf import (
-    POWER_VARIANTS_FILE, PerfModel, load_perf_model, load_power_variants, overhead_share, power_scale,
+    L2_FILE, POWER_VARIANTS_FILE, PerfModel, dram_bandwidth, l2_sizes, load_perf_model, load_power_variants,
+    matmul_share, overhead_share, power_scale,
 )
 from planner.perf_sources import INDEPENDENT_CSV
 
@@ -102,6 +103,57 @@ def test_overhead_compresses_the_gap_between_fast_cards(model: PerfModel) -> Non
 def test_overhead_is_bounded(model: PerfModel) -> None:
     p = replace(model.params, overhead_ref=0.2)
     assert overhead_share(p, "transformer", 1e3) == 0.5  # OVERHEAD_MAX: the formula never eats the whole step
+
+
+# ---------------------------------------------------------------- the matmul share: elementwise work stays on CUDA cores
+def test_matmul_share_caps_the_tensor_core_gain_and_leaves_fp32_alone(model: PerfModel) -> None:
+    full = with_params(model, tensor_matmul_share=1.0, tensor_share_slope=0.0)
+    part = with_params(model, tensor_matmul_share=0.8, tensor_share_slope=0.0)
+    for cid in ("rtx-4090", "a100-sxm4-80gb", "rtx-2080-ti"):
+        assert part.speedup(cid, precision="amp").value < full.speedup(cid, precision="amp").value
+        assert part.speedup(cid, precision="fp32").value == pytest.approx(full.speedup(cid, precision="fp32").value)
+    # a chip without tensor cores runs amp on its CUDA cores: nothing to cap
+    assert part.speedup("titan-xp", precision="amp").value == pytest.approx(full.speedup("titan-xp", precision="amp").value)
+
+
+def test_small_models_gain_less_from_tensor_cores_when_the_slope_is_positive(model: PerfModel) -> None:
+    m = with_params(model, tensor_matmul_share=0.9, tensor_share_slope=0.1, overhead_ref=0.0)
+    assert matmul_share(m.params, 15e6) < matmul_share(m.params, 3e8) <= 1.0
+    assert matmul_share(m.params, 1e3) == 0.5  # clipped: never below half the compute time
+    small = m.speedup("rtx-4090", baseline="rtx-3090", precision="amp", model_params=15e6).value
+    big = m.speedup("rtx-4090", baseline="rtx-3090", precision="amp", model_params=3e8).value
+    assert small != pytest.approx(big)
+
+
+# ---------------------------------------------------------------- L2 cache: effective bandwidth
+def test_l2_term_off_means_dram_bandwidth(model: PerfModel) -> None:
+    off = replace(model.params, l2_bw_per_tflops=0.0)
+    for chip in model.chips.values():
+        assert dram_bandwidth(chip, off) == chip.mem_bandwidth_gbs
+
+
+def test_l2_term_mixes_dram_and_l2_bandwidth(model: PerfModel) -> None:
+    """Harmonic mix: the effective bandwidth lies between DRAM and L2 bandwidth, and a large L2 pulls it to L2's."""
+    p = replace(model.params, l2_bw_per_tflops=200.0, l2_working_set_mb=32.0)
+    for cid in ("rtx-3090", "rtx-4090", "rtx-5090", "a100-sxm4-80gb"):
+        chip = model.chips[cid]
+        l2_bw = 200.0 * (chip.fp32_tflops / (1 if cid.startswith("a100") else 2))
+        b = dram_bandwidth(chip, p)
+        assert min(chip.mem_bandwidth_gbs, l2_bw) <= b <= max(chip.mem_bandwidth_gbs, l2_bw)
+    # 3090 (6 MB L2) stays near its DRAM bandwidth; 4090 (72 MB) moves most of the way to its L2 bandwidth
+    r3090 = dram_bandwidth(model.chips["rtx-3090"], p) / model.chips["rtx-3090"].mem_bandwidth_gbs
+    r4090 = dram_bandwidth(model.chips["rtx-4090"], p) / model.chips["rtx-4090"].mem_bandwidth_gbs
+    assert abs(r3090 - 1) < abs(r4090 - 1)
+
+
+def test_l2_sizes_cover_every_chip_with_a_source(model: PerfModel) -> None:
+    sizes = l2_sizes()
+    assert set(sizes) == set(model.chips)
+    with L2_FILE.open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            assert r["source"].strip() and r["notes"].strip(), r["chip"]
+            assert 1 <= float(r["l2_mb"]) <= 256
+    assert sizes["rtx-4090"] > 10 * sizes["rtx-3090"]  # Ada's large L2, the reason the term exists
 
 
 # ---------------------------------------------------------------- ranges
