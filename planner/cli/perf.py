@@ -14,7 +14,7 @@ from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.perf.memfit import ModelShape, estimate_memory
 from planner.catalog.models import GpuChip
-from planner.perf.model import REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
+from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
 from planner.share.plan_file import read_plan
 from planner.perf.sweep import estimated_wall_power_w, sweep_time
 
@@ -29,6 +29,7 @@ def _fraction(power_limit: float) -> float:
 def _model_info(m: PerfModel) -> dict[str, Any]:
     err = m.params.meta.get("error", {})
     return {"fitted_on": m.params.meta.get("fitted_on"), "refit_command": m.params.meta.get("command"),
+            "median_abs_error_leave_one_source_out": err.get("leave_one_source_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_gpu_out": err.get("leave_one_gpu_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_architecture_out": err.get("leave_one_architecture_out", {}).get("median_abs_error")}
 
@@ -144,16 +145,17 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
         for col in ("GPU", "speedup", "range (low-high)", "runs as", "error from"):
             table.add_column(col)
-        tiers = {"seen_architecture": "LOGO", "new_architecture": "LOAO", "amd": "LOAO, widened"}
+        tiers = {"seen_architecture": "LOSO", "new_architecture": "LOSO/LOAO", "amd": "LOAO, widened"}
         for r in rows:
             table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"],
                           tiers.get(r["error_tier"], r["error_tier"]))
         console.print(table)
         info = _model_info(m)
-        console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on Lambda measurements; cross-validated "
-                             f"median error {info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
+        console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on several labs' measurements; held-out "
+                             f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
+                             f"{info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
                              f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
-                             "Range = 10-90 % of cross-validated error."))
+                             f"Range = {RANGE_NOTE}."))
 
     @app.command("sweep")
     @handle_errors
@@ -222,7 +224,7 @@ def register(app: typer.Typer) -> None:
                           f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
         console.print(table)
         sources = sorted({r["wall_power_source"] for r in results})
-        console.print(styled("[dim]Power: {}. Ranges = 10-90 % of the model's cross-validated error.[/]", "; ".join(sources)))
+        console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
 
     @app.command("memfit")
     @handle_errors

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import csv
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +24,8 @@ __all__ = ["Estimate", "PerfModel", "PerfParams", "SweepEstimate", "compute_shar
 
 DATA_DIR = SHIPPED_DATA_DIR
 PARAMS_FILE = DATA_DIR / "perf_params.json"
+POWER_VARIANTS_FILE = DATA_DIR / "gpu_power_variants.csv"
+L2_FILE = DATA_DIR / "gpu_l2_cache.csv"
 REFERENCE_CHIP = BASELINE_CHIP
 # Architectures whose tensor cores run TF32 (Ampere onwards); older chips run a tf32 request as fp32.
 TF32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
@@ -33,10 +36,14 @@ OLD_SM_ARCHS = frozenset({"maxwell", "pascal"})
 # Power-limit curve (hardware-facts.md section 4.2): fraction of stock power -> fraction of throughput.
 POWER_CURVE: tuple[tuple[float, float], ...] = ((0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0))
 MIN_POWER_FRACTION = 0.4
+RANGE_NOTE = "1-99 % of the model's leave-one-source-out error"  # what low/high mean (planner.perf.fit)
 # Model-size term: compute share = clip(s_w + k * log10(P / MODEL_SIZE_REF), *SHARE_BOUNDS); P = trainable parameters.
 MODEL_SIZE_REF = 1e8
 SHARE_BOUNDS = (0.02, 0.98)
+MATMUL_SHARE_BOUNDS = (0.5, 1.0)
 MAX_MODEL_PARAMS = 1e13
+# Fixed per-step overhead (kernel launches, Python, input pipeline) as a share of the reference step, capped.
+OVERHEAD_MAX = 0.5
 _VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon)\b")
 
 
@@ -52,8 +59,16 @@ class PerfParams:
     amd_fp32_efficiency: float = 0.45  # prior: RDNA dual-issue FP32 rarely reached (7900 XTX measured ~25 of 61.4)
     amd_software_factor: float = 0.8  # prior: ROCm stack maturity versus CUDA for the same specs
     model_size_slope: float = 0.0  # k: change of the compute share per decade of parameters (0 = no size term)
+    pro_clock_factor: float = 1.0  # sustained clock of workstation/datacenter boards vs GeForce under tensor load
+    overhead_ref: float = 0.0  # share of a 1080 Ti fp32 step at P = 1e8 that no GPU speeds up (launches, data loading)
+    overhead_exponent: float = 1.0  # prior: overhead share grows as (1e8 / P)^e (fixed cost over work ~ P)
+    tensor_matmul_share: float = 1.0  # share of the compute time in tensor-core-able ops (matmul/conv) at P = 1e8
+    tensor_share_slope: float = 0.0  # change of that share per decade of parameters (small models: more elementwise work)
+    l2_bw_per_tflops: float = 0.0  # L2 bandwidth (GB/s) per TFLOPS of SM x clock (fp32 rate per 64 lanes); 0 = no L2 term
+    l2_working_set_mb: float = 32.0  # L2 size (MB) at which half of the step's traffic hits L2 instead of DRAM
+    batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
-    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # tier -> (low, high) multipliers
+    ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # tier -> group -> (low, high)
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -68,8 +83,17 @@ class PerfParams:
             amd_fp32_efficiency=float(p.get("amd_fp32_efficiency", 0.45)),
             amd_software_factor=float(p.get("amd_software_factor", 0.8)),
             model_size_slope=float(p.get("model_size_slope", 0.0)),
+            pro_clock_factor=float(p.get("pro_clock_factor", 1.0)),
+            overhead_ref=float(p.get("overhead_ref", 0.0)),
+            overhead_exponent=float(p.get("overhead_exponent", 1.0)),
+            tensor_matmul_share=float(p.get("tensor_matmul_share", 1.0)),
+            tensor_share_slope=float(p.get("tensor_share_slope", 0.0)),
+            l2_bw_per_tflops=float(p.get("l2_bw_per_tflops", 0.0)),
+            l2_working_set_mb=float(p.get("l2_working_set_mb", 32.0)),
+            batch_exponent=float(p.get("batch_exponent", 0.0)),
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
-            ranges={k: (float(v[0]), float(v[1])) for k, v in data.get("ranges", {}).items()},
+            ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
+                    for t, groups in data.get("ranges", {}).items()},
             meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
         )
 
@@ -101,16 +125,57 @@ def compute_terms(chip: GpuChip, precision: str, p: PerfParams) -> tuple[float, 
     return cuda, (tensor / 2.0 if prec == "tf32" else tensor)  # TF32 peak = half the fp16 (fp32-acc) tensor rate
 
 
-def compute_tflops(chip: GpuChip, precision: str, p: PerfParams) -> float:
-    """Effective math rate: the faster of the CUDA-core path and the tensor path (peak x tensor efficiency)."""
+def is_pro(chip: GpuChip) -> bool:
+    """Workstation and datacenter NVIDIA boards: power-capped near their rated clock; GeForce boards boost above it."""
+    return chip.vendor == "NVIDIA" and chip.segment != "consumer"
+
+
+def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic") -> float:
+    """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
+    the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
+    size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
+    f = p.tensor_matmul_share + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
+    return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
+
+
+def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
+    """Effective math rate: when the tensor path (peak x tensor efficiency) beats the CUDA cores, only the matmul
+    share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the Pascal SM factor, x the
+    sustained-clock factor of workstation/datacenter boards."""
     cuda, tensor = compute_terms(chip, precision, p)
-    rate = max(cuda, tensor * p.tensor_efficiency)
-    return rate * (p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0)
+    tc = tensor * p.tensor_efficiency
+    rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
+    rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
+    return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
+
+
+@lru_cache(maxsize=1)
+def l2_sizes(path: Path = L2_FILE) -> dict[str, float]:
+    """Chip id -> L2 cache in MB (data/gpu_l2_cache.csv, each row sourced); empty when the file is absent."""
+    if not path.exists():
+        return {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        return {r["chip"]: float(r["l2_mb"]) for r in csv.DictReader(fh)}
+
+
+def sm_clock_tflops(chip: GpuChip) -> float:
+    """SM count x clock as an FP32 rate of 64 lanes per SM (the doubled datapath halved): what L2 bandwidth scales with."""
+    return chip.fp32_tflops / (2.0 if has_dual_fp32(chip) else 1.0)
+
+
+def dram_bandwidth(chip: GpuChip, p: PerfParams) -> float:
+    """Bandwidth seen by the step: DRAM, or with the L2 term the harmonic mix of DRAM (miss share 1 - h) and L2
+    (hit share h = L2 / (L2 + W)); large L2s (Ada, Blackwell, A100/H100) make the L2 bandwidth matter more."""
+    if p.l2_bw_per_tflops <= 0:
+        return chip.mem_bandwidth_gbs
+    l2 = l2_sizes().get(chip.id, 0.0)
+    h = l2 / (l2 + p.l2_working_set_mb)
+    return 1.0 / ((1.0 - h) / chip.mem_bandwidth_gbs + h / (p.l2_bw_per_tflops * sm_clock_tflops(chip)))
 
 
 def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
     """Effective bandwidth: amp moves fewer bytes per step (fp16 activations), which looks like more bandwidth."""
-    return chip.mem_bandwidth_gbs / (p.amp_memory_factor if precision == "amp" else 1.0)
+    return dram_bandwidth(chip, p) / (p.amp_memory_factor if precision == "amp" else 1.0)
 
 
 def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
@@ -123,14 +188,29 @@ def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = 
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
 
 
+def overhead_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
+    """Share of a 1080 Ti fp32 step that no GPU speeds up: o_ref x (1e8 / P)^e, capped at OVERHEAD_MAX.
+
+    A fixed cost per step (kernel launches, optimizer bookkeeping, input pipeline) against GPU work that grows
+    with the model: small models spend a larger share of each step there, which caps what a faster card gains.
+    """
+    size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
+    return min(p.overhead_ref * (MODEL_SIZE_REF / size) ** p.overhead_exponent, OVERHEAD_MAX)
+
+
 def relative_step_time(
-    chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None
+    chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None,
+    power_fraction: float = 1.0,
 ) -> float:
-    """Step time relative to the reference chip at fp32: compute share / compute ratio + memory share / bandwidth ratio."""
+    """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
+    bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up."""
     share = compute_share(p, workload, model_params)
-    t = share * compute_tflops(ref, "fp32", p) / compute_tflops(chip, precision, p)
+    f = matmul_share(p, model_params, workload)
+    t = share * compute_tflops(ref, "fp32", p, f) / compute_tflops(chip, precision, p, f)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
-    return t / (p.amd_software_factor if chip.vendor == "AMD" else 1.0)
+    t /= (p.amd_software_factor if chip.vendor == "AMD" else 1.0) * power_scale(power_fraction)
+    o = overhead_share(p, workload, model_params)
+    return (1.0 - o) * t + o
 
 
 def power_scale(power_fraction: float) -> float:
@@ -146,6 +226,22 @@ def power_scale(power_fraction: float) -> float:
         if f <= x1:
             return y0 + (f - x0) * (y1 - y0) / (x1 - x0)
     return 1.0
+
+
+def load_power_variants(path: Path = POWER_VARIANTS_FILE, chips: Optional[dict[str, GpuChip]] = None) -> dict[str, float]:
+    """Chip id -> board power / full-power board of the same silicon (e.g. Max-Q 300 W of 600 W); empty if no file."""
+    if not path.exists():
+        return {}
+    out: dict[str, float] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            frac = float(r["board_power_w"]) / float(r["full_power_w"])
+            if chips is not None and (r["chip"] not in chips or r["full_power_chip"] not in chips):
+                raise CatalogError(f"{path.name}: unknown chip in row {r['chip']!r} -> {r['full_power_chip']!r}")
+            if not (MIN_POWER_FRACTION <= frac <= 1.0):
+                raise CatalogError(f"{path.name}: {r['chip']!r} power fraction {frac:.2f} outside {MIN_POWER_FRACTION}-1.0")
+            out[r["chip"]] = frac
+    return out
 
 
 def name_key(name: str) -> str:
@@ -171,10 +267,12 @@ def build_name_index(chips: dict[str, GpuChip]) -> dict[str, str]:
 class PerfModel:
     """Chip table + fitted parameters; answers speedup questions with ranges."""
 
-    def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset()):
+    def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset(),
+                 power_variants: Optional[dict[str, float]] = None):
         if REFERENCE_CHIP not in chips:
             raise CatalogError(f"the chip table has no {REFERENCE_CHIP!r} row; the model is normalised on it")
         self.chips = chips
+        self.power_variants = power_variants or {}
         self.params = params
         self.calibrated_chips = calibrated_chips
         self._index = build_name_index(chips)
@@ -209,15 +307,59 @@ class PerfModel:
         """Throughput kept at a power limit: 1.0 at 1.0, 0.95 at 0.8, 0.90 at 0.7, 0.82 at 0.6 (monotone)."""
         return power_scale(power_fraction)
 
-    def _range(self, tier: str) -> tuple[float, float]:
-        return self.params.ranges.get(tier, (0.7, 1.3))
+    def _range(self, tier: str, group: str) -> tuple[float, float]:
+        return self.params.ranges.get(tier, {}).get(group, (0.7, 1.3))
+
+    def size_widening(self, model_params: Optional[float]) -> float:
+        """Range multiplier outside the calibrated model sizes: 1 + w per decade beyond the smallest/largest."""
+        lo_hi = self.params.meta.get("calibration", {}).get("model_params_range")
+        if model_params is None or not lo_hi:
+            return 1.0
+        lo, hi = float(lo_hi[0]), float(lo_hi[1])
+        decades = math.log10(lo / model_params) if model_params < lo else max(math.log10(model_params / hi), 0.0)
+        return 1.0 + float(self.params.meta.get("size_widening_per_decade", 0.25)) * decades
 
     def step_time(self, chip: GpuChip, precision: str, workload: str, model_params: Optional[float] = None) -> float:
-        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP], model_params)
+        """Step time relative to the 1080 Ti at fp32; a power-limited board variant runs at its board's power."""
+        return relative_step_time(chip, precision, workload, self.params, self.chips[REFERENCE_CHIP], model_params,
+                                  self.power_variants.get(chip.id, 1.0))
+
+    def overhead_share(self, workload: str, model_params: Optional[float] = None) -> float:
+        """Share of a 1080 Ti step no GPU speeds up at this size: the speedup of any card is at most 1 / this."""
+        return overhead_share(self.params, workload, model_params)
 
     def typical_params(self, workload: str) -> float:
         """Model size assumed when none is given: the class's typical size (calibration geometric mean)."""
         return self.params.typical_params.get(workload, MODEL_SIZE_REF)
+
+    def model_size(self, workload: str, model_params: Optional[float] = None) -> tuple[float, str]:
+        """(size used, where it comes from): the user's size when given, else the class's typical size, said so."""
+        if model_params is not None:
+            return float(model_params), "given"
+        size = self.typical_params(workload)
+        return size, f"assumed: typical {workload} size of the calibration set ({size / 1e6:.0f}M parameters)"
+
+    def sweep(
+        self,
+        chip_id: str,
+        runs: int,
+        baseline_hours: float,
+        *,
+        gpu_count: int = 1,
+        baseline: str = REFERENCE_CHIP,
+        workload: str = "transformer",
+        precision: str = "amp",
+        power_fraction: float = 1.0,
+        model_params: Optional[float] = None,
+        wall_power_w: Optional[float] = None,
+    ) -> SweepEstimate:
+        """Sweep time on `gpu_count` x chip at the user's model size (or the stated typical size when none is given);
+        the result carries `model_params` and `model_params_source` so every front end can show the assumption."""
+        size, source = self.model_size(workload, model_params)
+        est = self.speedup(chip_id, baseline=baseline, workload=workload, precision=precision,
+                           power_fraction=power_fraction, model_params=model_params)
+        return sweep_time(runs, baseline_hours, est, gpu_count, wall_power_w=wall_power_w, model_params=size,
+                          model_params_source=source)
 
     def speedup(
         self,
@@ -247,9 +389,12 @@ class PerfModel:
         scale = power_scale(power_fraction)
         if target.id == base.id and executed_precision(target, precision) == executed_precision(base, base_prec):
             return Estimate(scale, scale, scale)
-        lo_t, hi_t = self._range(self.tier(target))
-        lo_b, hi_b = self._range(self.tier(base)) if base.id != REFERENCE_CHIP else (1.0, 1.0)
-        low, high = min(lo_t, lo_b), max(hi_t, hi_b)
+        group = "fp32" if executed_precision(target, precision) == "fp32" and executed_precision(base, base_prec) == "fp32" \
+            else "tensor"
+        lo_t, hi_t = self._range(self.tier(target), group)
+        lo_b, hi_b = self._range(self.tier(base), group) if base.id != REFERENCE_CHIP else (1.0, 1.0)
+        widen = self.size_widening(size)
+        low, high = min(lo_t, lo_b) / widen, max(hi_t, hi_b) * widen
         return Estimate(value * scale, value * low * scale, value * high * scale)
 
 
@@ -268,7 +413,7 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
         raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     params = PerfParams.from_json(data)
     chips = load_chips(Path(data_dir) if data_dir else None)
-    return PerfModel(chips, params, _calibrated_chips(params.meta))
+    return PerfModel(chips, params, _calibrated_chips(params.meta), load_power_variants(chips=chips))
 
 
 def load_perf_model(data_dir: Optional[Path | str] = None, params_path: Optional[Path | str] = None) -> PerfModel:

@@ -49,6 +49,8 @@ class SweepEstimate:
     energy_kwh: Optional[float] = None
     energy_kwh_low: Optional[float] = None
     energy_kwh_high: Optional[float] = None
+    model_params: Optional[float] = None  # model size the speedup was computed for (given or assumed)
+    model_params_source: Optional[str] = None  # "given" or the assumption, for front ends to show beside the time
 
     @property
     def per_run(self) -> Estimate:
@@ -70,6 +72,9 @@ class SweepEstimate:
             "hours_per_run": Estimate(self.hours_per_run, self.hours_per_run_low, self.hours_per_run_high).to_json(2),
             "wall_hours": Estimate(self.wall_hours, self.wall_hours_low, self.wall_hours_high).to_json(2),
         }
+        if self.model_params is not None:
+            out["model_params"] = self.model_params
+            out["model_params_source"] = self.model_params_source
         if self.energy_kwh is not None:
             out["wall_power_w"] = self.wall_power_w
             out["energy_kwh"] = {"value": round(self.energy_kwh, 2), "low": round(self.energy_kwh_low or 0, 2),
@@ -84,10 +89,13 @@ def sweep_time(
     gpu_count: int = 1,
     *,
     wall_power_w: Optional[float] = None,
+    model_params: Optional[float] = None,
+    model_params_source: Optional[str] = None,
 ) -> SweepEstimate:
     """Hours per run = baseline hours / speedup; wall = ceil(runs / GPUs) x hours per run (runs do not share a GPU).
 
     With `wall_power_w` (the whole machine at the wall while it trains), energy = power x wall time.
+    `model_params` / `model_params_source` only travel with the result (the size the speedup assumed).
     """
     if isinstance(runs, bool) or int(runs) != runs or runs < 1:
         raise InputError(f"runs must be a whole number >= 1 (got {runs})")
@@ -110,6 +118,7 @@ def sweep_time(
         wall_hours=wall[0], wall_hours_low=wall[1], wall_hours_high=wall[2],
         wall_power_w=None if wall_power_w is None else float(wall_power_w),
         energy_kwh=energy[0], energy_kwh_low=energy[1], energy_kwh_high=energy[2],
+        model_params=None if model_params is None else float(model_params), model_params_source=model_params_source,
     )
 
 
