@@ -6,11 +6,12 @@ import math
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Protocol, Sequence, Union
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
 from planner.costs.cloud import CloudOffer
+from planner.perf.sweep import Estimate
 from planner.compat.power import wall_w
 from planner.errors import InputError, PlannerError
 from planner.fx import Rates, convert_exact
@@ -38,13 +39,7 @@ DEFAULT_OLD_GPU_PRICE = Decimal("150")
 DEFAULT_OVERHEAD_HOURS = Decimal("0.5")
 
 
-class SpeedEstimate(Protocol):
-    value: float
-    low: float
-    high: float
-
-
-SpeedupFn = Callable[[str], SpeedEstimate]
+SpeedupFn = Callable[[str], Estimate]
 SweepFn = Callable[..., Any]  # perf.sweep_time(runs, baseline_hours, speedup, gpu_count=1)
 
 
@@ -87,7 +82,7 @@ class Timing:
     wall_high: float
 
 
-def timing_from(sweep: Any, workload: Workload, speed: SpeedEstimate, gpus: int) -> Timing:
+def timing_from(sweep: Any, workload: Workload, speed: Estimate, gpus: int) -> Timing:
     """Read a perf.SweepEstimate; its low/high when it carries them, else the same formula on speed low/high."""
     waves = math.ceil(workload.runs / gpus)
     hb = float(workload.baseline_hours)

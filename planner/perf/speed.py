@@ -8,23 +8,16 @@ GPUs, fp32 TFLOPS otherwise) and the memory-bandwidth ratio against the GTX 1080
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
 from functools import lru_cache
-from typing import Optional
+from typing import Any, Optional
 
 from planner.catalog.models import GpuChip
+from planner.perf.sweep import Estimate
 from planner.vocab import BASELINE_CHIP
 
 BASELINE = BASELINE_CHIP
 SCALE = 1000  # integer score units per 1.0x speedup
-
-
-@dataclass(frozen=True)
-class Speed:
-    value: float
-    low: float
-    high: float
-    basis: str  # "model" or "spec estimate"
 
 
 def _spec_compute(chip: GpuChip, precision: str) -> float:
@@ -34,29 +27,27 @@ def _spec_compute(chip: GpuChip, precision: str) -> float:
     return chip.fp32_tflops
 
 
-def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction: float = 1.0) -> Speed:
+def spec_speed(chip: GpuChip, baseline: GpuChip, precision: str, power_fraction: float = 1.0) -> Estimate:
     compute = _spec_compute(chip, precision) / _spec_compute(baseline, "fp32")
     bandwidth = chip.mem_bandwidth_gbs / baseline.mem_bandwidth_gbs
     from planner.perf.model import power_scale  # the one power-limit curve (hardware-facts §4.2)
 
     value = math.sqrt(compute * bandwidth) * power_scale(power_fraction)
-    return Speed(value, value * 0.6, value * 1.4, "spec estimate")
+    return Estimate(value, value * 0.6, value * 1.4, "spec estimate")
 
 
 @lru_cache(maxsize=1)
-def _perf_model() -> Optional[object]:
-    try:
-        from planner.perf.model import load_perf_model
-        return load_perf_model()
-    except Exception:  # the calibrated model is optional; fall back to specs
-        return None
+def _perf_model() -> Any:
+    from planner.perf.model import load_perf_model  # ships with the package: a failure to load is a bug, said loudly
+
+    return load_perf_model()
 
 
-_MEMO: dict[tuple, Speed] = {}
+_MEMO: dict[tuple, Estimate] = {}
 
 
 def gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
-              power_fraction: float = 1.0, model_params: Optional[float] = None) -> Speed:
+              power_fraction: float = 1.0, model_params: Optional[float] = None) -> Estimate:
     """Speedup vs the GTX 1080 Ti for a workload class, precision and (optional) model size in parameters
     (memoised: the solver asks once per candidate card)."""
     key = (chip.id, chip.fp32_tflops, chip.mem_bandwidth_gbs, workload, precision, power_fraction, model_params)
@@ -67,18 +58,15 @@ def gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision
 
 
 def _gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
-               power_fraction: float, model_params: Optional[float]) -> Speed:
+               power_fraction: float, model_params: Optional[float]) -> Estimate:
     model = _perf_model()
-    if model is not None and chip.id in getattr(model, "chips", {}):
-        try:
-            est = model.speedup(chip.id, baseline=BASELINE, workload=workload, precision=precision,
-                                power_fraction=power_fraction, model_params=model_params)
-            return Speed(est.value, est.low, est.high, "model")
-        except Exception:
-            pass
-    return spec_speed(chip, chips[BASELINE], precision, power_fraction)
+    if chip.id in model.chips:
+        est = model.speedup(chip.id, baseline=BASELINE, workload=workload, precision=precision,
+                            power_fraction=power_fraction, model_params=model_params)
+        return Estimate(est.value, est.low, est.high, "model")
+    return spec_speed(chip, chips[BASELINE], precision, power_fraction)  # a chip the model was not given
 
 
-def score_units(speed: Speed, gpu_count: int) -> int:
+def score_units(speed: Estimate, gpu_count: int) -> int:
     """Integer objective: aggregate sweep throughput (independent runs spread over the GPUs)."""
     return int(round(speed.value * SCALE)) * gpu_count

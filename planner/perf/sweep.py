@@ -14,17 +14,20 @@ PLATFORM_OVERHEAD_W = 150.0  # estimate: CPU, board, RAM, drives and fans of a t
 
 @dataclass(frozen=True)
 class Estimate:
-    """A point estimate with the range the cross-validated error allows (low <= value <= high)."""
+    """A point estimate with the range the cross-validated error allows (low <= value <= high), and what it rests
+    on (e.g. "model" for the calibrated speed model, "spec estimate" for the datasheet ratio): the one value/low/high
+    type of speeds, sweep times and costs."""
 
     value: float
     low: float
     high: float
+    basis: str = ""
 
     def __float__(self) -> float:
         return float(self.value)
 
     def scaled(self, factor: float) -> "Estimate":
-        return Estimate(self.value * factor, self.low * factor, self.high * factor)
+        return Estimate(self.value * factor, self.low * factor, self.high * factor, self.basis)
 
     def to_json(self, digits: int = 3) -> dict[str, float]:
         return {"value": round(self.value, digits), "low": round(self.low, digits), "high": round(self.high, digits)}

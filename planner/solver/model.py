@@ -17,7 +17,8 @@ from planner.compat.rules.base import psu_efficiency_permille
 from planner.solver import quality
 from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, Rel, Term
 from planner.perf.model import MIN_POWER_FRACTION
-from planner.perf.speed import Speed, gpu_speed, score_units
+from planner.perf.speed import gpu_speed, score_units
+from planner.perf.sweep import Estimate
 
 
 @dataclass
@@ -26,7 +27,7 @@ class Candidates:
 
     parts: dict[str, list[Any]]
     price_cents: dict[str, int]
-    speed: dict[str, Speed]  # by gpu part id (a power-limited variant such as a Max-Q is slower than its chip)
+    speed: dict[str, Estimate]  # by gpu part id (a power-limited variant such as a Max-Q is slower than its chip)
     score: dict[str, int]  # by gpu part id
     owned: frozenset[str] = frozenset()
     offers: dict[str, Any] = field(default_factory=dict)  # the offer each price came from
@@ -55,7 +56,7 @@ def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, 
                 offers[p.id] = offer
             chosen.append(p)
         parts[cat] = chosen
-    speed: dict[str, Speed] = {}
+    speed: dict[str, Estimate] = {}
     score: dict[str, int] = {}
     for g in parts["gpu"]:
         speed[g.id] = gpu_speed(catalog.chips[g.chip], catalog.chips, req.workload, req.precision,

@@ -11,7 +11,7 @@ from planner.compat.checker import CheckReport
 from planner.catalog.models import CATEGORIES
 from planner.money import format_money, from_cents, quantize
 from planner.solver.currency import convert
-from planner.perf.speed import Speed
+from planner.perf.sweep import Estimate
 
 
 @dataclass
@@ -20,7 +20,7 @@ class Plan:
 
     parts: dict[str, Any]
     report: CheckReport
-    speed: Speed
+    speed: Estimate
     gpu_count: int
     total_cents_eur: int
     currency: str
