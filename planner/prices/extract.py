@@ -23,7 +23,7 @@ from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, find_anchor, main_price, unpaid_reason
+from planner.prices.visible import PriceSpot, discounted_spot, find_anchor, main_price, unpaid_reason
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
@@ -189,7 +189,10 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     if main is not None:
         parsed = parse_price(main.price, dec, hint)
         route, raw = main.route, main.raw
-        if spot is None or spot.parsed.amount != parsed.amount:
+        cut = discounted_spot(p, parsed.amount, anchor, dec, hint)
+        if cut is not None:  # the structured amount is the price before the discount the buy box states
+            parsed, route, raw, spot = cut.parsed, "text", cut.text, cut
+        elif spot is None or spot.parsed.amount != parsed.amount:
             spot = _spot_for_amount(p, anchor, parsed, dec, hint) or spot
     elif spot is not None:
         parsed, route, raw = spot.parsed, vroute, spot.text
