@@ -17,6 +17,7 @@ from planner.prices.jsonld import jsonld_candidates
 from planner.prices.listings import api_offers, listing_offers, parse_json_document
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
+from planner.prices.parse_price import ISO_4217
 from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
 from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
@@ -249,8 +250,18 @@ def _valid_currency(code: Optional[str]) -> Optional[str]:
         return None
 
 
+def _stated_iso(code: Optional[str]) -> Optional[str]:
+    """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
+    (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
+    c = (code or "").strip().upper()
+    return c if c in ISO_4217 else None
+
+
 def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
               retailer: Optional[Retailer], p: Page, url: Optional[str]) -> str:
+    stated = _stated_iso(main.currency if main else None)
+    if stated:
+        return stated
     for code in (main.currency if main else None, parsed.currency,
                  spot.parsed.currency if spot is not None and spot.parsed.amount == parsed.amount else None,
                  retailer.currency if retailer else None):
