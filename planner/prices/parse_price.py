@@ -8,6 +8,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Optional
 
 from price_parser import Price
+from price_parser._currencies import CURRENCY_CODES  # price-parser's ISO 4217 table (no public name for it)
 
 from planner.prices.sanity import amount_problem
 
@@ -21,6 +22,7 @@ _SYMBOLS: tuple[tuple[str, str], ...] = (
     ("NT$", "TWD"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
     ("ر.س", "SAR"), ("د.إ", "AED"), ("₪", "ILS"), ("RM", "MYR"), ("Rp", "IDR"), ("S/", "PEN"),
 )
+ISO_4217: frozenset[str] = frozenset(c for c in CURRENCY_CODES if len(c) == 3 and c.isalpha() and c.isupper())
 _DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
 _KR = frozenset({"SEK", "NOK", "DKK", "ISK"})
 ISO_RE = re.compile(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from planner.errors import InputError
+from planner.money import KNOWN_CURRENCIES
 from planner.catalog.models import Offer
 from planner.prices.sanity import amount_problem, category_problem, in_eur
 
@@ -165,9 +166,10 @@ def _open(path: Path) -> sqlite3.Connection:
 
 
 def _unusable(r: sqlite3.Row) -> bool:
-    """A stored price that is not a sane amount (e.g. '1E+300' trusted by an older version) or not a date."""
+    """A stored price that is not a sane amount (e.g. '1E+300' trusted by an older version), not a date, or in
+    a currency planner cannot convert (a plan would stop on it)."""
     try:
-        bad = amount_problem(Decimal(r["price"])) is not None
+        bad = amount_problem(Decimal(r["price"])) is not None or r["currency"] not in KNOWN_CURRENCIES
         datetime.fromisoformat(r["observed_at"])
     except (InvalidOperation, ValueError, TypeError):
         return True
@@ -228,6 +230,8 @@ class PriceStore:
 
     def _classify(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
         """(status, reason, id of a suspect row this one confirms)."""
+        if o.currency not in KNOWN_CURRENCIES:
+            return "suspect", f"currency {o.currency}: planner has no exchange rate for it", None
         problem = amount_problem(o.price) or category_problem(o.category, in_eur(o.price, o.currency))
         if problem:
             return "suspect", problem, None

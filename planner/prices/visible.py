@@ -156,6 +156,34 @@ def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str],
     return problems[0] if problems and all(problems) else None
 
 
+_PERCENT_OFF = re.compile(r"(?<![\w.,])[-−–]?\s?(\d{1,2}(?:[.,]\d)?)\s?%")
+
+
+def discounted_spot(page: Page, amount: Decimal, anchor: Optional[etree._Element],
+                    decimal_separator: Optional[str], currency_hint: Optional[str]) -> Optional[PriceSpot]:
+    """The price paid now when the page shows `amount` (a structured price) in the buy box as the price before
+    a stated discount: "219.99 -50% 110.00" -> 110.00. The lower price must equal amount less that percentage
+    (to the displayed percentage's rounding), so a percentage that is not this discount cannot match. Only the
+    showing of `amount` nearest the title is read: a related product's card may show the same amount discounted."""
+    if anchor is None or amount <= 0:
+        return None
+    a0 = page.spans[anchor][0]
+    payable = [s for s in price_spots(page, decimal_separator, currency_hint)
+               if s.parsed.amount < amount and not in_section(page, s.element, anchor)]
+    shown = [s for s, _problem in _all_spots(page, decimal_separator, currency_hint)
+             if s.parsed.amount == amount and -1500 <= s.offset - a0 <= 6000
+             and not in_section(page, s.element, anchor)]
+    for s in sorted(shown, key=lambda x: abs(x.offset - a0))[:1]:  # the buy box's showing, not a card's
+        lo, hi = max(0, s.offset - 150), s.offset + len(s.text) + 150
+        for m in _PERCENT_OFF.finditer(page.text[lo:hi]):
+            pct = Decimal(m.group(1).replace(",", "."))
+            want, tol = amount * (100 - pct) / 100, amount * Decimal("0.005") + Decimal("0.01")
+            near = [q for q in payable if abs(q.offset - s.offset) <= 200 and abs(q.parsed.amount - want) <= tol]
+            if pct > 0 and near:
+                return min(near, key=lambda q: abs(q.offset - s.offset))
+    return None
+
+
 def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
                ) -> list[tuple[PriceSpot, Optional[str]]]:
     """Every visible price with why it is not payable (or None); computed once per page and shop format."""
