@@ -46,7 +46,7 @@ def _csv(seed: int, rows: int, short_every: int = 0) -> bytes:
 def _read(data: bytes, monkeypatch: pytest.MonkeyPatch, *, blocks: bool):
     with monkeypatch.context() as m:
         if not blocks:
-            m.setattr(metrics_block, "add_block", lambda *a: False)
+            m.setattr(metrics_block, "add_block", lambda *a, **k: False)
         return read_metrics(data)
 
 
@@ -75,7 +75,7 @@ def test_blocks_equal_rows_across_buckets(rows: int, short_every: int, monkeypat
 def test_blocks_are_really_used(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = metrics_block.add_block
-    monkeypatch.setattr(metrics_block, "add_block", lambda *a: calls.append(real(*a)) or calls[-1])
+    monkeypatch.setattr(metrics_block, "add_block", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     read_metrics(b"step,loss\n" + b"".join(b"%d,%f\n" % (n, 1 / n) for n in range(1, 50_000)))
     assert calls and all(calls)
 

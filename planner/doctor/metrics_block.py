@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
 import math
 import sys
-from typing import TYPE_CHECKING, Optional
+import warnings
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
+import pandas as pd
 
 from planner.doctor import metrics_io as mio
 from planner.errors import InputError
@@ -15,11 +22,15 @@ if TYPE_CHECKING:
     from planner.doctor.metrics_io import MetricSeries, _Builder
 
 BLOCK_ROWS = 16_384  # rows parsed together; memory stays a few MB whatever the file length
+Cells = Union[np.ndarray, Sequence[str]]  # a column: numbers parsed by pandas, or the csv module's strings
+_BOOLEAN_WORDS = re.compile(r"(?i)true|false")
 _NEUMAIER_SUM = sys.version_info >= (3, 12)  # CPython 3.12 made sum() of floats compensated (Neumaier)
 
 
-def _numbers(cells: tuple[str, ...], col: str, nums: list[int], name: str) -> tuple[np.ndarray, np.ndarray]:
+def _numbers(cells: Cells, col: str, nums: Sequence[int], name: str) -> tuple[np.ndarray, np.ndarray]:
     """(values, explicit non-finite mask) of one column, as metrics_io._float would give cell by cell."""
+    if isinstance(cells, np.ndarray):  # parsed by pandas: every cell was a number
+        return cells, ~np.isfinite(cells)
     try:
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:  # missing cells, '95 %' and the like: the exact per-cell rules (errors carry the line)
@@ -29,7 +40,7 @@ def _numbers(cells: tuple[str, ...], col: str, nums: list[int], name: str) -> tu
     return values, ~np.isfinite(values)  # every cell was a number, so a NaN/inf was written as such
 
 
-def _epochs(cells: tuple[str, ...], nums: list[int], name: str) -> np.ndarray:
+def _epochs(cells: Cells, nums: Sequence[int], name: str) -> np.ndarray:
     """Epoch seconds of a time column, as metrics_io._epoch would give cell by cell."""
     try:
         v = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
@@ -43,16 +54,99 @@ def _epochs(cells: tuple[str, ...], nums: list[int], name: str) -> np.ndarray:
     return np.fromiter((mio._epoch(c, n, name) for c, n in zip(cells, nums)), dtype=np.float64, count=len(cells))
 
 
-def add_block(b: _Builder, rows: list[list[str]], nums: list[int], header: list[str]) -> bool:
-    """Append rows that all have the header's width; False (and nothing changed) when the rows need the per-row path
-    (short rows, blank rows, or an error whose line must be the first one in file order)."""
+def read_csv(lines: Iterator[str], b: _Builder) -> None:
+    """Header, then blocks of rows: pandas' C parser for plain numeric blocks, else the csv module, else row by
+    row, so every row gets the same values and every error the same first line as when read row by row."""
+    name = b.series.name
+    reader = csv.reader(lines)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise InputError(f"{name}: malformed CSV near line {reader.line_num}: {exc}") from None
+    if not header or not any(h.strip() for h in header):
+        raise InputError(f"{name}: no header row")
+    header = [h.strip().lstrip("\ufeff") for h in header]
+    b.check_header(header)
+    b.plan(header)
+    consumed = reader.line_num  # physical lines read so far
+    while True:
+        block = list(itertools.islice(lines, BLOCK_ROWS))
+        if not block:
+            return
+        if _add_plain(b, block, consumed, header):
+            consumed += len(block)
+        else:
+            consumed = _add_csv(b, block, lines, consumed, header)
+
+
+def _add_plain(b: _Builder, block: list[str], consumed: int, header: list[str]) -> bool:
+    """One line per row, no quotes, every line with the header's width: parse the numeric columns with pandas."""
+    text = "".join(block)
+    width = len(header)
+    if ('"' in text or text.count("\r") != text.count("\r\n") or text.count(",") != (width - 1) * len(block)
+            or _BOOLEAN_WORDS.search(text)):  # pandas reads TRUE/FALSE as numbers, float() does not
+        return False
+    numeric = {i for i, col in b._plan or [] if (b.mapping[col] or ("",))[0] != "time"}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = pd.read_csv(io.StringIO(text), header=None, engine="c", na_filter=False,
+                                dtype={i: (np.float64 if i in numeric else object) for i in range(width)})
+    except (ValueError, pd.errors.ParserError):  # a cell that is not a plain number (NaN, '', '95 %', ...)
+        return False
+    if frame.shape != (len(block), width):
+        return False  # a line with fewer fields, or one pandas saw differently
+    nums = range(consumed + 1, consumed + len(block) + 1)
+
+    def column(i: int) -> Cells:
+        series = frame[i]
+        return series.to_numpy(dtype=np.float64) if i in numeric else series.tolist()
+
+    return add_block(b, len(block), nums, header, column)
+
+
+def _add_csv(b: _Builder, block: list[str], lines: Iterator[str], consumed: int, header: list[str]) -> int:
+    """The block through the csv module (a quoted field may run past it), then row by row if needed."""
+    name = b.series.name
+    reader = csv.reader(itertools.chain(block, lines))
+    rows: list[list[str]] = []
+    nums: list[int] = []  # the line each row ends on, for messages
+    broken: Optional[str] = None
+    try:
+        for row in reader:
+            rows.append(row)
+            nums.append(consumed + reader.line_num)
+            if reader.line_num >= len(block):
+                break
+    except csv.Error as exc:  # the rows before it are still judged first, as when reading row by row
+        broken = f"{name}: malformed CSV near line {consumed + reader.line_num}: {exc}"
+    if broken is not None or not add_rows(b, rows, nums, header):
+        for row, number in zip(rows, nums):
+            if not any(c.strip() for c in row):
+                continue
+            if len(row) > len(header):
+                raise InputError(f"{name}: line {number} has {len(row)} fields, header has {len(header)}")
+            b.add_cells(row, header, number)
+    if broken is not None:
+        raise InputError(broken)
+    return consumed + reader.line_num
+
+
+def add_rows(b: _Builder, rows: list[list[str]], nums: list[int], header: list[str]) -> bool:
+    """Rows split by the csv module, all of the header's width; False (nothing changed) otherwise."""
     if not rows or set(map(len, rows)) != {len(header)}:
         return False
+    columns = list(zip(*rows))
+    return add_block(b, len(rows), nums, header, columns.__getitem__, rows)
+
+
+def add_block(b: _Builder, m: int, nums: Sequence[int], header: list[str], column: Callable[[int], Cells],
+              rows: Optional[list[list[str]]] = None) -> bool:
+    """Append m rows given column by column; False (and nothing changed) when they need the per-row path
+    (blank rows, or an error whose line must be the first one in file order)."""
     if b._plan is None:
         b.plan(header)
     s = b.series
-    m = len(rows)
-    columns = list(zip(*rows))
     steps = np.arange(s.total_rows + 1, s.total_rows + m + 1, dtype=np.float64)
     epochs = np.full(m, math.nan)
     values: dict[tuple[str, Optional[int]], np.ndarray] = {}
@@ -64,9 +158,9 @@ def add_block(b: _Builder, rows: list[list[str]], nums: list[int], header: list[
             assert target is not None
             role, gpu = target
             if role == "time":
-                epochs = _epochs(columns[i], nums, s.name)
+                epochs = _epochs(column(i), nums, s.name)
                 continue
-            v, explicit = _numbers(columns[i], col, nums, s.name)
+            v, explicit = _numbers(column(i), col, nums, s.name)
             finite = np.isfinite(v)
             if role == "step":
                 if np.any(finite & (np.abs(np.where(finite, v, 0.0)) > mio.MAX_STEP)):
@@ -82,7 +176,8 @@ def add_block(b: _Builder, rows: list[list[str]], nums: list[int], header: list[
                     flags[role if gpu is None else f"gpu{gpu}_{role}"] = explicit
     except InputError:
         return False  # replayed row by row so the first bad cell in file order is the one reported
-    if any(len(v) and np.isnan(v).any() for v in values.values()) and any(not "".join(r).strip() for r in rows):
+    if rows is not None and any(np.isnan(v).any() for v in values.values()) and any(
+            not "".join(r).strip() for r in rows):
         return False  # a blank row is skipped, not a row of NaN: rare, so row by row
     if expected is not None:
         s.expected_steps = expected

@@ -328,39 +328,9 @@ def _flatten(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str,
 
 
 def _csv(lines: Iterator[str], builder: _Builder) -> None:
-    from planner.doctor import metrics_block  # numpy block path; imports this module
+    from planner.doctor import metrics_block  # imports this module
 
-    rows = csv.reader(lines)
-    name = builder.series.name
-    try:
-        header = next(rows, None)
-    except csv.Error as exc:
-        raise InputError(f"{name}: malformed CSV near line {rows.line_num}: {exc}") from None
-    if not header or not any(h.strip() for h in header):
-        raise InputError(f"{name}: no header row")
-    header = [h.strip().lstrip("\ufeff") for h in header]
-    builder.check_header(header)
-    while True:
-        block: list[list[str]] = []
-        nums: list[int] = []  # the line each row ends on, for messages
-        broken: Optional[str] = None
-        try:
-            for row in itertools.islice(rows, metrics_block.BLOCK_ROWS):
-                block.append(row)
-                nums.append(rows.line_num)
-        except csv.Error as exc:  # the rows before it are still judged first, as when reading row by row
-            broken = f"{name}: malformed CSV near line {rows.line_num}: {exc}"
-        if not block and broken is None:
-            return
-        if broken is not None or not metrics_block.add_block(builder, block, nums, header):
-            for row, number in zip(block, nums):
-                if not any(c.strip() for c in row):
-                    continue
-                if len(row) > len(header):
-                    raise InputError(f"{name}: line {number} has {len(row)} fields, header has {len(header)}")
-                builder.add_cells(row, header, number)
-        if broken is not None:
-            raise InputError(broken)
+    metrics_block.read_csv(lines, builder)
 
 
 def read_metrics(source: Source) -> MetricSeries:
