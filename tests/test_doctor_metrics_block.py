@@ -72,12 +72,12 @@ def test_blocks_equal_rows_across_buckets(rows: int, short_every: int, monkeypat
     _same(fast, slow)
 
 
-def test_blocks_are_really_used(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plain_blocks_take_the_pandas_path(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    real = metrics_block.add_block
-    monkeypatch.setattr(metrics_block, "add_block", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
-    read_metrics(b"step,loss\n" + b"".join(b"%d,%f\n" % (n, 1 / n) for n in range(1, 50_000)))
-    assert calls and all(calls)
+    real = metrics_block._add_plain
+    monkeypatch.setattr(metrics_block, "_add_plain", lambda *a: calls.append(real(*a)) or calls[-1])
+    series = read_metrics(b"step,loss\r\n" + b"".join(b"%d,%f\r\n" % (n, 1 / n) for n in range(1, 50_000)))
+    assert len(calls) == 4 and all(calls) and series.total_rows == 49_999
 
 
 @pytest.mark.parametrize("bad,line", [("abc", 7), ("1e16", 5)])
@@ -104,3 +104,31 @@ def test_bucket_means_match_python_sum(xs: list[float], size: int) -> None:
         finite = [x for x in xs[k * size:(k + 1) * size] if np.isfinite(x)]
         want = sum(finite) / len(finite) if finite else float("nan")
         assert np.array([want]).tobytes() == np.array([got[k]]).tobytes()
+
+
+_CELL_TEXT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(min_value=-1e6, max_value=1e6).map(lambda x: f"{x:.5f}"),
+    st.text(alphabet="0123456789.eE+-_ infatyINFTRUEFALSn%\t", min_size=0, max_size=8),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10**6).map(str), _CELL_TEXT, _CELL_TEXT), min_size=1, max_size=40))
+def test_pandas_blocks_read_cells_like_float(rows: list[tuple[str, str, str]]) -> None:
+    """Cells pandas might read differently from float() (TRUE, '1_0', 'inf ', '95%') give the per-row result."""
+    data = ("step,loss,gpu_util\n" + "".join(",".join(r) + "\n" for r in rows)).encode()
+    outcomes = []
+    for blocks in (True, False):
+        with pytest.MonkeyPatch.context() as m:
+            if not blocks:
+                m.setattr(metrics_block, "add_block", lambda *a, **k: False)
+            try:
+                outcomes.append(read_metrics(data))
+            except InputError as exc:
+                outcomes.append(str(exc))
+    fast, slow = outcomes
+    if isinstance(fast, str) or isinstance(slow, str):
+        assert fast == slow
+    else:
+        _same(fast, slow)
