@@ -25,9 +25,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def write_metrics(path: Path, rows: int) -> None:
+    """A steady run with a throughput dip (40-42 %), a hot stretch (70 %) and five NaN losses (90 %), so the
+    findings of the old and new readers can be compared, not just their row counts."""
+    dip, hot, nan = range(rows * 40 // 100, rows * 42 // 100), range(rows * 70 // 100, rows * 705 // 1000), \
+        range(rows * 9 // 10, rows * 9 // 10 + 5)
     with path.open("w") as fh:
         fh.write("step,loss,tokens_per_s,gpu_util,gpu_temp\n")
-        fh.writelines(f"{s},{4 / (1 + s / 5000):.5f},{1000 + s % 7},{95 + s % 3},{70 + s % 4}\n"
+        fh.writelines(f"{s},{'nan' if s in nan else f'{4 / (1 + s / 5000):.5f}'},"
+                      f"{(600 if s in dip else 1000) + s % 7},{95 + s % 3},{(86 if s in hot else 70) + s % 4}\n"
                       for s in range(1, rows + 1))
 
 
@@ -96,13 +101,20 @@ def main() -> None:
             if args.metrics_only:
                 path.unlink()
                 continue
-            wall, rss, out = run_case(
-                "from planner.doctor.watch import Watch, WatchOptions; "
-                f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); w.poll(); "
-                "print(w.detector.rows)")
+            code = ("from planner.doctor.watch import Watch, WatchOptions; "
+                    f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); "
+                    "kinds = sorted({s.kind for s in w.poll()}); print(w.detector.rows, kinds)")
+            wall, rss, out = run_case(code)
+            cpu = CPU_S[code]
             (base / "s.json").unlink()
-            print(f"doctor watch   {rows:>9,} rows: {wall:6.1f} s, {rows / wall:9,.0f} rows/s, peak RSS {rss:6.0f} "
-                  f"MiB (one poll of the whole backlog)")
+            print(f"doctor watch   {rows:>9,} rows: {wall:6.1f} s wall, {cpu:6.1f} s CPU, {rows / wall:9,.0f} rows/s, "
+                  f"peak RSS {rss:6.0f} MiB (one poll of the whole backlog), [rows, signals] {out}")
+            if old_root is not None:
+                old_wall, old_rss, old_out = run_case(code, old_root)
+                (base / "s.json").unlink()
+                print(f"  baseline {args.baseline}: {old_wall:6.1f} s wall, {CPU_S[code]:6.1f} s CPU, peak RSS "
+                      f"{old_rss:6.0f} MiB; new is {CPU_S[code] / cpu:.1f}x in CPU time"
+                      + ("" if old_out == out else f" (RESULTS DIFFER: {old_out})"))
             path.unlink()
         if args.metrics_only:
             return
