@@ -1,4 +1,4 @@
-"""Append plain CSV metric rows a block at a time with numpy: the same series as row by row, several times faster."""
+"""Read metric CSV rows a block at a time (pandas, numpy): the same series as row by row, several times faster."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import csv
 import io
 import itertools
 import math
+import re
 import sys
 import warnings
-import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from planner.doctor.metrics_io import MetricSeries, _Builder
 
 BLOCK_ROWS = 16_384  # rows parsed together; memory stays a few MB whatever the file length
-Cells = Union[np.ndarray, Sequence[str]]  # a column: numbers parsed by pandas, or the csv module's strings
+Cells = np.ndarray | Sequence[str]  # a column: numbers parsed by pandas, or the csv module's strings
 _BOOLEAN_WORDS = re.compile(r"(?i)true|false")
 _NEUMAIER_SUM = sys.version_info >= (3, 12)  # CPython 3.12 made sum() of floats compensated (Neumaier)
 
@@ -111,7 +111,7 @@ def _add_csv(b: _Builder, block: list[str], lines: Iterator[str], consumed: int,
     reader = csv.reader(itertools.chain(block, lines))
     rows: list[list[str]] = []
     nums: list[int] = []  # the line each row ends on, for messages
-    broken: Optional[str] = None
+    broken: str | None = None
     try:
         for row in reader:
             rows.append(row)
@@ -141,7 +141,7 @@ def add_rows(b: _Builder, rows: list[list[str]], nums: list[int], header: list[s
 
 
 def add_block(b: _Builder, m: int, nums: Sequence[int], header: list[str], column: Callable[[int], Cells],
-              rows: Optional[list[list[str]]] = None) -> bool:
+              rows: list[list[str]] | None = None) -> bool:
     """Append m rows given column by column; False (and nothing changed) when they need the per-row path
     (blank rows, or an error whose line must be the first one in file order)."""
     if b._plan is None:
@@ -149,9 +149,9 @@ def add_block(b: _Builder, m: int, nums: Sequence[int], header: list[str], colum
     s = b.series
     steps = np.arange(s.total_rows + 1, s.total_rows + m + 1, dtype=np.float64)
     epochs = np.full(m, math.nan)
-    values: dict[tuple[str, Optional[int]], np.ndarray] = {}
+    values: dict[tuple[str, int | None], np.ndarray] = {}
     flags: dict[str, np.ndarray] = {}
-    expected: Optional[int] = None
+    expected: int | None = None
     try:
         for i, col in b._plan or []:
             target = b.mapping[col]
@@ -238,7 +238,7 @@ def _fold(s: MetricSeries, start: int, whole: int) -> None:
         del arr[start:]
         arr.extend(firsts)
         arr.extend(rest)
-    for label, rows in s.nonfinite.items():
+    for rows in s.nonfinite.values():
         cut = next((k for k in range(len(rows) - 1, -1, -1) if rows[k] < start), -1) + 1
         moved = sorted({start + (r - start) // size if r < stop else r - stop + start + whole for r in rows[cut:]})
         del rows[cut:]
