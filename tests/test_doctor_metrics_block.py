@@ -80,6 +80,13 @@ def test_plain_blocks_take_the_pandas_path(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(calls) == 4 and all(calls) and series.total_rows == 49_999
 
 
+def test_repeated_columns_take_the_last_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [f"{n * 10},{1 / n},{'nan' if n % 7 == 0 else n + 1000},{'inf' if n % 11 == 0 else n % 5}"
+            for n in range(1, 3000)]
+    data = ("step,loss,step,loss\n" + "\n".join(rows) + "\n").encode()
+    _same(_read(data, monkeypatch, blocks=True), _read(data, monkeypatch, blocks=False))
+
+
 @pytest.mark.parametrize("bad,line", [("abc", 7), ("1e16", 5)])
 def test_first_bad_line_is_reported_as_row_by_row(bad: str, line: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rows = [f"{n},{1 / n}" for n in range(1, 30)]

@@ -153,7 +153,8 @@ def add_block(b: _Builder, m: int, nums: Sequence[int], header: list[str], colum
     flags: dict[str, np.ndarray] = {}
     expected: int | None = None
     try:
-        for i, col in b._plan or []:
+        last = {col: i for i, col in b._plan or []}  # a repeated column name: its last cell counts, as in a dict
+        for col, i in last.items():
             target = b.mapping[col]
             assert target is not None
             role, gpu = target
