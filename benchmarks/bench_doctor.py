@@ -3,9 +3,11 @@
 Run from the repository root:
 
     python benchmarks/bench_doctor.py [--rows 200000 1000000 5000000] [--kernel-lines 1000000]
+                                      [--baseline GIT_REV] [--metrics-only]
 
-Each case runs in a fresh subprocess so its peak resident memory (ru_maxrss) is its own. Prints figures,
-no pass/fail.
+Each case runs in a fresh subprocess so its peak resident memory (ru_maxrss) is its own. With --baseline, the
+planner/ package of that commit (git archive) reads the same generated file in the same run, so the printed
+ratio and the [rows, findings] of both are comparable. Prints figures, no pass/fail.
 """
 
 from __future__ import annotations
@@ -23,9 +25,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def write_metrics(path: Path, rows: int) -> None:
+    """A steady run with a throughput dip (40-42 %), a hot stretch (70 %) and five NaN losses (90 %), so the
+    findings of the old and new readers can be compared, not just their row counts."""
+    dip, hot, nan = range(rows * 40 // 100, rows * 42 // 100), range(rows * 70 // 100, rows * 705 // 1000), \
+        range(rows * 9 // 10, rows * 9 // 10 + 5)
     with path.open("w") as fh:
         fh.write("step,loss,tokens_per_s,gpu_util,gpu_temp\n")
-        fh.writelines(f"{s},{4 / (1 + s / 5000):.5f},{1000 + s % 7},{95 + s % 3},{70 + s % 4}\n"
+        fh.writelines(f"{s},{'nan' if s in nan else f'{4 / (1 + s / 5000):.5f}'},"
+                      f"{(600 if s in dip else 1000) + s % 7},{95 + s % 3},{(86 if s in hot else 70) + s % 4}\n"
                       for s in range(1, rows + 1))
 
 
@@ -38,16 +45,21 @@ def write_kernel(path: Path, lines: int) -> None:
                      + (xid if n % 1000 == 0 else noise))
 
 
-def run_case(code: str) -> tuple[float, float, str]:
+CPU_S: dict[str, float] = {}  # code -> CPU seconds (user + system) of its last run: steadier than wall on a busy box
+
+
+def run_case(code: str, root: Path = REPO) -> tuple[float, float, str]:
     """(wall seconds, peak RSS MiB of that process, its stdout) of a Python snippet in a fresh interpreter."""
-    probe = "\nimport resource as _r; print(_r.getrusage(_r.RUSAGE_SELF).ru_maxrss)"
+    probe = ("\nimport resource as _r; _u = _r.getrusage(_r.RUSAGE_SELF); print(_u.ru_utime + _u.ru_stime); "
+             "print(_u.ru_maxrss)")
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code + probe], cwd=REPO, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run([sys.executable, "-c", code + probe], cwd=root, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     wall = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(done.stderr[-2000:])
-    *out, peak = done.stdout.strip().splitlines()
+    *out, cpu, peak = done.stdout.strip().splitlines()
+    CPU_S[code] = float(cpu)
     return wall, int(peak) / 1024, "\n".join(out)
 
 
@@ -55,28 +67,57 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--kernel-lines", type=int, default=500_000)
+    parser.add_argument("--baseline", metavar="GIT_REV", help="also time this commit's planner/ on the same files")
+    parser.add_argument("--metrics-only", action="store_true", help="skip the watch, events and grouping cases")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        idle_wall, idle_rss, _ = run_case("import planner.doctor.diagnose, planner.doctor.watch")
-        print(f"import only: {idle_wall:.2f} s, peak RSS {idle_rss:.0f} MiB")
+        old_root = None
+        if args.baseline:
+            old_root = base / "baseline"
+            old_root.mkdir()
+            archive = subprocess.run(["git", "archive", args.baseline, "planner"], cwd=REPO, capture_output=True,
+                                     check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(old_root)], input=archive, check=True)
+        idle = "import planner.doctor.diagnose, planner.doctor.watch"
+        idle_wall, idle_rss, _ = run_case(idle)
+        print(f"import only: {idle_wall:.2f} s wall, {CPU_S[idle]:.2f} s CPU, peak RSS {idle_rss:.0f} MiB")
         for rows in args.rows:
             path = base / f"m{rows}.csv"
             write_metrics(path, rows)
-            wall, rss, out = run_case(
-                "from planner.doctor import diagnose_metrics; import json; "
-                f"r = diagnose_metrics({str(path)!r}); print(json.dumps([r.rows, len(r.findings)]))")
-            print(f"doctor metrics {rows:>9,} rows: {wall:6.1f} s, {rows / wall:9,.0f} rows/s, peak RSS {rss:6.0f} "
-                  f"MiB, [rows, findings] {out}")
-            wall, rss, out = run_case(
-                "from planner.doctor.watch import Watch, WatchOptions; "
-                f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); w.poll(); "
-                "print(w.detector.rows)")
+            code = ("from planner.doctor import diagnose_metrics; import json; "
+                    f"r = diagnose_metrics({str(path)!r}); print(json.dumps([r.rows, [f.kind for f in r.findings]]))")
+            wall, rss, out = run_case(code)
+            cpu = CPU_S[code]
+            print(f"doctor metrics {rows:>9,} rows: {wall:6.1f} s wall, {cpu:6.1f} s CPU, {rows / wall:9,.0f} rows/s, "
+                  f"peak RSS {rss:6.0f} MiB, [rows, findings] {out}")
+            if old_root is not None:
+                old_wall, old_rss, old_out = run_case(code, old_root)
+                old_cpu = CPU_S[code]
+                print(f"  baseline {args.baseline}: {old_wall:6.1f} s wall, {old_cpu:6.1f} s CPU, peak RSS {old_rss:6.0f} "
+                      f"MiB, [rows, findings] {old_out}; new is {old_wall / wall:.1f}x faster in wall time, "
+                      f"{old_cpu / cpu:.1f}x in CPU time" + ("" if old_out == out else " (RESULTS DIFFER)"))
+            if args.metrics_only:
+                path.unlink()
+                continue
+            code = ("from planner.doctor.watch import Watch, WatchOptions; "
+                    f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); "
+                    "kinds = sorted({s.kind for s in w.poll()}); print(w.detector.rows, kinds)")
+            wall, rss, out = run_case(code)
+            cpu = CPU_S[code]
             (base / "s.json").unlink()
-            print(f"doctor watch   {rows:>9,} rows: {wall:6.1f} s, {rows / wall:9,.0f} rows/s, peak RSS {rss:6.0f} "
-                  f"MiB (one poll of the whole backlog)")
+            print(f"doctor watch   {rows:>9,} rows: {wall:6.1f} s wall, {cpu:6.1f} s CPU, {rows / wall:9,.0f} rows/s, "
+                  f"peak RSS {rss:6.0f} MiB (one poll of the whole backlog), [rows, signals] {out}")
+            if old_root is not None:
+                old_wall, old_rss, old_out = run_case(code, old_root)
+                (base / "s.json").unlink()
+                print(f"  baseline {args.baseline}: {old_wall:6.1f} s wall, {CPU_S[code]:6.1f} s CPU, peak RSS "
+                      f"{old_rss:6.0f} MiB; new is {CPU_S[code] / cpu:.1f}x in CPU time"
+                      + ("" if old_out == out else f" (RESULTS DIFFER: {old_out})"))
             path.unlink()
+        if args.metrics_only:
+            return
         kern = base / "kern.log"
         write_kernel(kern, args.kernel_lines)
         wall, rss, out = run_case(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import math
@@ -12,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Optional
+
+import numpy as np
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
@@ -236,23 +237,28 @@ class _Builder:
             compact(s)
             self.folded, self._arrays = len(s.steps), {}
 
+    def plan(self, header: list[str]) -> None:
+        """Map the header once: (index, column) of the cells that feed a role."""
+        for col in header:
+            if col not in self.mapping:
+                self._map(col)
+        self._plan = [(i, col) for i, col in enumerate(header) if self.mapping.get(col) is not None]
+
     def add_cells(self, cells: list[str], header: list[str], number: int) -> None:
         """A CSV row: columns were mapped once from the header, so no per-row dict is built."""
         if self._plan is None:
-            for col in header:
-                if col not in self.mapping:
-                    self._map(col)
-            self._plan = [(i, col) for i, col in enumerate(header) if self.mapping.get(col) is not None]
+            self.plan(header)
         self.add({col: cells[i] for i, col in self._plan if i < len(cells)}, number)
 
 
 def _merge(values: array) -> array:
     """Pairs of buckets into one: the mean of their finite values (NaN when neither has one)."""
-    out = array("d")
-    for i in range(0, len(values) - 1, 2):
-        a, b = values[i], values[i + 1]
-        fa, fb = math.isfinite(a), math.isfinite(b)
-        out.append((a + b) / 2 if fa and fb else a if fa else b if fb else math.nan)
+    v = np.frombuffer(values, dtype=np.float64)
+    a, b = v[0:len(v) - 1:2], v[1::2]
+    fa, fb = np.isfinite(a), np.isfinite(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        pair = np.where(fa & fb, (a + b) / 2, np.where(fa, a, np.where(fb, b, math.nan)))
+    out = array("d", pair.tobytes())
     if len(values) % 2:
         out.append(values[-1])
     return out
@@ -321,22 +327,9 @@ def _flatten(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str,
 
 
 def _csv(lines: Iterator[str], builder: _Builder) -> None:
-    rows = csv.reader(lines)
-    try:
-        header = next(rows, None)
-        if not header or not any(h.strip() for h in header):
-            raise InputError(f"{builder.series.name}: no header row")
-        header = [h.strip().lstrip("\ufeff") for h in header]
-        builder.check_header(header)
-        for row in rows:
-            if not any(c.strip() for c in row):
-                continue
-            if len(row) > len(header):
-                raise InputError(f"{builder.series.name}: line {rows.line_num} has {len(row)} fields, header has "
-                                 f"{len(header)}")
-            builder.add_cells(row, header, rows.line_num)
-    except csv.Error as exc:
-        raise InputError(f"{builder.series.name}: malformed CSV near line {rows.line_num}: {exc}") from None
+    from planner.doctor import metrics_block  # imports this module
+
+    metrics_block.read_csv(lines, builder)
 
 
 def read_metrics(source: Source) -> MetricSeries:

@@ -15,6 +15,7 @@ from planner.errors import InputError
 Source = Union[str, Path, bytes, BinaryIO]
 SNIFF_BYTES = 64 * 1024
 MAX_LINE_CHARS = 1_000_000  # longer lines come out in pieces (XML may be one line; CSV/text may not)
+BLOCK_BYTES = 256 * 1024  # read and decode this much at once (always less than MAX_LINE_CHARS)
 _BINARY_MAGIC = {
     b"ElfFile\x00": "a binary .evtx log; export it as text first (wevtutil qe System /f:xml, or Event Viewer "
     "'Save All Events As' CSV)",
@@ -85,18 +86,45 @@ class Partial(str):
 
 
 def _byte_lines(raw: io.BufferedIOBase, encoding: str) -> Iterator[str]:
-    """Decode line by line (exact line numbers in errors) for byte-oriented encodings."""
+    """Decode line by line (exact line numbers in errors) for byte-oriented encodings; whole blocks of lines are
+    decoded at once when they decode cleanly, which gives the same lines several times faster."""
     decoder = codecs.getincrementaldecoder(encoding)(errors="strict")  # carries a char split at a cut
     while True:
-        chunk = raw.readline(MAX_LINE_CHARS)
+        chunk = raw.read(BLOCK_BYTES)
         if not chunk:
             tail = decoder.decode(b"", final=True)
             if tail:
                 yield tail
             return
-        text = decoder.decode(chunk)
+        if not chunk.endswith(b"\n"):
+            start = chunk.rfind(b"\n") + 1  # the last line continues: read it as readline(MAX_LINE_CHARS) would
+            chunk += raw.readline(MAX_LINE_CHARS - (len(chunk) - start))
+        state = decoder.getstate()
+        try:
+            text = decoder.decode(chunk)
+        except UnicodeDecodeError:  # redo the block line by line from the same state, to stop at the bad line
+            decoder.setstate(state)
+            yield from _decode_each(chunk, decoder)
+            continue
+        pieces = text.split("\n")
+        last = pieces.pop()
+        yield from [piece + "\n" for piece in pieces]
+        if last:  # a line cut at MAX_LINE_CHARS bytes, or the end of the file without a final newline
+            cut = len(chunk) - (chunk.rfind(b"\n") + 1) == MAX_LINE_CHARS
+            yield Partial(last) if cut else last
+
+
+def _decode_each(chunk: bytes, decoder: codecs.IncrementalDecoder) -> Iterator[str]:
+    pieces = chunk.split(b"\n")
+    last = pieces.pop()
+    for piece in pieces:
+        text = decoder.decode(piece + b"\n")
         if text:
-            yield Partial(text) if not chunk.endswith(b"\n") and len(chunk) == MAX_LINE_CHARS else text
+            yield text
+    if last:
+        text = decoder.decode(last)
+        if text:
+            yield Partial(text) if len(last) == MAX_LINE_CHARS else text
 
 
 def _wide_lines(text: io.TextIOBase) -> Iterator[str]:

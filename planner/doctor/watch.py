@@ -264,6 +264,11 @@ class Watch:
 
 def _number(raw: Any) -> tuple[float, bool]:
     """(value, missing): an empty cell is missing; 'nan'/'inf' are real values that blew up."""
+    if type(raw) is str:  # the common case first: a CSV cell that is a plain number
+        try:
+            return float(raw), False
+        except ValueError:
+            pass
     if raw is None or isinstance(raw, bool):
         return math.nan, True
     if isinstance(raw, (int, float)):
