@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Optional
+from typing import Any, Optional
 
 SUSTAINED_MAX_LOAD = 0.80  # (A)
 ATX3_EXCURSION = 2.0  # PSU must carry 200 % of rating for 100 us (ATX 3.x, >450 W, 16-pin present)
@@ -41,9 +41,18 @@ EFFICIENCY_CURVES: dict[str, tuple[float, float, float]] = {
 }
 
 
+REST_FLOOR_W = 100  # the rest of the platform never draws less (hardware-facts §1.5)
+
+
+def rest_linear_w(dimms: Any, drives: Any, fans: Any, pumps: Any) -> Any:
+    """Board, memory, drives, fans and pumps before the floor (hardware-facts §1.5 per-part estimates). Plain
+    arithmetic, so the checker passes counts and the solver passes CP-SAT expressions through the same formula."""
+    return 50 + 5 * dimms + 10 * drives + 3 * fans + 15 * pumps
+
+
 def rest_of_platform_w(dimms: int = 2, drives: int = 1, fans: int = 3, pumps: int = 0) -> int:
-    """Board, memory, drives, fans and pumps (hardware-facts §1.5 per-part estimates)."""
-    return max(100, 50 + 5 * dimms + 10 * drives + 3 * fans + 15 * pumps)
+    """Board, memory, drives, fans and pumps, at least REST_FLOOR_W."""
+    return max(REST_FLOOR_W, rest_linear_w(dimms, drives, fans, pumps))
 
 
 def required_sustained_w(sustained_w: float) -> int:

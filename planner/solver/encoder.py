@@ -13,6 +13,7 @@ from typing import Any, Callable, Hashable, Optional
 from ortools.sat.python import cp_model
 
 from planner.catalog.models import GpuChip
+from planner.compat.power import REST_FLOOR_W, rest_linear_w
 from planner.compat.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
 
 AttrFn = Callable[[Any], Optional[float]]
@@ -141,17 +142,14 @@ class BaseEncoder:
             return passing if p.id in self.pinned else fail
         return self.attr(category, value)
 
-    def present(self, *categories: str) -> bool:
-        return all(self.cands.get(c) for c in categories)
-
     def power(self) -> dict[str, Any]:
         """Sustained draw terms (hardware-facts §1.7), built from the same per-part figures as the checker."""
         if self._power is None:
             gpu_w = self.gpu_count * self.attr("gpu", lambda g: gpu_power_w(g, self.chips, self.power_fraction))
             cpu_w = self.attr("cpu", lambda c: c.power_w)
-            lin = (50 + 10 + 3 * CASE_FANS + 5 * self.attr("memory", lambda m: m.modules)
-                   + 3 * self.attr("cooler", cooler_fans) + 15 * self.attr("cooler", cooler_pumps))
-            rest = self._floor(lin, 100)
+            lin = rest_linear_w(self.attr("memory", lambda m: m.modules), 1,
+                                CASE_FANS + self.attr("cooler", cooler_fans), self.attr("cooler", cooler_pumps))
+            rest = self._floor(lin, REST_FLOOR_W)
             self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest}
         return self._power
 

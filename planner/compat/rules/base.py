@@ -68,11 +68,6 @@ def cooler_pumps(cooler: Any) -> int:
     return 1 if cooler.type == "aio" else 0
 
 
-def rop_linear_w(b_modules: int, b_drives: int, b_cooler_fans: int, b_pumps: int) -> int:
-    """The linear part of the rest-of-platform draw (power.rest_of_platform_w before its 100 W floor)."""
-    return 50 + 5 * b_modules + 10 * b_drives + 3 * (CASE_FANS + b_cooler_fans) + 15 * b_pumps
-
-
 @dataclass(frozen=True)
 class PowerTerms:
     gpu_w: int
@@ -95,8 +90,8 @@ def power_terms(b: Build) -> PowerTerms:
     cpu = b.get("cpu")
     cpu_w = cpu.power_w if cpu else 0
     mem, cooler = b.get("memory"), b.get("cooler")
-    rest = max(100, rop_linear_w(mem.modules if mem else 2, 1, cooler_fans(cooler) if cooler else 1,
-                                 cooler_pumps(cooler) if cooler else 0))
+    rest = power.rest_of_platform_w(mem.modules if mem else 2, 1, CASE_FANS + (cooler_fans(cooler) if cooler else 1),
+                                    cooler_pumps(cooler) if cooler else 0)
     return PowerTerms(gpu_w=gpu_w, cpu_w=cpu_w, rest_w=rest)
 
 
@@ -177,7 +172,6 @@ class Encoder(Protocol):
     def strict(self, category: str, fn: Callable[[Any], Optional[float]], fail: int, passing: int = PERMISSIVE) -> Any: ...
     def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Any: ...
     def bool_var(self, name: str) -> Any: ...
-    def present(self, *categories: str) -> bool: ...
     def power(self) -> dict[str, Any]: ...
 
 
@@ -216,5 +210,5 @@ def ceil_div(a: int, b: int) -> int:
 __all__ = [
     "Build", "Rule", "Encoder", "PowerTerms", "power_terms", "gpu_power_w", "gpu_chip", "gpu_vendor_floor_w",
     "psu_atx3_native", "psu_efficiency_permille", "slots_needed", "radiator_front_only", "front_loss_mm",
-    "cooler_fans", "cooler_pumps", "rop_linear_w", "mm", "fmt_mm", "PERMISSIVE", "CASE_FANS", "ceil_div", "math",
+    "cooler_fans", "cooler_pumps", "mm", "fmt_mm", "PERMISSIVE", "CASE_FANS", "ceil_div", "math",
 ]
