@@ -10,7 +10,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit beside this file
 
 from planner.errors import PlannerError  # noqa: E402
-from planner.share import decode_token, encode_token  # noqa: E402
+from planner.service import decode_token, encode_token  # noqa: E402
 from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
 from ui.state import apply_inputs, ensure_defaults, inputs_from_state, same_inputs  # noqa: E402
 from ui.widgets import sidebar  # noqa: E402

@@ -6,8 +6,10 @@ import re
 
 from rich.markup import escape as _rich_escape
 
-# What opens a link, an image, emphasis, code, HTML, a heading or a table cell in Markdown.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#])")
+# What opens a link, an image, emphasis, code, HTML (and entities), a heading, a table cell or Streamlit's LaTeX.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~#&$!])")
+# What would start a list, heading or quote at the start of a line.
+_MD_LEADING = re.compile(r"^([-+=>]|\d+[.)])")
 # A bare address becomes a link in GitHub-flavoured Markdown; an escaped character in it stops that.
 _AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
 # Inside an exported table cell: what opens a link, image, emphasis, code, HTML or a new cell.
@@ -26,6 +28,7 @@ def md_escape(text: object) -> str:
     """Literal text inside Markdown (st.error, st.warning, st.caption): no link, image, emphasis, HTML or
     autolinked address can form; hyphens, dots and parentheses stay as typed so messages stay readable."""
     escaped = _MD_SPECIAL.sub(r"\\\1", one_line(text))
+    escaped = _MD_LEADING.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], escaped)
     return _AUTOLINK.sub(lambda m: "\\:\\/\\/" if m.group(1) == "://" else m.group(1)[:3] + "\\.", escaped)
 
 

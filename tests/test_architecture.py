@@ -80,3 +80,14 @@ def test_nothing_under_planner_imports_streamlit() -> None:
                         + [(0, node.module or "") for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
                            if isinstance(node, ast.ImportFrom)])]
     assert not offenders
+
+
+FRONT = [Path(__file__).resolve().parents[1] / "app.py", *sorted((Path(__file__).resolve().parents[1] / "ui").glob("*.py"))]
+FRONT_MAY_IMPORT = {"service", "kernel"}  # front ends call the service; kernel types (Request, errors) are shared
+
+
+@pytest.mark.parametrize("path", FRONT, ids=[p.name for p in FRONT])
+def test_front_ends_call_the_service_only(path: Path) -> None:
+    bad = [f"line {line}: {module}" for line, module in _imports(path)
+           if _target(module) is not None and _target(module) not in FRONT_MAY_IMPORT]
+    assert not bad, f"{path.name} reaches past the service: " + "; ".join(bad)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.catalog.load import Catalog
+from planner.service import Catalog
 from planner.request import Request
-from planner.share import TYPE_LABELS
+from planner.service import TYPE_LABELS
 from ui.pages_plan import render_view, view_from_parts
 from ui.state import inputs_from_state
 

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.request import Request
-from planner.costs.verdict import CONSIDERED_FAMILIES, cheapest_rent, verdict
+from planner.service import CONSIDERED_FAMILIES, cheapest_rent, verdict
 from ui import services
 from ui.charts import default_sweeps_shown, rent_or_buy_chart
 from ui.view import hours_text, money

@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from planner.doctor.markdown import md_escape
+from planner.textsafe import md_escape
 from planner.errors import PlannerError
 
 COST_BADGE = {"free": "🟢 free", "low": "🟡 low", "medium": "🟠 medium", "high": "🔴 high"}
@@ -30,7 +30,7 @@ def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: in
                     busy: Optional[list[Any]] = None, gpu_name: str = "", smi: Optional[list[tuple[bytes, str]]] = None,
                     year: int = 0) -> Any:
     """UI helper over planner.doctor.diagnose_events (0 or '' = unknown); the tests call it directly too."""
-    from planner.doctor.diagnose import diagnose_events as run
+    from planner.service import diagnose_events as run
 
     return run(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
                psu_w=psu_w or None, busy=busy or None, gpu_name=gpu_name.strip() or None, year=year or None,
@@ -38,15 +38,15 @@ def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: in
 
 
 def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
-    from planner.doctor.diagnose import diagnose_metrics as run
+    from planner.service import diagnose_metrics as run
 
     return run(_stream(data, name), expected_steps=expected_steps or None)
 
 
 def training_windows(text: str, metrics: Optional[tuple[bytes, str]]) -> tuple[list[Any], list[str]]:
     """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show."""
-    from planner.doctor.diagnose import busy_windows_from_metrics
-    from planner.doctor.timestamps import parse_window
+    from planner.service import busy_windows_from_metrics
+    from planner.service import parse_window
 
     windows = [parse_window(line.strip()) for line in text.splitlines() if line.strip()]
     notes = [f"{len(windows)} training window(s) typed"] if windows else []
@@ -85,7 +85,7 @@ def timeline_chart(report: Any) -> alt.Chart:
 
 def loss_frame(data: bytes, name: str) -> Optional[pd.DataFrame]:
     """Step and loss (and throughput) thinned to CHART_POINTS rows, or None when the file has no loss column."""
-    from planner.doctor.metrics_io import read_metrics
+    from planner.service import read_metrics
 
     series = read_metrics(_stream(data, name))
     loss = series.values.get("loss")
@@ -101,7 +101,7 @@ def loss_frame(data: bytes, name: str) -> Optional[pd.DataFrame]:
 
 
 def show_events(report: Any) -> None:
-    from planner.doctor.markdown import events_markdown
+    from planner.service import events_markdown
 
     platform = "Linux kernel log" if report.platform == "linux" else "Windows System log"
     st.markdown(f"Read **{report.total_events}** {'event' if report.total_events == 1 else 'events'} ({platform}, "

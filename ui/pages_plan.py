@@ -7,15 +7,15 @@ from typing import Any, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.catalog.load import Catalog
-from planner.service.pipeline import check
+from planner.service import Catalog
+from planner.service import check
 from planner.request import Request
-from planner.share import SharedBuild, build_from_catalog, build_from_json
+from planner.service import SharedBuild, build_from_catalog, build_from_json
 from planner.textsafe import md_escape
 from ui import services
 from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
                                           sweep_report)
-from planner.service.owned import rule_summary, unused_sentence
+from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 

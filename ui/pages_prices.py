@@ -7,14 +7,14 @@ from typing import Any, Callable, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.catalog.load import Catalog
-from planner.share import TYPE_LABELS
+from planner.service import Catalog
+from planner.service import TYPE_LABELS
 
 
 def history_frame(part_id: str) -> Optional[pd.DataFrame]:
     """Observations of a part (None when there is no price database yet)."""
     try:
-        from planner.prices.store import PriceStore, default_path
+        from planner.service import PriceStore, price_db_path as default_path
     except ImportError:
         return None
     path = default_path()
@@ -40,8 +40,8 @@ def offers_frame(cat: Catalog, part_id: str) -> pd.DataFrame:
 
 def make_fetcher(registry: Any) -> Any:
     """The polite fetcher the refresh uses (tests swap in one over a local server)."""
-    from planner.prices.fetch import PoliteFetcher
-    from planner.prices.http_cache import HttpCache
+    from planner.service import PoliteFetcher
+    from planner.service import HttpCache
 
     return PoliteFetcher(registry, cache=HttpCache())
 
@@ -50,9 +50,9 @@ def refresh_prices(cat: Catalog, on_page: Callable[[int, int, str], None]) -> An
     """Fetch the retailers' search pages, match and store prices (the same steps as `planner prices refresh`)."""
     import asyncio
 
-    from planner.prices.refresh import plan_jobs, refresh_async
-    from planner.prices.retailers import Registry
-    from planner.prices.store import PriceStore
+    from planner.service import plan_jobs, refresh_async
+    from planner.service import Registry
+    from planner.service import PriceStore
 
     parts = list(cat.parts.values())
     registry = Registry()

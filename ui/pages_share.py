@@ -7,10 +7,10 @@ from typing import Any, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.catalog.load import Catalog
+from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
-from planner.share import import_build, permalink, to_csv, to_json_text, to_markdown
+from planner.service import import_build, permalink, to_csv, to_json_text, to_markdown
 from planner.textsafe import md_escape
 from ui import services
 from ui.state import apply_inputs, inputs_from_state

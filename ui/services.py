@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from planner.catalog.load import Catalog, default_data_dir
-from planner.service.catalogs import load_priced_catalog
+from planner.service import Catalog, default_data_dir
+from planner.service import load_priced_catalog
 from planner.errors import PlannerError
 from planner.request import Request
 from planner.textsafe import md_escape
@@ -21,7 +21,7 @@ from planner.textsafe import md_escape
 
 def _price_db() -> Optional[Path]:
     try:
-        from planner.prices.store import default_path
+        from planner.service import price_db_path as default_path
     except ImportError:
         return None
     path = default_path()
@@ -52,7 +52,7 @@ def catalog() -> Catalog:
 def solve(req_json: str, key: str) -> Any:
     """The service pipeline's plan for one Request (the same call the CLI makes), kept as objects; keyed on the
     request JSON and the catalog's files."""
-    from planner.service.pipeline import plan
+    from planner.service import plan
 
     return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=8.0)
 
@@ -60,7 +60,7 @@ def solve(req_json: str, key: str) -> Any:
 @st.cache_data(show_spinner=False, max_entries=64)
 def describe(req_json: str, key: str) -> dict[str, Any]:
     """The plan as the page shows it (service pipeline's describe: sweeps, model assumed, gaps, owned parts left out)."""
-    from planner.service.pipeline import describe as describe_plan
+    from planner.service import describe as describe_plan
 
     return describe_plan(_catalog(key), solve(req_json, key), time_limit=8.0)
 
@@ -68,7 +68,7 @@ def describe(req_json: str, key: str) -> dict[str, Any]:
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
              model_params: Optional[float] = None) -> Any:
     """Speedup vs the GTX 1080 Ti (value/low/high/basis) from the speed model."""
-    from planner.perf.speed import gpu_speed
+    from planner.service import gpu_speed
 
     cat = catalog()
     return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
@@ -78,9 +78,9 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
 def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict[str, Any]:
     """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud
     GPU, through the service pipeline: options, break-even and the cumulative-cost chart rows."""
-    from planner.costs import compare as C
+    from planner.service import costs_model as C
     from planner.fx import load_rates
-    from planner.service.pipeline import compare
+    from planner.service import compare
 
     req = Request.model_validate_json(req_json)
     rates = load_rates()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, MutableMapping, Optional
 
-from planner.catalog.load import Catalog
+from planner.service import Catalog
 from planner.errors import PlannerError, ShareError
 from planner.request import Request
 

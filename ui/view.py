@@ -6,11 +6,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Optional
 
-from planner.catalog.load import Catalog
-from planner.catalog.models import AnyPart
+from planner.service import Catalog
+from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import PriceLabel, offer_note, price_label
-from planner.share import TYPE_LABELS, SharedBuild
+from planner.service import TYPE_LABELS, SharedBuild
 
 
 def key_spec(part: AnyPart) -> str:
@@ -96,7 +96,7 @@ def psu_rows(breakdown: Optional[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def sweep_view(speed: float, low: float, high: float, runs: int, hours: float, gpus: int) -> Any:
     """planner.perf.sweep.sweep_time: independent runs spread over identical GPUs, wall = ceil(runs / gpus) x hours / speedup."""
-    from planner.perf.sweep import Estimate, sweep_time
+    from planner.service import Estimate, sweep_time
 
     return sweep_time(runs, hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpus))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.catalog.load import Catalog
-from planner.share import TYPE_LABELS
-from planner.service.owned import rule_summary, warning_rules
+from planner.service import Catalog
+from planner.service import TYPE_LABELS
+from planner.service import rule_summary, warning_rules
 from ui.state import CURRENCIES
 
 

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import datetime
 
 from planner.doctor.report import EventReport, MetricsReport
-
-# Characters with a meaning anywhere in CommonMark/GFM inline text; escaping them makes log text inert
-# (no links, images, emphasis, code, tables, HTML or Streamlit LaTeX from a message someone else wrote).
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|~&$!])")
-_LEADING = re.compile(r"^([-+#=>]|\d+[.)])")  # would start a list, heading or quote at the start of a line
-_AUTOLINK = re.compile(r"(?<=[A-Za-z])(:)(?=//)|(?<=www)(\.)", re.IGNORECASE)  # GFM links bare URLs and www.
-
-
-def md_escape(text: object) -> str:
-    """One line of literal text: Markdown punctuation backslash-escaped, line breaks folded to spaces."""
-    flat = " ".join(str(text).split())
-    flat = _SPECIAL.sub(r"\\\1", flat)
-    flat = _AUTOLINK.sub(lambda m: "\\" + (m.group(1) or m.group(2)), flat)
-    return _LEADING.sub(lambda m: "\\" + m.group(1) if not m.group(1)[0].isdigit() else
-                        m.group(1)[:-1] + "\\" + m.group(1)[-1], flat)
-
+from planner.textsafe import md_escape
 
 def stamp_text(t: datetime, clock: str, short: bool = False) -> str:
     """A time as the log's clock means it: wall clock (local or UTC) or time since boot (raw dmesg)."""

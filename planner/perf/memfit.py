@@ -48,8 +48,9 @@ class ModelShape:
                 raise InputError(f"{name} must be >= 1 (got {v})")
         if self.vocab < 0:
             raise InputError(f"vocab must be >= 0 (got {self.vocab})")
-        if self.act_mb_per_sample is not None and not self.act_mb_per_sample > 0:  # 0 MB per sample is no measurement
-            raise InputError(f"activation size must be more than 0 MB per sample (got {self.act_mb_per_sample:g})")
+        if self.act_mb_per_sample is not None and not 1e-3 <= self.act_mb_per_sample <= 1e7:  # 1 kB .. 10 TB
+            raise InputError(f"activation size must be between 0.001 and 10 000 000 MB per sample "
+                             f"(got {self.act_mb_per_sample:g})")
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,65 @@
-"""Application layer: the one request and the pipeline (plan, check, compare) every front end calls."""
+"""Application layer: the one door front ends (app.py, ui/) go through: the request pipeline and each concern's entry points.
+
+Names load lazily, so importing the service costs nothing until a name is used. tests/test_architecture.py checks
+that ui/ and app.py import only this package and the kernel (errors, money, request, textsafe, ...).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# name -> (module, attribute); attribute None = the module itself
+_EXPORTS: dict[str, tuple[str, Any]] = {
+    # the pipeline and the catalog as front ends use it
+    "plan": ("planner.service.pipeline", "plan"),
+    "describe": ("planner.service.pipeline", "describe"),
+    "check": ("planner.service.pipeline", "check"),
+    "compare": ("planner.service.pipeline", "compare"),
+    "load_priced_catalog": ("planner.service.catalogs", "load_priced_catalog"),
+    "Catalog": ("planner.catalog.load", "Catalog"),
+    "AnyPart": ("planner.catalog.models", "AnyPart"),
+    "default_data_dir": ("planner.catalog.load", "default_data_dir"),
+    "rule_summary": ("planner.service.owned", "rule_summary"),
+    "unused_sentence": ("planner.service.owned", "unused_sentence"),
+    "warning_rules": ("planner.service.owned", "warning_rules"),
+    "sweep_report": ("planner.service.sweep_report", None),
+    # speed and costs
+    "gpu_speed": ("planner.perf.speed", "gpu_speed"),
+    "Estimate": ("planner.perf.sweep", "Estimate"),
+    "sweep_time": ("planner.perf.sweep", "sweep_time"),
+    "costs_model": ("planner.costs.compare", None),
+    "verdict": ("planner.costs.verdict", "verdict"),
+    "cheapest_rent": ("planner.costs.verdict", "cheapest_rent"),
+    "CONSIDERED_FAMILIES": ("planner.costs.verdict", "CONSIDERED_FAMILIES"),
+    # sharing
+    **{n: ("planner.share", n) for n in ("TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json",
+                                           "import_build", "permalink", "to_csv", "to_json_text", "to_markdown",
+                                           "decode_token", "encode_token")},
+    # prices
+    "PriceStore": ("planner.prices.store", "PriceStore"),
+    "price_db_path": ("planner.prices.store", "default_path"),
+    "PoliteFetcher": ("planner.prices.fetch", "PoliteFetcher"),
+    "HttpCache": ("planner.prices.http_cache", "HttpCache"),
+    "plan_jobs": ("planner.prices.refresh", "plan_jobs"),
+    "refresh_async": ("planner.prices.refresh", "refresh_async"),
+    "Registry": ("planner.prices.retailers", "Registry"),
+    # doctor
+    "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
+    "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),
+    "busy_windows_from_metrics": ("planner.doctor.diagnose", "busy_windows_from_metrics"),
+    "events_markdown": ("planner.doctor.markdown", "events_markdown"),
+    "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
+    "parse_window": ("planner.doctor.timestamps", "parse_window"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'planner.service' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    return mod if attr is None else getattr(mod, attr)
