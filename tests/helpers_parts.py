@@ -67,7 +67,7 @@ def board(**kw: Any) -> Motherboard:
 
 def memory(**kw: Any) -> Memory:
     base = dict(id="mem-test", name="Test Memory", brand="Acme", source=SRC, memory_type="DDR5", modules=2,
-                module_gb=32, speed_mts=6000)
+                module_gb=32, speed_mts=6000, height_mm=35)
     base.update(kw)
     return Memory(**base)
 
@@ -88,7 +88,7 @@ def cooler(**kw: Any) -> Cooler:
 
 def air_cooler(**kw: Any) -> Cooler:
     base = dict(id="cooler-air", name="Test Tower", type="air", radiator_mm=None, height_mm=158, fans=2,
-                cooling_capacity_w=250)
+                cooling_capacity_w=250, ram_overhang=True, ram_clearance_mm=45)
     base.update(kw)
     return cooler(**base)
 

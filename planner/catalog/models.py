@@ -194,6 +194,7 @@ class Memory(Part):
     speed_mts: int = Field(gt=0)
     cas_latency: OptInt = None
     ecc: OptBool = None
+    height_mm: OptFloat = Field(default=None, gt=0)  # module height above the board, heat spreader included
 
     @property
     def capacity_gb(self) -> int:
@@ -217,6 +218,8 @@ class Cooler(Part):
     category: ClassVar[str] = "cooler"
     type: Literal["air", "aio"]
     height_mm: OptFloat = None  # air coolers
+    ram_overhang: OptBool = None  # air coolers: does the fin stack or a fan reach over the DIMM slots?
+    ram_clearance_mm: OptFloat = Field(default=None, gt=0)  # where it does: the tallest module that fits under it
     radiator_mm: OptInt = None  # AIO: 120/140/240/280/360/420
     radiator_thickness_mm: OptFloat = Field(default=None, gt=0)  # AIO radiator core thickness (fans not counted)
     sockets: StrList
