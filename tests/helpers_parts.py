@@ -60,7 +60,7 @@ def cpu(**kw: Any) -> Cpu:
 def board(**kw: Any) -> Motherboard:
     base = dict(id="mb-test", name="Test Board", brand="Acme", source=SRC, socket="AM5", chipset="X870E",
                 form_factor="ATX", memory_type="DDR5", dimm_slots=4, max_memory_gb=192, m2_slots=3, pcie_x16_slots=2,
-                max_cpu_power_w=230, gpu_slots_x8=2, gpu_slot_pitch=4, first_gpu_slot=1)
+                max_cpu_power_w=230, gpu_slots_x8=2, gpu_slot_pitch=4, first_gpu_slot=1, m2_gen5_shares_gpu=False)
     base.update(kw)
     return Motherboard(**base)
 
@@ -74,7 +74,7 @@ def memory(**kw: Any) -> Memory:
 
 def storage(**kw: Any) -> Storage:
     base = dict(id="ssd-test", name="Test SSD", brand="Acme", source=SRC, interface="NVMe", form_factor="M.2-2280",
-                capacity_gb=2000)
+                capacity_gb=2000, pcie_gen=4)
     base.update(kw)
     return Storage(**base)
 

@@ -184,6 +184,7 @@ class Motherboard(Part):
     gpu_slots_x8: OptInt = Field(default=None, ge=0)  # x16-size slots with >= 8 CPU lanes each when all are filled
     gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
     first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
+    m2_gen5_shares_gpu: OptBool = None  # every PCIe 5.0 M.2 slot takes lanes from the first x16 slot (x16 -> x8)
 
 
 class Memory(Part):
