@@ -12,6 +12,7 @@ from helpers_parts import (
     CHIPS, air_cooler, blocking, board, case, chip, cooler, cpu, fixed_picks_feasible, gpu, make_build, memory, psu,
     storage, strict_unknown,
 )
+from planner.compat import power
 from planner.compat.checker import check_build
 from planner.catalog.models import Severity
 from planner.compat.rules import ALL_RULES, RULES_BY_NAME, Build
@@ -27,6 +28,11 @@ RAPTOR_CPU = dict(socket="LGA1700", memory_types=["DDR4", "DDR5"], base_power_w=
                   threads=32)
 TURING = {**CHIPS, "t-turing": chip("t-turing", name="Test Turing 11G", architecture="turing",
                                     compute_capability=7.5, vram_gb=11)}
+
+
+TRAIN_CPU = math.ceil(230 * power.TRAINING_CPU_FRACTION - 1e-9)  # the reference CPU while the GPU trains
+TRAIN_W = 450 + TRAIN_CPU + 103
+TRAIN_NEED = math.ceil(TRAIN_W / 0.8 - 1e-9)
 
 
 def cores_need(chip_id: str, gpu_count: int) -> int:
@@ -247,10 +253,12 @@ CASES: list[Case] = [
          ("ATX PSU does not fit the case, which takes SFX",)),
     Case("psu-fit-length-unknown", "psu_fit", B(psu=psu(length_mm=None)), U, ("PSU length or case PSU clearance",)),
     # ---- power (reference: GPU 450 + CPU 230 + rest 103 = 783 W sustained) -----------------------
-    Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=979))),
-    Case("sustained-850w", "psu_sustained", B(psu=psu(wattage_w=850)), P,
-         ("sustained load 783 W (GPU 450 + CPU 230 + rest 103) is 92% of the 850 W PSU; 80 % needs at least 979 W",),
-         ("psu-test", "gpu-test", "cpu-test")),
+    # training load: GPU 450 + CPU 138 (60 % of 230, power.TRAINING_CPU_FRACTION) + rest 103 = 691 W
+    Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=TRAIN_NEED))),
+    Case("sustained-one-watt-short", "psu_sustained", B(psu=psu(wattage_w=TRAIN_NEED - 1)), P,
+         (f"sustained training load {TRAIN_W} W (GPU 450 + CPU {TRAIN_CPU}, 60% of its 230 W package power, + rest "
+          f"103) is", f"80 % needs at least {TRAIN_NEED} W"), ("psu-test", "gpu-test", "cpu-test")),
+    Case("sustained-900w-ok-though-full-cpu-would-need-979", "psu_sustained", B(psu=psu(wattage_w=900))),
     Case("transient-atx31-native-rides-through", "psu_transient",
          B(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142), psu=psu(wattage_w=850))),
     Case("transient-atx2-same-build", "psu_transient",

@@ -13,7 +13,7 @@ from typing import Any, Callable, Hashable, Optional
 from ortools.sat.python import cp_model
 
 from planner.catalog.models import GpuChip
-from planner.compat.power import REST_FLOOR_W, rest_linear_w
+from planner.compat.power import REST_FLOOR_W, rest_linear_w, training_cpu_w
 from planner.compat.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
 
 AttrFn = Callable[[Any], Optional[float]]
@@ -150,7 +150,9 @@ class BaseEncoder:
             lin = rest_linear_w(self.attr("memory", lambda m: m.modules), 1,
                                 CASE_FANS + self.attr("cooler", cooler_fans), self.attr("cooler", cooler_pumps))
             rest = self._floor(lin, REST_FLOOR_W)
-            self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest}
+            train = gpu_w + self.attr("cpu", lambda c: training_cpu_w(c.power_w)) + rest
+            self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest,
+                           "training_w": train}
         return self._power
 
 
