@@ -60,21 +60,21 @@ def cpu(**kw: Any) -> Cpu:
 def board(**kw: Any) -> Motherboard:
     base = dict(id="mb-test", name="Test Board", brand="Acme", source=SRC, socket="AM5", chipset="X870E",
                 form_factor="ATX", memory_type="DDR5", dimm_slots=4, max_memory_gb=192, m2_slots=3, pcie_x16_slots=2,
-                max_cpu_power_w=230, gpu_slots_x8=2, gpu_slot_pitch=4, first_gpu_slot=1)
+                max_cpu_power_w=230, gpu_slots_x8=2, gpu_slot_pitch=4, first_gpu_slot=1, m2_gen5_shares_gpu=False)
     base.update(kw)
     return Motherboard(**base)
 
 
 def memory(**kw: Any) -> Memory:
     base = dict(id="mem-test", name="Test Memory", brand="Acme", source=SRC, memory_type="DDR5", modules=2,
-                module_gb=32, speed_mts=6000)
+                module_gb=32, speed_mts=6000, height_mm=35)
     base.update(kw)
     return Memory(**base)
 
 
 def storage(**kw: Any) -> Storage:
     base = dict(id="ssd-test", name="Test SSD", brand="Acme", source=SRC, interface="NVMe", form_factor="M.2-2280",
-                capacity_gb=2000)
+                capacity_gb=2000, pcie_gen=4)
     base.update(kw)
     return Storage(**base)
 
@@ -88,7 +88,7 @@ def cooler(**kw: Any) -> Cooler:
 
 def air_cooler(**kw: Any) -> Cooler:
     base = dict(id="cooler-air", name="Test Tower", type="air", radiator_mm=None, height_mm=158, fans=2,
-                cooling_capacity_w=250)
+                cooling_capacity_w=250, ram_overhang=True, ram_clearance_mm=45)
     base.update(kw)
     return cooler(**base)
 

@@ -12,6 +12,7 @@ from helpers_parts import (
     CHIPS, air_cooler, blocking, board, case, chip, cooler, cpu, fixed_picks_feasible, gpu, make_build, memory, psu,
     storage, strict_unknown,
 )
+from planner.compat import power
 from planner.compat.checker import check_build
 from planner.catalog.models import Severity
 from planner.compat.rules import ALL_RULES, RULES_BY_NAME, Build
@@ -27,6 +28,11 @@ RAPTOR_CPU = dict(socket="LGA1700", memory_types=["DDR4", "DDR5"], base_power_w=
                   threads=32)
 TURING = {**CHIPS, "t-turing": chip("t-turing", name="Test Turing 11G", architecture="turing",
                                     compute_capability=7.5, vram_gb=11)}
+
+
+TRAIN_CPU = math.ceil(230 * power.TRAINING_CPU_FRACTION - 1e-9)  # the reference CPU while the GPU trains
+TRAIN_W = 450 + TRAIN_CPU + 103
+TRAIN_NEED = math.ceil(TRAIN_W / 0.8 - 1e-9)
 
 
 def cores_need(chip_id: str, gpu_count: int) -> int:
@@ -87,6 +93,18 @@ CASES: list[Case] = [
          B(motherboard=board(m2_slots=0), storage=storage(interface="SATA", form_factor="2.5"))),
     Case("m2-no-slot", "m2_slots", B(motherboard=board(m2_slots=0)), P,
          ("M.2 drive but the board has 0 M.2 slots",), ("ssd-test", "mb-test")),
+    Case("m2lanes-gen4-drive-on-sharing-board", "m2_gpu_lanes",
+         B(motherboard=board(m2_gen5_shares_gpu=True), storage=storage(pcie_gen=4))),
+    Case("m2lanes-gen5-drive-dedicated-slot", "m2_gpu_lanes",
+         B(motherboard=board(m2_gen5_shares_gpu=False), storage=storage(pcie_gen=5))),
+    Case("m2lanes-sata-drive-board-unknown", "m2_gpu_lanes", B(motherboard=board(m2_gen5_shares_gpu=None), storage=storage(interface="SATA", form_factor="2.5"))),
+    Case("m2lanes-gen5-drive-sharing-board", "m2_gpu_lanes",
+         B(motherboard=board(m2_gen5_shares_gpu=True), storage=storage(pcie_gen=5)), W,
+         ("PCIe 5.0 M.2 slot takes lanes from the first x16 slot", "the GPU runs at x8"), ("ssd-test", "mb-test")),
+    Case("m2lanes-board-unknown", "m2_gpu_lanes", B(motherboard=board(m2_gen5_shares_gpu=None), storage=storage(pcie_gen=5)), U,
+         ("the board's M.2 lane sharing unknown",), ("ssd-test", "mb-test")),
+    Case("m2lanes-drive-gen-unknown", "m2_gpu_lanes", B(motherboard=board(m2_gen5_shares_gpu=True), storage=storage(pcie_gen=None)), U,
+         ("drive PCIe generation",)),
     Case("m2-unknown", "m2_slots", B(motherboard=board(m2_slots=None)), U, ("board M.2 slot count unknown",)),
     Case("x16-single-gpu-not-applicable", "pcie_x16_slots", B(motherboard=board(pcie_x16_slots=1))),
     Case("x16-two-gpus-x8x8", "pcie_x16_slots", B(gpu_count=2)),  # 2 CPU x8 slots 4 apart, 3-slot open-air cards
@@ -192,6 +210,20 @@ CASES: list[Case] = [
          P, ("air cooler height 168 mm exceeds the case maximum of 155 mm",), ("cooler-air", "case-test")),
     Case("height-unknown", "cooler_height", B(cooler=air_cooler(height_mm=None)), U,
          ("cooler height or case cooler clearance unknown",)),
+    Case("ramclear-35-under-45", "ram_clearance", B(cooler=air_cooler())),
+    Case("ramclear-at-limit", "ram_clearance", B(cooler=air_cooler(ram_clearance_mm=44), memory=memory(height_mm=44))),
+    Case("ramclear-no-overhang-tall-kit", "ram_clearance",
+         B(cooler=air_cooler(ram_overhang=False, ram_clearance_mm=None), memory=memory(height_mm=44))),
+    Case("ramclear-aio-unknown-kit", "ram_clearance", B(memory=memory(height_mm=None))),
+    Case("ramclear-44-under-32", "ram_clearance",
+         B(cooler=air_cooler(ram_clearance_mm=32), memory=memory(height_mm=44)), P,
+         ("44 mm memory modules are taller than the 32 mm clearance",), ("mem-test", "cooler-air")),
+    Case("ramclear-kit-unknown", "ram_clearance", B(cooler=air_cooler(), memory=memory(height_mm=None)), U,
+         ("memory module height or the air cooler's RAM clearance unknown",), ("mem-test",)),
+    Case("ramclear-cooler-unknown", "ram_clearance", B(cooler=air_cooler(ram_clearance_mm=None)), U,
+         ("RAM clearance unknown",), ("cooler-air",)),
+    Case("ramclear-overhang-unknown", "ram_clearance", B(cooler=air_cooler(ram_overhang=None)), U,
+         ("RAM clearance unknown",), ("cooler-air",)),
     Case("radiator-front-only-ok", "radiator_mount", B(case=case(**FRONT_ONLY_360))),
     Case("radiator-air-cooler", "radiator_mount",
          B(cooler=air_cooler(), case=case(radiator_front=[], radiator_top=[], radiator_rear=[]))),
@@ -221,10 +253,12 @@ CASES: list[Case] = [
          ("ATX PSU does not fit the case, which takes SFX",)),
     Case("psu-fit-length-unknown", "psu_fit", B(psu=psu(length_mm=None)), U, ("PSU length or case PSU clearance",)),
     # ---- power (reference: GPU 450 + CPU 230 + rest 103 = 783 W sustained) -----------------------
-    Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=979))),
-    Case("sustained-850w", "psu_sustained", B(psu=psu(wattage_w=850)), P,
-         ("sustained load 783 W (GPU 450 + CPU 230 + rest 103) is 92% of the 850 W PSU; 80 % needs at least 979 W",),
-         ("psu-test", "gpu-test", "cpu-test")),
+    # training load: GPU 450 + CPU 138 (60 % of 230, power.TRAINING_CPU_FRACTION) + rest 103 = 691 W
+    Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=TRAIN_NEED))),
+    Case("sustained-one-watt-short", "psu_sustained", B(psu=psu(wattage_w=TRAIN_NEED - 1)), P,
+         (f"sustained training load {TRAIN_W} W (GPU 450 + CPU {TRAIN_CPU}, 60% of its 230 W package power, + rest "
+          f"103) is", f"80 % needs at least {TRAIN_NEED} W"), ("psu-test", "gpu-test", "cpu-test")),
+    Case("sustained-900w-ok-though-full-cpu-would-need-979", "psu_sustained", B(psu=psu(wattage_w=900))),
     Case("transient-atx31-native-rides-through", "psu_transient",
          B(gpu=gpu(**LEGACY_CARD), cpu=cpu(package_power_w=142), psu=psu(wattage_w=850))),
     Case("transient-atx2-same-build", "psu_transient",

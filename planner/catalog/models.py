@@ -184,6 +184,7 @@ class Motherboard(Part):
     gpu_slots_x8: OptInt = Field(default=None, ge=0)  # x16-size slots with >= 8 CPU lanes each when all are filled
     gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
     first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
+    m2_gen5_shares_gpu: OptBool = None  # every PCIe 5.0 M.2 slot takes lanes from the first x16 slot (x16 -> x8)
 
 
 class Memory(Part):
@@ -194,6 +195,7 @@ class Memory(Part):
     speed_mts: int = Field(gt=0)
     cas_latency: OptInt = None
     ecc: OptBool = None
+    height_mm: OptFloat = Field(default=None, gt=0)  # module height above the board, heat spreader included
 
     @property
     def capacity_gb(self) -> int:
@@ -217,6 +219,8 @@ class Cooler(Part):
     category: ClassVar[str] = "cooler"
     type: Literal["air", "aio"]
     height_mm: OptFloat = None  # air coolers
+    ram_overhang: OptBool = None  # air coolers: does the fin stack or a fan reach over the DIMM slots?
+    ram_clearance_mm: OptFloat = Field(default=None, gt=0)  # where it does: the tallest module that fits under it
     radiator_mm: OptInt = None  # AIO: 120/140/240/280/360/420
     radiator_thickness_mm: OptFloat = Field(default=None, gt=0)  # AIO radiator core thickness (fans not counted)
     sockets: StrList

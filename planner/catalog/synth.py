@@ -11,6 +11,9 @@ from typing import Any, Optional
 from planner.catalog.load import SHIPPED_DATA_DIR, load_chips
 from planner.catalog.models import CATEGORIES, PART_TYPES
 
+# Made-up fit data for the RAM-clearance rule: kit height by speed, and which tower heights overhang the DIMMs.
+SYNTH_RAM_HEIGHT_MM = {3200: 31, 3600: 42, 5600: 35, 6000: 35, 6400: 44}
+SYNTH_OVERHANG_HEIGHTS = (155, 165, 168)
 SHARE = {"gpu": 0.16, "cpu": 0.08, "motherboard": 0.14, "memory": 0.2, "storage": 0.16, "cooler": 0.08,
          "psu": 0.1, "case": 0.08}
 SOCKET_MEM = {"AM5": ["DDR5"], "AM4": ["DDR4"], "LGA1700": ["DDR4", "DDR5"], "LGA1851": ["DDR5"]}
@@ -44,12 +47,16 @@ def _row(cat: str, r: random.Random, i: int, chips: list[Any]) -> tuple[dict, fl
         ff = r.choice(FF)
         return dict(socket=sock, chipset="X", form_factor=ff, memory_type=r.choice(SOCKET_MEM[sock]),
                     dimm_slots=2 if ff == "ITX" else r.choice([2, 4, 4]), max_memory_gb=r.choice([96, 128, 192, 256]),
-                    m2_slots=r.choice([1, 2, 3, 4]), pcie_x16_slots=r.choice([1, 2, 3])), r.uniform(90, 600)
+                    m2_slots=r.choice([1, 2, 3, 4]), pcie_x16_slots=r.choice([1, 2, 3]), m2_gen5_shares_gpu="false"), \
+            r.uniform(90, 600)
     if cat == "memory":
         mods, gb = r.choice([(2, 16), (2, 32), (2, 48), (2, 64), (4, 32), (4, 48), (2, 8)])
         t = r.choice(["DDR5", "DDR5", "DDR4"])
-        return dict(memory_type=t, modules=mods, module_gb=gb, speed_mts=r.choice([3200, 3600, 5600, 6000, 6400]),
-                    cas_latency=r.choice([30, 32, 36, 40]), ecc="false"), mods * gb * r.uniform(2.5, 5)
+        speed = r.choice([3200, 3600, 5600, 6000, 6400])
+        # module height follows the speed (no draw of its own, so the random stream is unchanged)
+        return dict(memory_type=t, modules=mods, module_gb=gb, speed_mts=speed,
+                    cas_latency=r.choice([30, 32, 36, 40]), ecc="false",
+                    height_mm=SYNTH_RAM_HEIGHT_MM[speed]), mods * gb * r.uniform(2.5, 5)
     if cat == "storage":
         cap = r.choice([500, 1000, 2000, 4000, 8000])
         nvme = r.random() < 0.8
@@ -57,7 +64,10 @@ def _row(cat: str, r: random.Random, i: int, chips: list[Any]) -> tuple[dict, fl
                     capacity_gb=cap, pcie_gen=r.choice([3, 4, 5]) if nvme else "", read_mbs=""), cap * r.uniform(0.05, 0.12)
     if cat == "cooler":
         aio = r.random() < 0.4
-        return dict(type="aio" if aio else "air", height_mm="" if aio else r.choice([37, 125, 148, 155, 158, 165, 168]),
+        height = None if aio else r.choice([37, 125, 148, 155, 158, 165, 168])
+        overhang = None if aio else height in SYNTH_OVERHANG_HEIGHTS  # derived: no extra draw
+        return dict(type="aio" if aio else "air", height_mm="" if aio else height,
+                    ram_overhang="" if aio else str(overhang).lower(), ram_clearance_mm=40 if overhang else "",
                     radiator_mm=r.choice([240, 280, 360, 420]) if aio else "",
                     sockets=";".join(r.sample(list(SOCKET_MEM), r.choice([2, 3, 4]))),
                     cooling_capacity_w=r.choice([95, 150, 200, 250, 300]), fans=""), r.uniform(25, 250)

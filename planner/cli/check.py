@@ -37,7 +37,8 @@ def print_report(report: CheckReport) -> None:
     if report.sizing:
         s = report.sizing
         console.print(f"Power: sustained {s.sustained_w} W (GPU {s.gpu_w} + CPU {s.cpu_w} + rest {s.rest_w}); "
-                      f"worst 100 µs transient {s.transient_w} W; PSU needed: {s.required_sustained_w} W for 80 % "
+                      f"training {s.training_w} W (CPU at {s.cpu_training_w} W); worst 100 µs transient "
+                      f"{s.transient_w} W; PSU needed: {s.required_sustained_w} W for 80 % training "
                       f"load, {s.required_atx3_w} W ATX 3.x / {s.required_atx2_w} W ATX 2.x with transients"
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")

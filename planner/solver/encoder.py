@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Optional
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from planner.catalog.models import GpuChip
-from planner.compat.power import REST_FLOOR_W, rest_linear_w
+from planner.compat.power import REST_FLOOR_W, rest_linear_w, training_cpu_w
 from planner.compat.rules.base import CASE_FANS, PERMISSIVE, cooler_fans, cooler_pumps, gpu_power_w
 
 AttrFn = Callable[[Any], Optional[float]]
@@ -150,8 +151,31 @@ class BaseEncoder:
             lin = rest_linear_w(self.attr("memory", lambda m: m.modules), 1,
                                 CASE_FANS + self.attr("cooler", cooler_fans), self.attr("cooler", cooler_pumps))
             rest = self._floor(lin, REST_FLOOR_W)
-            self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest}
+            train = gpu_w + self.attr("cpu", lambda c: training_cpu_w(c.power_w)) + rest
+            self._power = {"gpu_w": gpu_w, "cpu_w": cpu_w, "rest_w": rest, "sustained_w": gpu_w + cpu_w + rest,
+                           "training_w": train}
         return self._power
+
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def fn_key(fn: Any) -> Hashable:
+    """What a column's function computes, as far as can be told without calling it: its code, its defaults and what
+    it closes over (functions by their own key, plain values by value, anything else by identity). Two rules that
+    read the same attribute the same way (the same lambda run twice) share one key, so the column is evaluated once."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ("id", id(fn))
+
+    def part(v: Any) -> Hashable:
+        if isinstance(v, _PLAIN):
+            return (type(v).__name__, v)
+        if callable(v) and hasattr(v, "__code__"):
+            return fn_key(v)
+        return ("id", id(v))
+    cells = tuple(part(c.cell_contents) for c in (fn.__closure__ or ()))
+    return (code, tuple(part(d) for d in (fn.__defaults__ or ())), cells)
 
 
 class RecordingEncoder(BaseEncoder):
@@ -161,19 +185,31 @@ class RecordingEncoder(BaseEncoder):
         super().__init__(*args, **kw)
         self.model = Recorder()
         self.values: dict[Spec, Callable[[Any], int]] = {}
+        self.keys: dict[Spec, Hashable] = {}  # specs with one key compute the same column (prune evaluates it once)
+        self.raw: dict[Spec, tuple[str, Callable[[Any], Any], int]] = {}  # (kind, rule's function, unknown value)
         self._n = 0
 
-    def _spec(self, category: str, fn: Callable[[Any], int]) -> Term:
+    def _spec(self, category: str, fn: Callable[[Any], int], kind: str, raw: Callable[[Any], Any], unknown: int) -> Term:
         self._n += 1
         spec = (category, self._n)
         self.values[spec] = fn
+        self.raw[spec] = (kind, raw, unknown)
+        self.keys[spec] = (category, kind, fn_key(raw), unknown)
         return Term({spec: {1}})
 
+    def column(self, spec: Spec, parts: list[Any]) -> np.ndarray:
+        """values[spec] over `parts` as int64, without a wrapper call per part (prune's hot loop at 100k parts)."""
+        kind, fn, unknown = self.raw[spec]
+        got = list(map(fn, parts))
+        if kind == "has":
+            return np.array([unknown if v is None else bool(v) for v in got], dtype=np.int64).reshape(len(parts))
+        return np.array([unknown if v is None else int(v) for v in got], dtype=np.int64).reshape(len(parts))
+
     def attr(self, category: str, fn: AttrFn, unknown: float = PERMISSIVE) -> Term:
-        return self._spec(category, lambda p: _value(fn, p, unknown))
+        return self._spec(category, lambda p: _value(fn, p, unknown), "attr", fn, int(unknown))
 
     def has(self, category: str, pred: Callable[[Any], Optional[bool]], unknown: bool = True) -> Term:
-        return self._spec(category, lambda p: _indicator(pred, p, unknown))
+        return self._spec(category, lambda p: _indicator(pred, p, unknown), "has", pred, int(bool(unknown)))
 
     def bool_var(self, name: str) -> Term:
         return Term()

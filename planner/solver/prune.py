@@ -40,29 +40,59 @@ def prune(
     extra_eq: dict[str, Callable[[Any], Hashable]],
     keep_ids: Iterable[str] = (),
 ) -> dict[str, list[Any]]:
-    """Pareto-filter each category; parts in `keep_ids` (pinned, owned) always stay."""
+    """Pareto-filter each category; parts in `keep_ids` (pinned, owned) always stay. Each distinct column (by what
+    its function computes, then by its values) is evaluated and compared once."""
     keep = set(keep_ids)
     out: dict[str, list[Any]] = {}
     for cat, parts in rec.cands.items():
+        n = len(parts)
         specs = [s for s in rec.values if s[0] == cat]
-        eq = [rec.values[s] for s in specs if rec.model.direction(s) == 0]
-        signed = [(rec.values[s], rec.model.direction(s)) for s in specs if rec.model.direction(s) != 0]
+        evaluated: dict[Hashable, np.ndarray] = {}
+
+        def column(spec: Any) -> np.ndarray:
+            key = rec.keys.get(spec, spec)
+            if key not in evaluated:
+                evaluated[key] = rec.column(spec, parts)
+            return evaluated[key]
+
+        eq_cols = _distinct([column(s) for s in specs if rec.model.direction(s) == 0])
+        # lower is better in every column: negate "higher is better" attributes
+        signed = _distinct([(-column(s) if rec.model.direction(s) > 0 else column(s))
+                            for s in specs if rec.model.direction(s) != 0])
         key_extra = extra_eq.get(cat)
-        groups: dict[tuple, list[int]] = {}
-        for i, p in enumerate(parts):
-            key = tuple(f(p) for f in eq) + ((key_extra(p),) if key_extra else ())
-            groups.setdefault(key, []).append(i)
+        if key_extra:
+            codes: dict[Hashable, int] = {}
+            eq_cols.append(np.fromiter((codes.setdefault(key_extra(p), len(codes)) for p in parts),
+                                       dtype=np.int64, count=n))
+        sig = np.column_stack(signed) if signed else np.zeros((n, 0), dtype=np.int64)
         kept: list[int] = []
-        for members in groups.values():
+        for members in _groups(eq_cols, n):
             if len(members) == 1:
-                kept.extend(members)
+                kept.append(int(members[0]))
                 continue
-            # lower is better in every column: negate "higher is better" attributes
-            vecs = np.array([[(-f(parts[i]) if d > 0 else f(parts[i])) for f, d in signed] for i in members],
-                            dtype=np.int64).reshape(len(members), len(signed))
-            order = np.lexsort(vecs.T[::-1]) if len(signed) else np.arange(len(members))
+            vecs = sig[members]
+            order = np.lexsort(vecs.T[::-1]) if vecs.shape[1] else np.arange(len(members))
             dominated = pareto_dominated(vecs, order)
-            kept.extend(members[j] for j in range(len(members))
+            kept.extend(int(members[j]) for j in range(len(members))
                         if not dominated[j] or parts[members[j]].id in keep)
         out[cat] = [parts[i] for i in sorted(kept)]
     return out
+
+
+def _distinct(cols: list[np.ndarray]) -> list[np.ndarray]:
+    """Columns with the same values in every row say the same thing: keep the first."""
+    seen: dict[bytes, np.ndarray] = {}
+    for c in cols:
+        seen.setdefault(c.tobytes(), c)
+    return list(seen.values())
+
+
+def _groups(eq_cols: list[np.ndarray], n: int) -> list[np.ndarray]:
+    """Row indices grouped by equal values in every `eq_cols` column (each group in ascending row order)."""
+    if not eq_cols or n == 0:
+        return [np.arange(n)] if n else []
+    _, inverse = np.unique(np.column_stack(eq_cols), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    return np.split(order, bounds)

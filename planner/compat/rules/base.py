@@ -79,6 +79,15 @@ class PowerTerms:
         return self.gpu_w + self.cpu_w + self.rest_w
 
     @property
+    def cpu_training_w(self) -> int:
+        return power.training_cpu_w(self.cpu_w)
+
+    @property
+    def training_w(self) -> int:
+        """The concurrent CPU+GPU training load the sustained PSU rule sizes for (power.TRAINING_CPU_FRACTION)."""
+        return self.gpu_w + self.cpu_training_w + self.rest_w
+
+    @property
     def other_w(self) -> int:
         return self.cpu_w + self.rest_w
 

@@ -1,4 +1,4 @@
-"""Physical-fit rules: board form factor, GPU length and slots, cooler height, radiators, PSU size."""
+"""Physical-fit rules: board form factor, GPU length and slots, cooler height, RAM under the cooler, radiators, PSU size."""
 
 from __future__ import annotations
 
@@ -102,6 +102,47 @@ class AirCoolerHeight(Rule):
         m.model.Add(h <= m.attr("case", lambda c: mm(c.max_cooler_height_mm) if c.max_cooler_height_mm else None))
 
 
+NO_OVERHANG = 10 * PERMISSIVE  # a cooler that leaves the DIMM slots free takes a module of any height
+
+
+def ram_limit_mm(cooler) -> int | None:
+    """Tallest module (tenths of mm) under the cooler; None when an air cooler's overhang or clearance is unknown."""
+    if cooler.type != "air" or cooler.ram_overhang is False:
+        return NO_OVERHANG
+    if cooler.ram_overhang is None or cooler.ram_clearance_mm is None:
+        return None
+    return mm(cooler.ram_clearance_mm)
+
+
+class RamUnderCooler(Rule):
+    name = "ram_clearance"
+    categories = ("memory", "cooler")
+    strict_unknown = True
+    summary = "memory modules no taller than the clearance under an air cooler that overhangs the DIMM slots"
+
+    def check(self, b: Build):
+        mem, cooler = b.parts["memory"], b.parts["cooler"]
+        limit = ram_limit_mm(cooler)
+        if limit == NO_OVERHANG:
+            return []
+        if limit is None or mem.height_mm is None:
+            missing = [cooler.id] if limit is None else []
+            missing += [mem.id] if mem.height_mm is None else []
+            return [self.unverified("memory module height or the air cooler's RAM clearance", missing)]
+        if mm(mem.height_mm) <= limit:
+            return []
+        return [self.finding(f"{fmt_mm(mm(mem.height_mm))} memory modules are taller than the "
+                             f"{fmt_mm(limit)} clearance under the cooler's overhang; choose lower modules, "
+                             "a cooler that leaves the DIMM slots free, or raise its front fan (taller build)",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        # unknown on an unpinned part fails against an overhanging cooler; a pinned part's unknown passes
+        height = m.strict("memory", lambda p: mm(p.height_mm) if p.height_mm is not None else None,
+                          fail=PERMISSIVE + 1, passing=0)
+        m.model.Add(height <= m.strict("cooler", ram_limit_mm, fail=-PERMISSIVE, passing=PERMISSIVE))
+
+
 class RadiatorMount(Rule):
     name = "radiator_mount"
     categories = ("cooler", "case")
@@ -182,5 +223,6 @@ class PsuFitsCase(Rule):
                     <= m.attr("case", lambda c: mm(c.max_psu_length_mm) if c.max_psu_length_mm is not None else None))
 
 
-RULES = [BoardFitsCase(), GpuLengthFitsCase(), GpuSlotsFitCase(), AirCoolerHeight(), RadiatorMount(), PsuFitsCase()]
+RULES = [BoardFitsCase(), GpuLengthFitsCase(), GpuSlotsFitCase(), AirCoolerHeight(), RamUnderCooler(), RadiatorMount(),
+         PsuFitsCase()]
 _ = PERMISSIVE

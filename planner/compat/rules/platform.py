@@ -134,6 +134,37 @@ class M2Slots(Rule):
         m.model.Add(m.attr("storage", lambda d: 1 if d.needs_m2 else 0) <= m.attr("motherboard", lambda p: p.m2_slots))
 
 
+def full_speed_gen5(drive) -> bool | None:
+    """Is the drive a PCIe 5.0 NVMe drive (one that needs a Gen5 M.2 slot for its full speed)?"""
+    if drive.interface != "NVMe":
+        return False
+    return None if drive.pcie_gen is None else drive.pcie_gen >= 5
+
+
+class M2SharesGpuLanes(Rule):
+    name = "m2_gpu_lanes"
+    severity = Severity.WARNING
+    categories = ("storage", "motherboard")
+    summary = "a PCIe 5.0 drive does not need an M.2 slot that takes lanes from the GPU's x16 slot"
+
+    def check(self, b: Build):
+        drive, mb = b.parts["storage"], b.parts["motherboard"]
+        gen5 = full_speed_gen5(drive)
+        if gen5 is False or mb.m2_gen5_shares_gpu is False:
+            return []
+        if gen5 is None or mb.m2_gen5_shares_gpu is None:
+            return [self.unverified("drive PCIe generation or the board's M.2 lane sharing",
+                                    b.ids(*self.categories))]
+        return [self.finding("the board's PCIe 5.0 M.2 slot takes lanes from the first x16 slot: with this "
+                             "PCIe 5.0 drive there the GPU runs at x8 (elsewhere the drive runs at PCIe 4.0 speed); "
+                             "choose a PCIe 4.0 drive or a board with a dedicated PCIe 5.0 M.2 slot",
+                             b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.has("storage", full_speed_gen5, unknown=False)
+                    + m.has("motherboard", lambda p: p.m2_gen5_shares_gpu, unknown=False) <= 1)
+
+
 class CoolerCapacity(Rule):
     name = "cooler_capacity"
     severity = Severity.WARNING
@@ -299,5 +330,5 @@ class CpuStability(Rule):
         m.model.Add(m.has("cpu", self.affected, unknown=False) == 0)
 
 
-RULES = [CpuSocket(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(),
+RULES = [CpuSocket(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), M2SharesGpuLanes(),
          CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]

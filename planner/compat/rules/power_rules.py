@@ -13,20 +13,22 @@ from planner.compat.rules.base import (
 class PsuSustained(Rule):
     name = "psu_sustained"
     categories = ("psu", "gpu", "cpu")
-    summary = "sustained DC load at most 80 % of the PSU rating (24/7 training is a continuous load)"
+    summary = ("sustained training load (GPUs at their limit, the CPU at a share of its package power) at most 80 % "
+               "of the PSU rating (24/7 training is a continuous load)")
 
     def check(self, b: Build):
         psu, t = b.parts["psu"], power_terms(b)
-        need = power.required_sustained_w(t.sustained_w)
+        need = power.required_sustained_w(t.training_w)
         if psu.wattage_w >= need:
             return []
-        return [self.finding(f"sustained load {t.sustained_w} W (GPU {t.gpu_w} + CPU {t.cpu_w} + rest {t.rest_w}) is "
-                             f"{t.sustained_w / psu.wattage_w:.0%} of the {psu.wattage_w} W PSU; 80 % needs at least "
+        return [self.finding(f"sustained training load {t.training_w} W (GPU {t.gpu_w} + CPU {t.cpu_training_w}, "
+                             f"{power.TRAINING_CPU_FRACTION:.0%} of its {t.cpu_w} W package power, + rest {t.rest_w}) is "
+                             f"{t.training_w / psu.wattage_w:.0%} of the {psu.wattage_w} W PSU; 80 % needs at least "
                              f"{need} W", b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
         p = m.power()
-        m.model.Add(5 * p["sustained_w"] <= 4 * m.attr("psu", lambda s: s.wattage_w))
+        m.model.Add(5 * p["training_w"] <= 4 * m.attr("psu", lambda s: s.wattage_w))
 
 
 class PsuTransient(Rule):
