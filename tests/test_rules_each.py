@@ -118,6 +118,12 @@ CASES: list[Case] = [
          B(gpu_count=2, gpu=gpu(slots=2, cooling="blower"), motherboard=board(gpu_slot_pitch=2))),
     Case("x16-card-width-unknown", "pcie_x16_slots", B(gpu_count=2, gpu=gpu(slots=None)), U,
          ("GPU slot width unknown",), ("gpu-test",)),
+    Case("cpu-lanes-single-gpu-not-applicable", "multi_gpu_cpu_lanes", B(cpu=cpu(gpu_pcie_lanes=8))),
+    Case("cpu-lanes-two-gpus-x8x8", "multi_gpu_cpu_lanes", B(gpu_count=2)),  # 16 CPU lanes for graphics
+    Case("cpu-lanes-apu-x8-for-two", "multi_gpu_cpu_lanes", B(gpu_count=2, cpu=cpu(gpu_pcie_lanes=8)), P,
+         ("2 GPUs need x8 each (16 lanes) from the CPU; Test CPU gives graphics x8 in all",), ("gpu-test", "cpu-test")),
+    Case("cpu-lanes-unknown", "multi_gpu_cpu_lanes", B(gpu_count=2, cpu=cpu(gpu_pcie_lanes=None)), U,
+         ("CPU lanes for graphics",), ("cpu-test",)),
     Case("case-slots-two-cards-fit", "multi_gpu_case_slots", B(gpu_count=2)),  # slot 1 + 4 + 3 wide = slot 7 of 7
     Case("case-slots-two-cards-short", "multi_gpu_case_slots", B(gpu_count=2, case=case(expansion_slots=6)), P,
          ("2 cards from slot 1, 4 apart, 3 wide reach slot 7; the case has 6",)),

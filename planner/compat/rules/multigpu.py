@@ -105,4 +105,29 @@ class MultiGpuCaseSlots(Rule):
         m.model.Add(left <= m.strict("case", lambda c: c.expansion_slots, fail=-big, passing=PERMISSIVE))
 
 
-RULES = [MultiGpuSlots(), MultiGpuCaseSlots()]
+class MultiGpuCpuLanes(Rule):
+    name = "multi_gpu_cpu_lanes"
+    categories = ("gpu", "cpu")
+    strict_unknown = True
+    summary = f"several GPUs need x{MIN_LANES} from the CPU each: an APU such as the Ryzen 8700G has x8 for graphics in all"
+
+    def applies(self, b: Build) -> bool:
+        return super().applies(b) and b.gpu_count > 1
+
+    def check(self, b: Build):
+        cpu, n = b.parts["cpu"], b.gpu_count
+        if cpu.gpu_pcie_lanes is None:
+            return [self.unverified("CPU lanes for graphics", [cpu.id])]
+        if cpu.gpu_pcie_lanes < MIN_LANES * n:
+            return [self.finding(f"{n} GPUs need x{MIN_LANES} each ({MIN_LANES * n} lanes) from the CPU; "
+                                 f"{cpu.name} gives graphics x{cpu.gpu_pcie_lanes} in all", b.ids(*self.categories))]
+        return []
+
+    def encode(self, m: Encoder):
+        n = m.gpu_count
+        if n <= 1:
+            return
+        m.model.Add(m.strict("cpu", lambda p: p.gpu_pcie_lanes, fail=0) >= MIN_LANES * n)
+
+
+RULES = [MultiGpuSlots(), MultiGpuCpuLanes(), MultiGpuCaseSlots()]
