@@ -26,13 +26,23 @@ def pareto_dominated(vecs: np.ndarray, order: np.ndarray, block: int = BLOCK) ->
         blk = vecs[idx]
         dom = np.zeros(len(idx), dtype=bool)
         for f0 in range(0, len(front), FRONT_CHUNK):
-            fr = front[f0:f0 + FRONT_CHUNK]
-            dom |= np.all(fr[None, :, :] <= blk[:, None, :], axis=2).any(axis=1)
-        earlier = np.tril(np.all(blk[None, :, :] <= blk[:, None, :], axis=2), k=-1)  # [i, k]: row k <= row i, k < i
+            dom |= _no_worse(front[f0:f0 + FRONT_CHUNK], blk).any(axis=1)
+        earlier = np.tril(_no_worse(blk, blk), k=-1)  # [i, k]: row k <= row i, k < i
         dom |= earlier.any(axis=1)
         dominated[idx] = dom
         front = np.concatenate([front, blk[~dom]])
     return dominated
+
+
+def _no_worse(rows: np.ndarray, blk: np.ndarray) -> np.ndarray:
+    """[i, k]: rows[k] <= blk[i] in every column, built one column at a time (no 3-D temporary) and stopped as
+    soon as no pair is left."""
+    acc = rows[None, :, 0] <= blk[:, 0, None] if rows.shape[1] else np.ones((len(blk), len(rows)), dtype=bool)
+    for j in range(1, rows.shape[1]):
+        if not acc.any():
+            break
+        acc &= rows[None, :, j] <= blk[:, j, None]
+    return acc
 
 
 def prune(
