@@ -52,6 +52,14 @@ StrList = Annotated[list[str], BeforeValidator(_split_list)]
 IntList = Annotated[list[int], BeforeValidator(_split_list)]
 
 SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5")
+def _all_in(values: list[str], allowed: tuple[str, ...], what: str) -> list[str]:
+    """The list as given when every item is one of `allowed`; else a ValueError naming the first stranger."""
+    for v in values:
+        if v not in allowed:
+            raise ValueError(f"unknown {what} {v!r}; expected one of {', '.join(allowed)}")
+    return values
+
+
 MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EATX", "ATX", "mATX", "ITX")
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
@@ -156,10 +164,7 @@ class Cpu(Part):
     @field_validator("memory_types")
     @classmethod
     def _mem(cls, v: list[str]) -> list[str]:
-        for t in v:
-            if t not in MEMORY_TYPES:
-                raise ValueError(f"unknown memory type {t!r}; expected one of {', '.join(MEMORY_TYPES)}")
-        return v
+        return _all_in(v, MEMORY_TYPES, "memory type")
 
     @property
     def power_w(self) -> int:
@@ -267,10 +272,7 @@ class Case(Part):
     @field_validator("form_factors")
     @classmethod
     def _ff(cls, v: list[str]) -> list[str]:
-        for f in v:
-            if f not in FORM_FACTORS:
-                raise ValueError(f"unknown form factor {f!r}; expected one of {', '.join(FORM_FACTORS)}")
-        return v
+        return _all_in(v, FORM_FACTORS, "form factor")
 
 
 PART_TYPES: dict[str, type[Part]] = {

@@ -23,14 +23,18 @@ def card_pitch_needed(gpu) -> int | None:
     return w + (0 if gpu.cooling in ("blower", "passive") else 1)
 
 
-class MultiGpuSlots(Rule):
+class SeveralGpus(Rule):
+    """A rule about stacking cards: it applies only when the build has more than one GPU."""
+
+    def applies(self, b: Build) -> bool:
+        return super().applies(b) and b.gpu_count > 1
+
+
+class MultiGpuSlots(SeveralGpus):
     name = "pcie_x16_slots"
     categories = ("gpu", "motherboard")
     strict_unknown = True
     summary = f"several GPUs need as many x16-size slots wired to the CPU at x{MIN_LANES} or more, spaced for the cards"
-
-    def applies(self, b: Build) -> bool:
-        return super().applies(b) and b.gpu_count > 1
 
     def check(self, b: Build):
         gpu, mb, n = b.parts["gpu"], b.parts["motherboard"], b.gpu_count
@@ -67,14 +71,11 @@ def case_slots_needed(first: int, pitch: int, width: int, n: int) -> int:
     return first - 1 + (n - 1) * pitch + width
 
 
-class MultiGpuCaseSlots(Rule):
+class MultiGpuCaseSlots(SeveralGpus):
     name = "multi_gpu_case_slots"
     categories = ("gpu", "motherboard", "case")
     strict_unknown = True
     summary = "the case has expansion slots down to the last card's last slot"
-
-    def applies(self, b: Build) -> bool:
-        return super().applies(b) and b.gpu_count > 1
 
     def check(self, b: Build):
         gpu, mb, case, n = b.parts["gpu"], b.parts["motherboard"], b.parts["case"], b.gpu_count
@@ -105,14 +106,11 @@ class MultiGpuCaseSlots(Rule):
         m.model.Add(left <= m.strict("case", lambda c: c.expansion_slots, fail=-big, passing=PERMISSIVE))
 
 
-class MultiGpuCpuLanes(Rule):
+class MultiGpuCpuLanes(SeveralGpus):
     name = "multi_gpu_cpu_lanes"
     categories = ("gpu", "cpu")
     strict_unknown = True
     summary = f"several GPUs need x{MIN_LANES} from the CPU each: an APU such as the Ryzen 8700G has x8 for graphics in all"
-
-    def applies(self, b: Build) -> bool:
-        return super().applies(b) and b.gpu_count > 1
 
     def check(self, b: Build):
         cpu, n = b.parts["cpu"], b.gpu_count
