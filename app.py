@@ -12,12 +12,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit bes
 from planner.errors import PlannerError  # noqa: E402
 from planner.service import decode_token, encode_token  # noqa: E402
 from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
-from ui.state import apply_inputs, ensure_defaults, inputs_from_state, same_inputs  # noqa: E402
+from ui.state import apply_inputs, ensure_defaults, inputs_from_state, keep_tab_inputs, same_inputs  # noqa: E402
 from ui.widgets import sidebar  # noqa: E402
 
 st.set_page_config(page_title="planner: an ML training workstation", page_icon="🛠️", layout="wide")
 ss = st.session_state
 ensure_defaults(ss)
+keep_tab_inputs(ss)
 
 st.title("planner")
 st.caption("The best compatible ML-training workstation for your budget: prices with date and source, "
@@ -58,28 +59,25 @@ shared = ss.get("shared")
 if shared and not same_inputs(shared["inputs"], inputs):
     ss["shared"] = shared = None  # an input changed: plan again from scratch
 
-# Switching tabs reruns the page; only the cloud comparison (the heaviest tab) waits until it is opened.
-tabs = st.tabs(["Plan", "Cloud vs buy", "Check my build", "Prices", "Share", "Doctor"], key="tab", on_change="rerun")
+# Switching tabs reruns the page, and only the open tab is drawn: the browser then renders one tab's elements,
+# not six (a new visit renders about half as much before the answer shows). The Plan is always worked out,
+# because the other tabs use it.
 view = None
+tabs = st.tabs(["Plan", "Cloud vs buy", "Check my build", "Prices", "Share", "Doctor"], key="tab", on_change="rerun")
 with tabs[0]:
     with services.guard("Planning"):
-        view = pages_plan.render(cat, inputs, shared)
-with tabs[1]:
-    if tabs[1].open:
-        with services.guard("Cloud vs buy"):
-            pages_cloud.render(view, inputs)
-with tabs[2]:
-    with services.guard("Checking the build"):
-        pages_check.render(cat, inputs)
-with tabs[3]:
-    with services.guard("Price history"):
-        pages_prices.render(cat, view)
-with tabs[4]:
-    with services.guard("Sharing"):
-        pages_share.render(cat, inputs, view)
-with tabs[5]:
-    with services.guard("Doctor"):
-        pages_doctor.render()
+        view = (pages_plan.render(cat, inputs, shared) if tabs[0].open
+                else pages_plan.view_of(cat, inputs, shared))
+LATER = ((tabs[1], "Cloud vs buy", lambda: pages_cloud.render(view, inputs)),
+         (tabs[2], "Checking the build", lambda: pages_check.render(cat, inputs)),
+         (tabs[3], "Price history", lambda: pages_prices.render(cat, view)),
+         (tabs[4], "Sharing", lambda: pages_share.render(cat, inputs, view)),
+         (tabs[5], "Doctor", pages_doctor.render))
+for tab, what, draw in LATER:
+    if tab.open:
+        with tab, services.guard(what):
+            draw()
+ss["_last_tab"] = ss.get("tab") or "Plan"  # lets a tab tell a return visit from a change made on it
 
 with services.guard("Drawing the inputs"):
     sidebar(cat)

@@ -33,6 +33,12 @@ def run(at=None, **query: str):
     return at
 
 
+def open_tab(at, name: str):
+    """Click a tab: only the open tab is drawn (the Plan is always worked out)."""
+    at.session_state["tab"] = name
+    return run(at)
+
+
 def headline(at) -> str:
     return next(s.value for s in at.subheader if s.value.startswith(("Recommended", "Build restored", "Imported")))
 
@@ -205,19 +211,23 @@ def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
 def test_importing_the_markdown_list_gives_the_same_parts() -> None:
     at = run()
     parts = plan_parts(at)
-    md = next(c.value for c in at.code if c.value.startswith("Type|Item|Price"))
+    md = next(c.value for c in open_tab(at, "Share").code if c.value.startswith("Type|Item|Price"))
 
     other = run()
     other.text_input(key="in_budget").input("2500")
     run(other)
     assert plan_parts(other) != parts
+    open_tab(other, "Share")
     other.text_area(key="import_text").input(md)
     other.button(key="import_btn").click()
     run(other)
+    assert any("Imported 8 part(s) from markdown" in s.value for s in other.success)
+    open_tab(other, "Plan")
     assert headline(other).startswith("Imported build")
     assert sorted(plan_parts(other)) == sorted(parts)
-    assert any("Imported 8 part(s) from markdown" in s.value for s in other.success)
 
+    open_tab(other, "Share")
+    assert other.text_area(key="import_text").value == md  # kept while the Plan tab was open
     other.text_area(key="import_text").input("nothing useful here\nat all")
     other.button(key="import_btn").click()
     run(other)
@@ -228,7 +238,7 @@ def test_check_tab_flags_an_incompatible_pick() -> None:
     cat = load_catalog()
     cpu = cat.by_category("cpu")[0]
     other_socket = next(p for p in cat.by_category("motherboard") if p.socket != cpu.socket)
-    at = run()
+    at = open_tab(run(), "Check my build")
     at.selectbox(key="chk_cpu").set_value(cpu.id)
     at.selectbox(key="chk_motherboard").set_value(other_socket.id)
     run(at)
@@ -236,9 +246,19 @@ def test_check_tab_flags_an_incompatible_pick() -> None:
     assert any(e.value.startswith("Not compatible") for e in check.error)
     assert any("✗" in e.value and "socket" in e.value.lower() for e in check.error)
 
+    open_tab(at, "Plan")  # the Check tab is not drawn meanwhile: its picks must survive
+    assert not at.tabs[2].children
+    open_tab(at, "Check my build")
+    assert at.selectbox(key="chk_cpu").value == cpu.id
+    assert at.selectbox(key="chk_motherboard").value == other_socket.id
+    at.button(key="chk_open").click()
+    run(at)  # "Show this build in the Plan tab" goes there
+    assert at.session_state["tab"] == "Plan"
+    assert any(h.value.startswith("Build from the checker") for h in at.tabs[0].subheader)
+
 
 def test_doctor_tab_reads_an_uploaded_event_log() -> None:
-    at = run()
+    at = open_tab(run(), "Doctor")
     at.file_uploader(key="doc_events_file").upload("user-system.csv", DOCTOR_LOG.read_bytes(), "text/csv")
     run(at)
     doctor = at.tabs[5]
@@ -248,9 +268,17 @@ def test_doctor_tab_reads_an_uploaded_event_log() -> None:
     assert titles and any("driver" in t.lower() for t in titles)
     assert any("Runbook" in m.value for m in doctor.markdown)
 
+    open_tab(at, "Plan")  # Streamlit forgets an uploader that is not drawn; the Doctor keeps the file aside
+    doctor = open_tab(at, "Doctor").tabs[5]
+    assert any("Using user-system.csv" in c.value for c in doctor.caption)
+    assert any("incident(s) on the timeline" in m.value for m in doctor.markdown)
+    at.button(key="doc_events_file_forget").click()
+    doctor = run(at).tabs[5]
+    assert not any("incident(s) on the timeline" in m.value for m in doctor.markdown)
+
 
 def test_doctor_tab_rejects_garbage_with_one_line() -> None:
-    at = run()
+    at = open_tab(run(), "Doctor")
     at.text_area(key="doc_events_text").input("this is not an event log\nnor this")
     run(at)
     assert at.tabs[5].error and "\n" not in at.tabs[5].error[0].value
@@ -279,8 +307,10 @@ def test_cloud_tab_charts_rent_vs_buy_when_opened() -> None:
 
 def test_prices_and_share_tabs() -> None:
     at = run()
-    prices, share = at.tabs[3], at.tabs[4]
+    assert not at.tabs[3].children and not at.tabs[4].children  # only the open tab is drawn
+    prices = open_tab(at, "Prices").tabs[3]
     assert any("No price history yet" in i.value and "planner prices refresh" in i.value for i in prices.info)
+    share = open_tab(at, "Share").tabs[4]
     labels = [b.label for b in share.get("download_button")]
     assert labels == ["Download Markdown", "Download CSV", "Download JSON"]
     link = next(c.value for c in share.code if "?b=v2." in c.value)
@@ -289,7 +319,7 @@ def test_prices_and_share_tabs() -> None:
 
 def test_doctor_tab_reads_training_metrics() -> None:
     rows = ["step,loss,tokens_per_s"] + [f"{i},{3.0 - i * 0.01:.3f},{1000 if i < 60 else 400}" for i in range(100)]
-    at = run()
+    at = open_tab(run(), "Doctor")
     at.file_uploader(key="doc_metrics_file").upload("metrics.csv", "\n".join(rows).encode(), "text/csv")
     run(at)
     doctor = at.tabs[5]

@@ -30,11 +30,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_server(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> None:
+def wait_for_server(url: str, proc: subprocess.Popen, log: Path, timeout_s: float = 90) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}: {proc.stdout.read()[-2000:]}")  # type: ignore[union-attr]
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}: {log.read_text()[-2000:]}")
         try:
             with urllib.request.urlopen(url + "_stcore/health", timeout=2) as r:
                 if r.status == 200:
@@ -45,21 +45,25 @@ def wait_for_server(url: str, proc: subprocess.Popen, timeout_s: float = 90) -> 
 
 
 def start_server(tmp: Path, port: int) -> subprocess.Popen:
+    """`streamlit run serve.py`, as the README says: the page (app.py) behind a warm-up before the first visitor."""
     env = {**os.environ, "PLANNER_PRICE_DB": str(tmp / "no-history.sqlite"), "PYTHONUNBUFFERED": "1"}
     env.pop("PLANNER_DATA_DIR", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=REPO, env=env, stdout=(tmp / "server.log").open("w"), stderr=subprocess.STDOUT, text=True)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
-    proc = start_server(tmp_path_factory.mktemp("ui"), port)
+    tmp = tmp_path_factory.mktemp("ui")
+    proc = start_server(tmp, port)
     url = f"http://127.0.0.1:{port}/"
     try:
-        wait_for_server(url, proc)
+        wait_for_server(url, proc, tmp / "server.log")
+        # the server answers only once the warm-up is over (catalog, speed model, default plan in the caches)
+        assert "planner: warmed up in" in (tmp / "server.log").read_text()
         yield url
     finally:
         proc.terminate()

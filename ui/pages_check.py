@@ -30,6 +30,7 @@ def _open_in_plan(cat: Catalog) -> None:
     if parts:
         ss["in_gpus"] = int(ss.get("chk_gpus", 1))
         ss["shared"] = {"origin": "check", "parts": parts, "inputs": inputs_from_state(ss)}
+        ss["tab"] = "Plan"  # the button says where the build goes: show it there
 
 
 def render(cat: Catalog, inputs: Request) -> None:

@@ -6,7 +6,6 @@ import io
 import math
 from typing import Any, Optional, Union
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -70,8 +69,10 @@ def timeline_frame(report: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def timeline_chart(report: Any) -> alt.Chart:
-    """Every catalogued event on a time axis, one row per source, coloured by training vs idle."""
+def timeline_chart(report: Any) -> Any:
+    """Every catalogued event on a time axis, one row per source, coloured by training vs idle (an altair Chart)."""
+    import altair as alt  # only when a log is shown (a 0.4-1 s import)
+
     frame = pd.DataFrame([{"time": ev.time, "event": f"{ev.source} {ev.id}", "while": ev.load, "incident": n,
                            "what": ev.summary[:120]}
                           for n, inc in enumerate(report.incidents, 1) for ev in inc.events])
@@ -147,6 +148,8 @@ def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
                                     "What it means": f.message} for f in report.findings]), hide_index=True)
     if curve is not None and not curve.empty:
         st.markdown("**Loss curve**")
+        import altair as alt  # only when a loss curve is shown
+
         st.altair_chart(alt.Chart(curve).mark_line().encode(
             x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss", scale=alt.Scale(zero=False)),
             tooltip=["step:Q", "loss:Q"]).properties(height=240), width="stretch")
@@ -158,6 +161,27 @@ def _error(exc: PlannerError) -> None:
     st.error(md_escape(exc))  # file text can sit in the message: no Markdown from it
 
 
+def kept_upload(label: str, types: list[str], key: str) -> Optional[tuple[bytes, str]]:
+    """A file uploader whose file survives a visit to another tab: only the open tab is drawn, and Streamlit
+    forgets a widget that was not drawn, so the file is kept aside and offered again (with a way to drop it)."""
+    ss = st.session_state
+    kept = f"_{key}_kept"
+    up = st.file_uploader(label, type=types, key=key)
+    if up is not None:
+        ss[kept] = (up.getvalue(), up.name)
+        return ss[kept]
+    if kept in ss and ss.get("_last_tab") == "Doctor":  # the user removed the file on this tab
+        del ss[kept]
+    if kept in ss:
+        data, name = ss[kept]
+        st.caption(f"Using {md_escape(name)} ({len(data) / 1024:.0f} KB), uploaded before you switched tabs.")
+        if st.button("Forget this file", key=f"{key}_forget"):
+            del ss[kept]
+            st.rerun()
+        return ss[kept]
+    return None
+
+
 def render() -> None:
     st.subheader("Doctor: why does the machine die?")
     st.caption("Windows System log (Event Viewer CSV, `wevtutil qe System /f:xml`, `Get-WinEvent | Format-List`) "
@@ -166,7 +190,7 @@ def render() -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**System log**")
-        up = st.file_uploader("System or kernel log", type=["csv", "xml", "txt", "log", "json"], key="doc_events_file")
+        up = kept_upload("System or kernel log", ["csv", "xml", "txt", "log", "json"], "doc_events_file")
         pasted = st.text_area("...or paste the log text", key="doc_events_text", height=120)
         c1, c2, c3 = st.columns(3)
         tgp = c1.number_input("GPU power, W (0 = unknown)", 0, 1500, 0, step=10, key="doc_tgp")
@@ -174,31 +198,29 @@ def render() -> None:
         psu = c3.number_input("PSU rating, W (0 = unknown)", 0, 5000, 0, step=50, key="doc_psu")
         gpu = st.text_input("GPU model (e.g. GTX 1080 Ti): adds NVIDIA's recommended PSU, as the Check tab does",
                             key="doc_gpu")
-        smi_up = st.file_uploader("nvidia-smi output (`nvidia-smi -q` or a `--format=csv -l 5` log)",
-                                  type=["txt", "log", "csv"], key="doc_smi_file")
+        smi = kept_upload("nvidia-smi output (`nvidia-smi -q` or a `--format=csv -l 5` log)", ["txt", "log", "csv"],
+                          "doc_smi_file")
     with right:
         st.markdown("**Training**")
-        upm = st.file_uploader("Metrics CSV or JSONL (step, loss, tokens/s, GPU util, temperature, time...)",
-                               type=["csv", "jsonl", "json", "txt"], key="doc_metrics_file")
+        metrics = kept_upload("Metrics CSV or JSONL (step, loss, tokens/s, GPU util, temperature, time...)",
+                              ["csv", "jsonl", "json", "txt"], "doc_metrics_file")
         steps = st.number_input("Expected total steps (0 = unknown)", 0, 10**9, 0, key="doc_steps")
         busy_text = st.text_area("Training windows, one START/END per line on the log's clock (e.g. "
                                  "2025-10-13T22:00/2025-10-14T06:30); a metrics file with times adds its own",
                                  key="doc_busy", height=90)
-    metrics = (upm.getvalue(), upm.name) if upm is not None else None
     try:
         windows, window_notes = training_windows(busy_text, metrics)
     except PlannerError as exc:
         _error(exc)
         windows, window_notes = [], []
-    log = (up.getvalue(), up.name) if up is not None else (pasted.encode("utf-8"), "pasted log") if pasted.strip() \
-        else None
+    log = up if up is not None else (pasted.encode("utf-8"), "pasted log") if pasted.strip() else None
     if log is not None:
         st.markdown(f"#### System log: {md_escape(log[1])}")
         for note in window_notes:
             st.caption(md_escape(note))
         try:
             report = diagnose_events(*log, gpu_tgp_w=tgp, cpu_power_w=cpu, psu_w=psu, busy=windows, gpu_name=gpu,
-                                     smi=[(smi_up.getvalue(), smi_up.name)] if smi_up is not None else None)
+                                     smi=[smi] if smi is not None else None)
         except PlannerError as exc:
             _error(exc)
         else:

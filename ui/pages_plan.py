@@ -187,6 +187,14 @@ def speed_by_option(plans: list[dict[str, Any]], inputs: Request) -> None:
                "as their combined throughput (runs do not share a GPU).")
 
 
+def view_of(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    """The view `render` would return, without drawing (another tab is open and needs the build on show)."""
+    if shared is not None:
+        return view_from_parts(cat, list(shared["parts"]), inputs, shared["origin"])
+    planned = services.solve(inputs.model_dump_json(), services.catalog_key())
+    return view_from_plan(planned.plans[0], inputs) if planned.plans else None
+
+
 def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Draw the tab; returns the view of the build on show (None when nothing fits)."""
     if shared is not None:

@@ -45,6 +45,21 @@ def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
             ss[key] = list(value) if isinstance(value, list) else value
 
 
+# Inputs of the tabs other than the sidebar. Only the open tab is drawn, and Streamlit drops the value of a widget
+# that a run did not draw; writing these back at the top of each run keeps them across tab switches (buttons and
+# file uploaders cannot be written: the Doctor keeps its uploaded files aside itself).
+TAB_INPUTS = ("chk_gpus", "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
+              "doc_tgp", "doc_cpu", "doc_psu", "doc_gpu", "doc_steps", "doc_busy")
+TAB_INPUT_PREFIXES = ("chk_",)
+NOT_WRITABLE = ("chk_open",)
+
+
+def keep_tab_inputs(ss: MutableMapping[str, Any]) -> None:
+    for key in list(ss.keys()):
+        if (key in TAB_INPUTS or key.startswith(TAB_INPUT_PREFIXES)) and key not in NOT_WRITABLE:
+            ss[key] = ss[key]
+
+
 def inputs_from_state(ss: MutableMapping[str, Any]) -> Request:
     """The widget values as the Request (ShareError one-liner when a value is out of range)."""
     g = lambda k: ss.get(k, DEFAULTS[k])  # noqa: E731
