@@ -12,13 +12,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit bes
 from planner.errors import PlannerError  # noqa: E402
 from planner.service import decode_token, encode_token  # noqa: E402
 from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
-from ui.state import apply_inputs, ensure_defaults, inputs_from_state, keep_tab_inputs, same_inputs  # noqa: E402
+from ui.state import apply_inputs, ensure_defaults, inputs_from_state, keep_inputs, same_inputs  # noqa: E402
 from ui.widgets import sidebar  # noqa: E402
 
 st.set_page_config(page_title="planner: an ML training workstation", page_icon="🛠️", layout="wide")
 ss = st.session_state
 ensure_defaults(ss)
-keep_tab_inputs(ss)
+keep_inputs(ss)
 
 st.title("planner")
 st.caption("The best compatible ML-training workstation for your budget: prices with date and source, "

@@ -39,6 +39,13 @@ def open_tab(at, name: str):
     return run(at)
 
 
+def open_inputs(at):
+    """Switch on the sidebar's 'Parts and makers' and 'Constraints and preferences' (drawn when opened)."""
+    at.toggle(key="in_parts_open").set_value(True)
+    at.toggle(key="in_more_open").set_value(True)
+    return run(at)
+
+
 def headline(at) -> str:
     return next(s.value for s in at.subheader if s.value.startswith(("Recommended", "Build restored", "Imported")))
 
@@ -84,7 +91,7 @@ def test_budgets_as_people_type_them_and_an_invalid_one_removes_the_plan() -> No
 
 
 def test_an_impossible_request_shows_why_not() -> None:
-    at = run()
+    at = open_inputs(run())
     at.number_input(key="in_min_vram").set_value(1000.0)
     run(at)
     assert any("No build fits" in e for e in errors(at))
@@ -133,11 +140,17 @@ def test_runs_left_and_model_size_reach_the_sweep_and_the_headline() -> None:
 
 def test_owned_parts_left_out_say_why_and_a_warning_can_be_accepted() -> None:
     at = run()
+    assert not [m for m in at.sidebar.multiselect if m.key == "in_owned"]  # the part lists wait until opened
+    open_inputs(at)
     at.multiselect(key="in_owned").set_value(["cpu-amd-ryzen5-5600g", "mb-msi-mpg-x570-gaming-edge-wifi",
                                               "mem-gskill-ripjaws-v-ddr4-4x16-3200-cl16"])
     run(at)
     why = [w.value for w in at.tabs[0].warning if "(owned) not used" in w.value]
     assert len(why) == 3
+    at.toggle(key="in_parts_open").set_value(False)  # closed again: the owned parts still count
+    run(at)
+    assert "3 owned" in at.toggle(key="in_parts_open").label
+    assert len([w for w in at.tabs[0].warning if "(owned) not used" in w.value]) == 3
     assert why and "Ryzen 5 5600G" in why[0] and "Warnings I accept" in why[0] and "enough CPU cores" in why[0]
     at.multiselect(key="in_accept").set_value(["cpu_cores_per_gpu"])
     at.selectbox(key="in_gpus").set_value(1)  # two GPUs need an x8/x8 board the old AM4 box lacks
@@ -165,7 +178,7 @@ def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
 
 
 def test_four_gpus_name_the_missing_board_and_chip_makers_are_offered() -> None:
-    at = run()
+    at = open_inputs(run())
     at.selectbox(key="in_gpus").set_value(4)
     run(at)
     assert any("No build fits" in e for e in errors(at))
@@ -205,7 +218,10 @@ def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
     at = run(b=encode_token(inputs, []))
     assert at.text_input(key="in_budget").value == "50"  # shown as sent; the solver says what it buys
     assert at.number_input(key="in_hours").value == 0.1
-    assert at.multiselect(key="in_brands").value == []
+    assert at.session_state["in_brands"] == [] and not at.toggle(key="in_parts_open").value  # nothing left to show
+    # a Request asks for 0 alternatives where the page's default is 2: the switch opens to show that setting
+    assert at.session_state["in_alts"] == 0 and at.toggle(key="in_more_open").value
+    assert at.toggle(key="in_more_open").label == "Constraints and preferences (1 changed)"
 
 
 def test_importing_the_markdown_list_gives_the_same_parts() -> None:

@@ -36,7 +36,15 @@ DEFAULTS: dict[str, Any] = {
     "in_used": "gpu",
     "in_accept": [],  # warning rule names the solver may break
     "in_alts": 2,
+    "in_parts_open": False,  # the part lists and maker filters are drawn when opened
+    "in_more_open": False,  # constraints and preferences likewise
 }
+
+# Sidebar inputs drawn only when their switch is on (in_parts_open, in_more_open); the switch names what is set.
+PART_LISTS = {"in_owned": "owned", "in_pinned": "required", "in_excluded": "left out", "in_brands": "board makers out",
+              "in_chip_makers": "chip makers out"}
+MORE = ("in_min_vram", "in_deadline", "in_cooler", "in_used", "in_gpus", "in_max_wall", "in_power", "in_alts",
+        "in_accept")
 
 
 def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
@@ -45,16 +53,16 @@ def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
             ss[key] = list(value) if isinstance(value, list) else value
 
 
-# Inputs of the tabs other than the sidebar. Only the open tab is drawn, and Streamlit drops the value of a widget
-# that a run did not draw; writing these back at the top of each run keeps them across tab switches (buttons and
-# file uploaders cannot be written: the Doctor keeps its uploaded files aside itself).
-TAB_INPUTS = ("chk_gpus", "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
+# Inputs that are not drawn on every run: the other tabs' (only the open tab is drawn) and the sidebar's part lists
+# (drawn when opened). Streamlit drops the value of a widget a run did not draw; writing these back at the top of
+# each run keeps them (buttons and file uploaders cannot be written: the Doctor keeps its uploaded files aside).
+TAB_INPUTS = (*DEFAULTS, "chk_gpus", "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
               "doc_tgp", "doc_cpu", "doc_psu", "doc_gpu", "doc_steps", "doc_busy")
 TAB_INPUT_PREFIXES = ("chk_",)
 NOT_WRITABLE = ("chk_open",)
 
 
-def keep_tab_inputs(ss: MutableMapping[str, Any]) -> None:
+def keep_inputs(ss: MutableMapping[str, Any]) -> None:
     for key in list(ss.keys()):
         if (key in TAB_INPUTS or key.startswith(TAB_INPUT_PREFIXES)) and key not in NOT_WRITABLE:
             ss[key] = ss[key]
@@ -130,6 +138,8 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_used"] = inputs.used
     ss["in_alts"] = int(inputs.alternatives)
     ss["in_accept"] = list(inputs.accepted_warnings)
+    ss["in_parts_open"] = any(ss[k] for k in PART_LISTS)  # a shared build shows what it sets
+    ss["in_more_open"] = any(ss[k] != DEFAULTS[k] for k in MORE)
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
 

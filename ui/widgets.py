@@ -7,7 +7,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import TYPE_LABELS
 from planner.service import rule_summary, warning_rules
-from ui.state import CURRENCIES
+from ui.state import CURRENCIES, DEFAULTS, MORE, PART_LISTS
 
 
 def _part_label(cat: Catalog):
@@ -43,27 +43,42 @@ def sidebar(cat: Catalog) -> None:
     c1.selectbox("Precision", ["amp", "tf32", "fp32"], key="in_precision",
                  help="amp = mixed precision (fp16/bf16 with fp32 master weights)")
     c2.selectbox("Workload class", ["transformer", "cnn", "generic"], key="in_workload")
-    c1, c2 = sb.columns(2)
-    c1.number_input("Model size (M parameters, 0 = not given)", min_value=0.0, max_value=1_000_000.0, step=1.0,
+    sb.number_input("Model size (M parameters, 0 = not given)", min_value=0.0, max_value=1_000_000.0, step=1.0,
                     key="in_model_m",
                     help="Changes the speed estimate (a small model gains less from a big GPU) and sets a VRAM floor "
                          "from weights, gradients and AdamW states (activations not counted). 0 = the workload "
                          "class's typical size from the calibration data, which the Plan tab names.")
-    c2.number_input("Min VRAM per GPU, GB (0 = any)", min_value=0.0, max_value=1024.0, step=1.0, key="in_min_vram")
-    sb.number_input("Sweep deadline, hours (0 = none)", min_value=0.0, max_value=100_000.0, step=1.0, key="in_deadline")
 
     sb.subheader("Parts")
-    ids = sorted(cat.parts, key=lambda i: (cat.parts[i].category, cat.parts[i].name))
-    label = _part_label(cat)
-    sb.multiselect("Parts you already own (cost 0)", ids, key="in_owned", format_func=label)
-    sb.multiselect("Parts that must be used", ids, key="in_pinned", format_func=label)
-    sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
-    sb.multiselect("Board makers to leave out (the brand on the box)", sorted({p.brand for p in cat.parts.values()}),
-                   key="in_brands", help="NVIDIA here leaves out only the cards NVIDIA sells itself (Founders Edition)")
-    sb.multiselect("GPU chip makers to leave out", ["NVIDIA", "AMD", "Intel"], key="in_chip_makers",
-                   help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is NVIDIA)")
+    # Each list or menu costs the browser time to draw (three lists over the whole catalog: about 1 s on a first
+    # visit here), so the less used inputs are drawn when opened; their values are kept while hidden
+    # (ui.state.keep_inputs) and the switch says what is set.
+    chosen = {k: len(st.session_state.get(k) or []) for k in PART_LISTS}
+    summary = ", ".join(f"{n} {what}" for n, what in zip(chosen.values(), PART_LISTS.values()) if n)
+    sb.toggle(f"Parts and makers ({summary or 'none chosen'})", key="in_parts_open",
+              help="Parts you own, parts that must be used or left out, board and chip makers to leave out")
+    if st.session_state.get("in_parts_open"):
+        ids = sorted(cat.parts, key=lambda i: (cat.parts[i].category, cat.parts[i].name))
+        label = _part_label(cat)
+        sb.multiselect("Parts you already own (cost 0)", ids, key="in_owned", format_func=label)
+        sb.multiselect("Parts that must be used", ids, key="in_pinned", format_func=label)
+        sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
+        sb.multiselect("Board makers to leave out (the brand on the box)", sorted({p.brand for p in cat.parts.values()}),
+                       key="in_brands", help="NVIDIA here leaves out only the cards NVIDIA sells itself (Founders Edition)")
+        sb.multiselect("GPU chip makers to leave out", ["NVIDIA", "AMD", "Intel"], key="in_chip_makers",
+                       help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is "
+                            "NVIDIA)")
 
-    sb.subheader("Preferences")
+    changed = [k for k in MORE if st.session_state.get(k, DEFAULTS[k]) != DEFAULTS[k]]
+    sb.toggle(f"Constraints and preferences ({len(changed)} changed)" if changed else
+              "Constraints and preferences (defaults)", key="in_more_open",
+              help="GPU count, VRAM floor, deadline, cooler, used parts, wall power cap, power limit, alternatives, "
+                   "warnings you accept")
+    if not st.session_state.get("in_more_open"):
+        return
+    c1, c2 = sb.columns(2)
+    c1.number_input("Min VRAM per GPU, GB (0 = any)", min_value=0.0, max_value=1024.0, step=1.0, key="in_min_vram")
+    c2.number_input("Sweep deadline, hours (0 = none)", min_value=0.0, max_value=100_000.0, step=1.0, key="in_deadline")
     c1, c2 = sb.columns(2)
     c1.selectbox("CPU cooler", ["any", "air", "aio"], key="in_cooler",
                  format_func=lambda v: {"any": "air or AIO", "air": "air only", "aio": "AIO only"}[v])
