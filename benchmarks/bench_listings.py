@@ -2,13 +2,16 @@
 
 Run from the repository root:
 
-    PYTHONPATH=$PWD python benchmarks/bench_listings.py [--passes 7]
+    PYTHONPATH=$PWD python benchmarks/bench_listings.py [--passes 7] [--baseline c011e72]
 
 Reads the saved real search pages (../shared/retail-pages, LDLC and Materiel.net) and the written
 shop excerpts (tests/data/shops). For each page it times, median over the passes:
   - listing: `listing_offers` on an already loaded Page (the selector step alone, including whatever
     parse that step does itself, e.g. the BeautifulSoup tree), per page;
   - extract: the whole `extract(bytes, url)` (decode, lxml tree, structured data, listing), per page.
+With --baseline REV, `listing_offers` of planner/prices/listings.py as it was at git revision REV is
+loaded beside the current one and timed in the same process, passes interleaved (A/B on one machine
+load), on the same Page objects; both must return the same offers.
 Prints figures only (no pass/fail); they are copied by hand into docs/benchmarks-prices.md.
 """
 
@@ -16,6 +19,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
+import subprocess
+import tempfile
+import os
 import platform
 import statistics
 import sys
@@ -49,15 +56,55 @@ def pages() -> list[tuple[str, bytes, str]]:
     return found
 
 
+def baseline(rev: str):
+    """listing_offers from planner/prices/listings.py at git revision `rev`, as a separate module."""
+    src = subprocess.run(["git", "show", f"{rev}:planner/prices/listings.py"], cwd=REPO, check=True,
+                         capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "listings_baseline.py"
+    path.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("listings_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.listing_offers
+
+
+def ab(rev: str, passes: int, todo: list[tuple[str, bytes, str]], reg: Registry) -> None:
+    old = baseline(rev)
+    print(f"A/B in one process: {rev} (A) vs working tree (B), {passes} interleaved passes, median per page")
+    tot_a = tot_b = 0.0
+    for name, data, url in todo:
+        retailer = reg.for_url(url)
+        runs_a, runs_b = [], []
+        for _ in range(passes):
+            page_a, page_b = Page.load(data, url), Page.load(data, url)
+            t = time.perf_counter()
+            got_a = old(page_a, retailer, url)
+            runs_a.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            got_b = listing_offers(page_b, retailer, url)
+            runs_b.append(time.perf_counter() - t)
+        assert got_a == got_b, f"{name}: the two versions disagree"
+        a, b = statistics.median(runs_a), statistics.median(runs_b)
+        tot_a, tot_b = tot_a + a, tot_b + b
+        print(f"  {name}: {len(got_b)} offers (same in A and B); A {a * 1000:.1f} ms ({1 / a:.1f} pages/s), "
+              f"B {b * 1000:.1f} ms ({1 / b:.1f} pages/s), B/A time {b / a:.2f}x")
+    print(f"all {len(todo)} pages: A {len(todo) / tot_a:.1f} pages/s, B {len(todo) / tot_b:.1f} pages/s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--passes", type=int, default=7)
+    ap.add_argument("--baseline", help="git revision whose listings.py is timed beside the current one")
     args = ap.parse_args()
     reg = Registry()
     todo = pages()
     if not todo:
         sys.exit("no saved search page found (../shared/retail-pages or tests/data/shops)")
-    print(f"python {platform.python_version()} on {platform.machine()}, {args.passes} passes, median per page")
+    print(f"python {platform.python_version()} on {platform.machine()}, load average "
+          f"{os.getloadavg()[0]:.1f}, {args.passes} passes, median per page")
+    if args.baseline:
+        ab(args.baseline, args.passes, todo, reg)
+        return
     total_listing = total_extract = 0.0
     for name, data, url in todo:
         retailer = reg.for_url(url)
