@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from planner.prices.extract import extract
-from planner.prices.listings import listing_offers, soup_of
+from planner.prices.listings import MAX_RESULTS, listing_offers, soup_of
 from planner.prices.page import Page
 from planner.prices.retailers import LDLC, MATERIEL_NET, Retailer
 
@@ -115,3 +115,12 @@ def test_extract_routes_a_real_search_page_through_the_listing(shared_dir: Path)
     retailer, file, url = REAL_SEARCH[1]
     r = extract((shared_dir / "retail-pages" / file).read_bytes(), url)
     assert r.kind == "listing" and len(r.offers) == 27 and r.offers[0].route == "selector"
+
+
+def test_a_page_with_thousands_of_results_reads_the_first_ones_only() -> None:
+    item = '<li class="pdt-item"><h3><a href="/p{i}">Carte {i}</a></h3><div class="basket"><span class="price">{i},50 €</span></div></li>'
+    html = "<html><body><ul>" + "".join(item.format(i=i) for i in range(1, 3001)) + "</ul></body></html>"
+    offers = listing_offers(Page.load(html), SHOP, "https://shop.test/s?q=carte")
+    assert len(offers) == MAX_RESULTS
+    assert [o.price for o in offers[:2]] == [Decimal("1.50"), Decimal("2.50")]
+    assert offers[-1].name == f"Carte {MAX_RESULTS}"

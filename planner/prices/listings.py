@@ -26,6 +26,7 @@ from planner.prices.retailers import ListingSelectors, Retailer
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
 
+MAX_RESULTS = 200  # results read per listing page (real ones show 20-60); bounds the time a huge page can take
 _NOT_TEXT = (Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString)
 _WS = re.compile(r"\s+")
 
@@ -41,9 +42,9 @@ def _compiled(css: str) -> Optional[soupsieve.SoupSieve]:
         return None
 
 
-def _select(tag: Tag, css: str) -> list[Tag]:
+def _select(tag: Tag, css: str, limit: int = 0) -> list[Tag]:
     sel = _compiled(css)
-    return list(tag.select(sel)) if sel is not None else []
+    return list(tag.select(sel, limit=limit)) if sel is not None else []
 
 
 def _first(tag: Tag, css: str) -> Optional[Tag]:
@@ -99,7 +100,8 @@ def _text(tag: Optional[Tag]) -> str:
 
 
 def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> list[ExtractedOffer]:
-    """One offer per result item that shows a price, in page order (route 'selector').
+    """One offer per result item that shows a price, in page order (route 'selector'), from the first
+    MAX_RESULTS items.
 
     The shop's listing is read with BeautifulSoup and soupsieve selectors; a quick look on the page's lxml
     tree first skips the parse when the item selector matches nothing (most product pages)."""
@@ -107,7 +109,7 @@ def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> l
     if cfg is None or not lxml_select(page.root, cfg.item):
         return []
     out: list[ExtractedOffer] = []
-    for item in _select(soup_of(page), cfg.item):
+    for item in _select(soup_of(page), cfg.item, limit=MAX_RESULTS):
         if not _shown(item):
             continue  # hidden template or carousel clone
         name = _text(_first(item, cfg.name)) or None
