@@ -76,6 +76,8 @@ ITEMS = """<html><body><ul>
   <button class="add-to-cart">Ajouter au panier</button></div></li>
 <li class="pdt-item" style="display:none"><h3><a href="/hidden">Clone</a></h3><div class="basket"><span class="price">1 €</span></div></li>
 <template><li class="pdt-item"><h3><a href="/tpl">Template</a></h3><div class="basket"><span class="price">2 €</span></div></li></template>
+<li class="pdt-item"><h3><a href="/e">Carte E<!-- ancien nom --></a></h3><div class="basket"><span class="price"><!-- 999,00 € -->
+  <script>var old = "1 999 €";</script>649,<sup>90</sup> €</span></div></li>
 <li class="pdt-item"><h3><a href="/c">Carte C</a></h3><div class="basket"><span class="price">499 € HT</span></div></li>
 <li class="pdt-item"><h3><a href="/d">Carte D <span hidden>promo cachée</span></a></h3>
   <div class="basket"><span class="price">1 299,90 €</span><span class="stock">Rupture de stock</span></div></li>
@@ -89,6 +91,7 @@ def test_written_items_hidden_clones_ex_vat_and_stock_labels() -> None:
     assert got == [
         ("Carte A", Decimal("1099.95"), True, "https://shop.test/a"),  # stock label
         ("Carte B", Decimal("899.00"), None, "https://shop.test/b"),  # no stock word: unknown, not guessed
+        ("Carte E", Decimal("649.90"), None, "https://shop.test/e"),  # comments and scripts are not text
         ("Carte D", Decimal("1299.90"), False, "https://shop.test/d"),  # stock label; hidden span not in the name
     ]  # the display:none clone and the <template> are not results; "499 € HT" is not what a buyer pays
 

@@ -29,6 +29,7 @@ from planner.prices.visible import PRICE_RE
 MAX_RESULTS = 200  # results read per listing page (real ones show 20-60); bounds the time a huge page can take
 _NOT_TEXT = (Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString)
 _WS = re.compile(r"\s+")
+_BLOCK_END = object()
 
 
 @lru_cache(maxsize=256)
@@ -80,8 +81,8 @@ def _text(tag: Optional[Tag]) -> str:
     stack: list[object] = [tag]
     while stack:
         node = stack.pop()
-        if isinstance(node, str):  # a block boundary pushed below
-            parts.append(node)
+        if node is _BLOCK_END:  # pushed below: the end of a block element
+            parts.append("\n")
             continue
         if isinstance(node, NavigableString):
             if not isinstance(node, _NOT_TEXT):
@@ -94,7 +95,7 @@ def _text(tag: Optional[Tag]) -> str:
         block = node.name in _BLOCK_TAGS
         if block:
             parts.append("\n")
-            stack.append("\n")
+            stack.append(_BLOCK_END)
         stack.extend(reversed(node.contents))
     return " ".join("".join(parts).split())
 
