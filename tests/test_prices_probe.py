@@ -14,9 +14,18 @@ from typer.testing import CliRunner
 from planner.cli import app
 from planner.prices.fetch import FetchConfig, PoliteFetcher
 from planner.prices.probe import probe
-from planner.prices.retailers import AMAZON_FR, LDLC, MATERIEL_NET, TOPACHAT, Registry, local_retailer
+from planner.prices.retailers import AMAZON_FR, DEFAULT_RETAILERS, LDLC, MATERIEL_NET, TOPACHAT, Registry, local_retailer
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "retail-pages"
+SHOPS = Path(__file__).resolve().parent / "data" / "shops"
+# One saved real search page (or real-structure excerpt) per configured shop, with its first result's price.
+# A shop added to DEFAULT_RETAILERS without a page here fails test_probe_covers_every_configured_shop.
+PROBE_PAGES = {
+    "ldlc": ("/ldlc", "1199.95 EUR"),
+    "materiel": ("/materiel", "1199.95 EUR"),
+    "topachat": ("/topachat", "1299.99 EUR"),
+    "amazon": ("/amazon-search", "16.95 USD"),
+}
 FAST = FetchConfig(min_interval_s=0.0, timeout_s=2.0, deadline_s=5.0, max_attempts=1)
 
 
@@ -37,6 +46,8 @@ def shop_server(pages: Path):
         "/materiel": (200, "text/html; charset=utf-8", (pages / "materiel-net__search-rtx5070ti.html").read_bytes()),
         "/topachat": (200, "application/json", (pages / "topachat__search-api-rtx5070ti.json").read_bytes()),
         "/amazon": (200, "text/html", (pages / "walmart__captcha-verify.html").read_bytes()),
+        "/amazon-search": (200, "text/html; charset=utf-8",
+                           (SHOPS / "amazon-com__search-portable-charger.excerpt.html").read_bytes()),
         "/changed": (200, "text/html", b"<html><body><h1>Recherche</h1><p>Nouvelle maquette</p></body></html>"),
         "/down": (503, "text/html", b"maintenance"),
     }
@@ -98,3 +109,22 @@ def test_probe_cli_exit_codes(shop_server, monkeypatch) -> None:
     assert res.exit_code == 1 and "empty" in res.output
     res = CliRunner().invoke(app, ["prices", "probe", "--retailer", "fnac"])
     assert res.exit_code == 2
+
+
+def test_probe_covers_every_configured_shop(shop_server, monkeypatch) -> None:
+    """`planner prices probe` with no option probes each configured shop once, each against its own real page."""
+    assert set(PROBE_PAGES) == {r.key for r in DEFAULT_RETAILERS}, "a configured shop has no probe page"
+    base, seen = shop_server
+    import planner.prices.retailers as retailers
+
+    shops = tuple(_shop(base, PROBE_PAGES[r.key][0], r) for r in DEFAULT_RETAILERS)
+    monkeypatch.setattr(retailers, "Registry", lambda: Registry(shops))
+    res = CliRunner().invoke(app, ["prices", "probe", "--json", "--query", "RTX 5070 Ti"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    assert [g["retailer"] for g in got] == [r.name for r in DEFAULT_RETAILERS]
+    for g, shop in zip(got, DEFAULT_RETAILERS):
+        assert g["status"] == "ok" and g["offers"] >= 2, g
+        assert PROBE_PAGES[shop.key][1] in g["first"], g
+    asked = sorted(p.split("?")[0] for p in seen if not p.startswith("/robots"))
+    assert asked == sorted(path for path, _ in PROBE_PAGES.values())  # one request per shop, no more

@@ -1,17 +1,24 @@
-"""Search and listing pages: retailer selectors (LDLC, Materiel.net, Amazon) and search-API JSON (TopAchat)."""
+"""Search and listing pages: retailer selectors read with BeautifulSoup + soupsieve, and search-API JSON (TopAchat)."""
 
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, Iterator, Optional
 from urllib.parse import urljoin
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.element import Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString
+from soupsieve import SelectorSyntaxError
+import soupsieve
 
 from planner.errors import CurrencyError
 from planner.money import check_currency
 from planner.prices.condition import decide_condition
-from planner.prices.css import select
-from planner.prices.page import Page
+from planner.prices.css import select as lxml_select
+from planner.prices.page import _BLOCK_TAGS, _SKIP_TAGS, Page, _space_words, is_hidden
 from planner.prices.parse_price import parse_price
 from planner.prices.result import ExtractedOffer
 from planner.prices.sanity import context_problem
@@ -19,60 +26,124 @@ from planner.prices.retailers import ListingSelectors, Retailer
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
 
+MAX_RESULTS = 200  # results read per listing page (real ones show 20-60); bounds the time a huge page can take
+_NOT_TEXT = (Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString)
+_WS = re.compile(r"\s+")
+_BLOCK_END = object()
 
-def _first(el: Any, css: str) -> Optional[Any]:
+
+@lru_cache(maxsize=256)
+def _compiled(css: str) -> Optional[soupsieve.SoupSieve]:
+    """A soupsieve selector compiled once; a selector it cannot read matches nothing."""
     if not css:
         return None
-    found = select(el, css)
-    return found[0] if found else None
+    try:
+        return soupsieve.compile(css)
+    except (SelectorSyntaxError, NotImplementedError, ValueError, TypeError):  # pseudo-elements raise NotImplementedError
+        return None
 
 
-def _text(page: Page, el: Any) -> str:
-    if el is None:
+def _select(tag: Tag, css: str, limit: int = 0) -> list[Tag]:
+    sel = _compiled(css)
+    return list(tag.select(sel, limit=limit)) if sel is not None else []
+
+
+def _first(tag: Tag, css: str) -> Optional[Tag]:
+    sel = _compiled(css)
+    return tag.select_one(sel) if sel is not None else None
+
+
+def soup_of(page: Page) -> BeautifulSoup:
+    """The page parsed by BeautifulSoup on lxml, once per page (shared by every retailer tried on it).
+    Attributes stay plain strings (class="a b"), as on the lxml tree, so the page helpers read both."""
+    soup = page.memo.get("soup")
+    if soup is None:
+        soup = page.memo["soup"] = BeautifulSoup(page.source, "lxml", multi_valued_attributes=None)
+    return soup
+
+
+def _shown(tag: Tag) -> bool:
+    """False for an item inside a hidden element or a non-rendered one (template, noscript...)."""
+    node: Optional[Tag] = tag
+    while node is not None and node.name != "[document]":
+        if node.name in _SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
+            return False
+        node = node.parent
+    return True
+
+
+def _text(tag: Optional[Tag]) -> str:
+    """Visible text of an element as a reader sees it: hidden and non-rendered parts left out, inline runs
+    glued ('1 199€' + <sup>95</sup> -> '1 199€95'), blocks kept apart, whitespace collapsed."""
+    if tag is None:
         return ""
-    return page.text_of(el) or " ".join("".join(el.itertext()).split())
+    parts: list[str] = []
+    stack: list[object] = [tag]
+    while stack:
+        node = stack.pop()
+        if node is _BLOCK_END:  # pushed below: the end of a block element
+            parts.append("\n")
+            continue
+        if isinstance(node, NavigableString):
+            if not isinstance(node, _NOT_TEXT):
+                chunk = _space_words(parts, _WS.sub(" ", str(node)))
+                if chunk:
+                    parts.append(chunk)
+            continue
+        if not isinstance(node, Tag) or node.name in _SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
+            continue
+        block = node.name in _BLOCK_TAGS
+        if block:
+            parts.append("\n")
+            stack.append(_BLOCK_END)
+        stack.extend(reversed(node.contents))
+    return " ".join("".join(parts).split())
 
 
 def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> list[ExtractedOffer]:
-    """One offer per result item that shows a price, in page order (route 'selector')."""
+    """One offer per result item that shows a price, in page order (route 'selector'), from the first
+    MAX_RESULTS items.
+
+    The shop's listing is read with BeautifulSoup and soupsieve selectors; a quick look on the page's lxml
+    tree first skips the parse when the item selector matches nothing (most product pages)."""
     cfg: Optional[ListingSelectors] = retailer.listing
-    if cfg is None:
+    if cfg is None or not lxml_select(page.root, cfg.item):
         return []
     out: list[ExtractedOffer] = []
-    for item in select(page.root, cfg.item):
-        if item not in page.spans:
+    for item in _select(soup_of(page), cfg.item, limit=MAX_RESULTS):
+        if not _shown(item):
             continue  # hidden template or carousel clone
-        name_el = _first(item, cfg.name)
-        name = _text(page, name_el) or None
-        price_text = _text(page, _first(item, cfg.price))
+        name = _text(_first(item, cfg.name)) or None
+        price_text = _text(_first(item, cfg.price))
         m = PRICE_RE.search(price_text)
         parsed = parse_price(m.group(0) if m else price_text, retailer.decimal_separator, retailer.currency)
         if parsed is None or (m and context_problem(price_text[:m.start()], price_text[m.end():])):
             continue  # no price, or one a buyer does not pay (ex-VAT, /mois, struck, 'dès')
         link_el = _first(item, cfg.link)
         href = link_el.get("href") if link_el is not None else None
+        href = href if isinstance(href, str) and href.strip() else None
         url = urljoin(base_url or f"{retailer.scheme}://{retailer.hosts[0]}/", href) if href else None
         out.append(ExtractedOffer(
             name=name, price=parsed.amount, currency=parsed.currency or retailer.currency,
-            in_stock=_item_stock(page, item, cfg), url=url, route="selector", raw=price_text,
-            condition=decide_condition(None, name, _text(page, _first(item, cfg.description))),
+            in_stock=_item_stock(item, cfg), url=url, route="selector", raw=price_text,
+            condition=decide_condition(None, name, _text(_first(item, cfg.description))),
         ))
     return out
 
 
-def _item_stock(page: Page, item: Any, cfg: ListingSelectors) -> Optional[bool]:
+def _item_stock(item: Tag, cfg: ListingSelectors) -> Optional[bool]:
     stock_el = _first(item, cfg.stock)
     if stock_el is not None:
-        vs = visible_stock(_text(page, stock_el))
+        vs = visible_stock(_text(stock_el))
         if vs.negative:
             return False
         if vs.positive:
             return True
     if cfg.stock_attr:
-        coded = select(item, f"[{cfg.stock_attr}]")
-        if coded:
-            return coded[0].get(cfg.stock_attr) in cfg.in_stock_codes
-    vs = visible_stock(_text(page, item))
+        coded = item if item.has_attr(cfg.stock_attr) else _first(item, f"[{cfg.stock_attr}]")
+        if coded is not None:
+            return coded.get(cfg.stock_attr) in cfg.in_stock_codes
+    vs = visible_stock(_text(item))
     return vs.verdict if (vs.negative or vs.positive) else None
 
 

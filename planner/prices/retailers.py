@@ -99,8 +99,9 @@ AMAZON_FR = Retailer(
         "#priceblock_dealprice", "#priceblock_ourprice", "#price_inside_buybox", "#newBuyBoxPrice",
     ),
     listing=ListingSelectors(
-        item="div[data-component-type=s-search-result]", name="h2", link="h2 a",
-        price=".a-price .a-offscreen",
+        # 2026 result cards wrap the title <h2> in its link (a > h2); older ones put the link inside it.
+        item="div[data-component-type=s-search-result]", name="h2", link="a:has(> h2), h2 a",
+        price=".a-price:not([data-a-strike]) .a-offscreen",  # a struck "List Price" is not the price
     ),
     categories=_CATEGORY_WORDS, family=r"(^|\.)amazon\.[a-z.]+$",
 )
