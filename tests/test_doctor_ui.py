@@ -29,6 +29,13 @@ def run(at=None):
     return at
 
 
+def doctor_tab():
+    """A page with the Doctor tab open (only the open tab is drawn)."""
+    at = run()
+    at.session_state["tab"] = "Doctor"
+    return run(at)
+
+
 def night_metrics() -> bytes:
     """A training night as a JSONL logger writes it: one row a minute from 22:00 to 06:00 local time."""
     start = datetime(2025, 10, 13, 22, 0)
@@ -42,7 +49,7 @@ def timeline(doctor):
 
 
 def test_linux_log_with_metrics_times_tells_training_from_idle():
-    at = run()
+    at = doctor_tab()
     at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
                                                    "text/plain")
     at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
@@ -64,7 +71,7 @@ def test_linux_log_with_metrics_times_tells_training_from_idle():
 
 
 def test_typed_training_windows_and_a_bad_window():
-    at = run()
+    at = doctor_tab()
     at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
                                                    "text/plain")
     at.text_area(key="doc_busy").input("2025-10-14T21:00/2025-10-15T06:00")
@@ -86,7 +93,7 @@ def test_report_download_is_the_markdown_report_and_gpu_model_sets_the_psu():
                              smi=[((LINUX / "smi-q.txt").read_bytes(), "smi-q.txt")])
     assert report.psu["recommended_w"] == 650 and report.psu["vendor_floor_w"] == 600
     assert [f["kind"] for f in report.smi] == ["link_down", "hw_slowdown"]
-    at = run()
+    at = doctor_tab()
     at.file_uploader(key="doc_events_file").upload("dmesg.txt", (LINUX / "dmesg.txt").read_bytes(), "text/plain")
     run(at)
     doctor = at.tabs[5]
@@ -95,7 +102,7 @@ def test_report_download_is_the_markdown_report_and_gpu_model_sets_the_psu():
 
 
 def test_markdown_in_a_log_is_not_rendered_in_the_error():
-    at = run()
+    at = doctor_tab()
     at.text_area(key="doc_events_text").input("![x](http://host/track.png) [click](http://host/phish)\nmore")
     run(at)
     error = at.tabs[5].error[0].value

@@ -33,6 +33,13 @@ def _step(board: Board, key: str, step: str) -> None:
         board.extra_steps[key].append(step)
 
 
+def _spread(board: Board, found: Sequence[IncidentGroup], text: str, *weights: tuple) -> None:
+    """Each (cause, points[, text suffix]) gets points x the incidents found (up to CAP), with the shared text."""
+    n = min(len(found), CAP)
+    for cause, points, *suffix in weights:
+        board.add(cause, points * n, text + (suffix[0] if suffix else ""))
+
+
 def _devices(events: list[LogEvent]) -> set[str]:
     return {ev.device[:10] for ev in events if ev.device}  # 0000:01:00 (Xid) matches 0000:01:00.0 (AER)
 
@@ -40,13 +47,9 @@ def _devices(events: list[LogEvent]) -> set[str]:
 def _xids(board: Board, groups: Sequence[IncidentGroup]) -> None:
     off = _with(groups, "gpu_off_bus")
     if off:
-        n = min(len(off), CAP)
-        text = (f"{len(off)} incident(s) with Xid 79, GPU fallen off the bus ({days_text(off)}): NVIDIA lists power, "
-                "the PCIe link, heat and a failing card as causes (Xid catalogue)")
-        board.add("psu_power", 2.0 * n, text)
-        board.add("gpu_hardware", 1.5 * n, text)
-        board.add("pcie_link", 1.0 * n, text)
-        board.add("thermal", 0.5 * n, text)
+        _spread(board, off, f"{len(off)} incident(s) with Xid 79, GPU fallen off the bus ({days_text(off)}): NVIDIA "
+                "lists power, the PCIe link, heat and a failing card as causes (Xid catalogue)",
+                ("psu_power", 2.0), ("gpu_hardware", 1.5), ("pcie_link", 1.0), ("thermal", 0.5))
         busy = [g for g in off if g.load() == "load"]
         if busy:
             board.add("psu_power", 1.0 * min(len(busy), CAP), f"{len(busy)} of the Xid 79 came during training "
@@ -57,42 +60,31 @@ def _xids(board: Board, groups: Sequence[IncidentGroup]) -> None:
                       "logged PCIe AER errors before it fell off the bus: the link was failing first")
     mem = _with(groups, "gpu_memory")
     if mem:
-        n = min(len(mem), CAP)
-        text = (f"{_count(mem, 'gpu_memory')} GPU memory ECC / row-remapping event(s) (Xid {_codes(mem, 'gpu_memory')})"
-                f" on {days_text(mem)}: NVIDIA's catalogue points at the GPU's memory")
-        board.add("gpu_hardware", 2.5 * n, text)
-        board.add("overclock", 0.5 * n, text + "; a memory overclock makes it worse")
-        board.add("thermal", 0.25 * n, text + "; hot VRAM errs more")
+        _spread(board, mem, f"{_count(mem, 'gpu_memory')} GPU memory ECC / row-remapping event(s) (Xid "
+                f"{_codes(mem, 'gpu_memory')}) on {days_text(mem)}: NVIDIA's catalogue points at the GPU's memory",
+                ("gpu_hardware", 2.5), ("overclock", 0.5, "; a memory overclock makes it worse"),
+                ("thermal", 0.25, "; hot VRAM errs more"))
         _step(board, "gpu_hardware", "ecc_counts")
     app = _with(groups, "xid_app")
     if app:
-        n = min(len(app), CAP)
-        text = (f"{_count(app, 'xid_app')} application fault(s) on the GPU (Xid {_codes(app, 'xid_app')}) on "
-                f"{days_text(app)}: NVIDIA's catalogue names the application first (bad address, killed kernel)")
-        board.add("software", 1.5 * n, text)
-        board.add("driver", 0.5 * n, text + "; if it recurs with several programs, the driver")
-        board.add("gpu_hardware", 0.25 * n, text + "; with other Xids beside it, the card")
+        _spread(board, app, f"{_count(app, 'xid_app')} application fault(s) on the GPU (Xid {_codes(app, 'xid_app')}) "
+                f"on {days_text(app)}: NVIDIA's catalogue names the application first (bad address, killed kernel)",
+                ("software", 1.5), ("driver", 0.5, "; if it recurs with several programs, the driver"),
+                ("gpu_hardware", 0.25, "; with other Xids beside it, the card"))
     gsp = _with(groups, "xid_gsp")
     if gsp:
-        n = min(len(gsp), CAP)
-        text = f"GSP firmware errors (Xid {_codes(gsp, 'xid_gsp')}) on {days_text(gsp)}: driver/firmware first"
-        board.add("driver", 2.0 * n, text)
-        board.add("gpu_hardware", 0.5 * n, text)
+        _spread(board, gsp, f"GSP firmware errors (Xid {_codes(gsp, 'xid_gsp')}) on {days_text(gsp)}: driver/firmware "
+                "first", ("driver", 2.0), ("gpu_hardware", 0.5))
         _step(board, "driver", "gsp_off")
     internal = _with(groups, "xid_internal")
     if internal:
-        n = min(len(internal), CAP)
-        text = (f"internal micro-controller errors (Xid {_codes(internal, 'xid_internal')}) on {days_text(internal)}: "
-                "driver, card or heat (Xid catalogue)")
-        board.add("driver", 1.5 * n, text)
-        board.add("gpu_hardware", 1.0 * n, text)
-        board.add("thermal", 0.5 * n, text)
+        _spread(board, internal, f"internal micro-controller errors (Xid {_codes(internal, 'xid_internal')}) on "
+                f"{days_text(internal)}: driver, card or heat (Xid catalogue)",
+                ("driver", 1.5), ("gpu_hardware", 1.0), ("thermal", 0.5))
     other = _with(groups, "xid_other")
     if other:
-        n = min(len(other), CAP)
-        text = f"other Xid events (Xid {_codes(other, 'xid_other')}) on {days_text(other)}; see NVIDIA's catalogue"
-        board.add("driver", 1.0 * n, text)
-        board.add("gpu_hardware", 0.5 * n, text)
+        _spread(board, other, f"other Xid events (Xid {_codes(other, 'xid_other')}) on {days_text(other)}; see "
+                "NVIDIA's catalogue", ("driver", 1.0), ("gpu_hardware", 0.5))
 
 
 def _host(board: Board, groups: Sequence[IncidentGroup]) -> None:
@@ -106,29 +98,23 @@ def _host(board: Board, groups: Sequence[IncidentGroup]) -> None:
         board.add("gpu_hardware", 0.5 * min(len(corrected), CAP), text)
     uncorrected = _with(groups, "aer_uncorrected")
     if uncorrected:
-        n = min(len(uncorrected), CAP)
-        text = f"uncorrected PCIe error(s) (AER) on {days_text(uncorrected)}: data was lost on the link"
-        board.add("pcie_link", 2.5 * n, text)
-        board.add("gpu_hardware", 1.0 * n, text)
-        board.add("psu_power", 0.5 * n, text + "; unstable power can also break the link")
+        _spread(board, uncorrected, f"uncorrected PCIe error(s) (AER) on {days_text(uncorrected)}: data was lost on "
+                "the link", ("pcie_link", 2.5), ("gpu_hardware", 1.0),
+                ("psu_power", 0.5, "; unstable power can also break the link"))
     for kind, what, points in (("mce_corrected", "corrected machine checks (MCE)", 1.5),
                                ("mce_fatal", "fatal machine checks (MCE)", 2.5)):
         found = _with(groups, kind)
         if found:
-            n = min(len(found), CAP)
-            text = f"{_count(found, kind)} {what} on {days_text(found)}: the CPU, its cache or its power"
-            board.add("overclock", points * n, text + "; undo PBO/curve optimiser/XMP first")
-            board.add("psu_power", 0.5 * points * n, text)
-            board.add("thermal", 0.25 * points * n, text)
-            board.add("memory", 0.25 * points * n, text + " (memory-controller banks point at RAM)")
+            _spread(board, found, f"{_count(found, kind)} {what} on {days_text(found)}: the CPU, its cache or its power",
+                    ("overclock", points, "; undo PBO/curve optimiser/XMP first"), ("psu_power", 0.5 * points),
+                    ("thermal", 0.25 * points), ("memory", 0.25 * points, " (memory-controller banks point at RAM)"))
     for kind, what, points in (("edac_ce", "corrected ECC RAM errors (EDAC)", 2.5),
                                ("edac_ue", "uncorrected ECC RAM errors (EDAC)", 4.0)):
         found = _with(groups, kind)
         if found:
-            n = min(len(found), CAP)
-            text = f"{_count(found, kind)} {what} on {days_text(found)}"
-            board.add("memory", points * n, text + ": a DIMM is failing (the EDAC line names the slot)")
-            board.add("overclock", 0.4 * points * n, text + ": or the memory is overclocked")
+            _spread(board, found, f"{_count(found, kind)} {what} on {days_text(found)}",
+                    ("memory", points, ": a DIMM is failing (the EDAC line names the slot)"),
+                    ("overclock", 0.4 * points, ": or the memory is overclocked"))
 
 
 def _heat_and_software(board: Board, groups: Sequence[IncidentGroup]) -> None:
@@ -148,18 +134,12 @@ def _heat_and_software(board: Board, groups: Sequence[IncidentGroup]) -> None:
         board.add("software", (3.0 if training else 1.0) * min(len(oom), CAP), text)
     panic = _with(groups, "kernel_panic")
     if panic:
-        n = min(len(panic), CAP)
-        text = f"kernel panic(s) on {days_text(panic)}"
-        board.add("driver", 1.0 * n, text)
-        board.add("memory", 0.5 * n, text)
-        board.add("psu_power", 0.5 * n, text)
+        _spread(board, panic, f"kernel panic(s) on {days_text(panic)}", ("driver", 1.0), ("memory", 0.5),
+                ("psu_power", 0.5))
     lockup = _with(groups, "lockup")
     if lockup:
-        n = min(len(lockup), CAP)
-        text = f"CPU lockups or hung tasks on {days_text(lockup)}"
-        board.add("driver", 1.0 * n, text)
-        board.add("overclock", 0.5 * n, text)
-        board.add("thermal", 0.25 * n, text)
+        _spread(board, lockup, f"CPU lockups or hung tasks on {days_text(lockup)}", ("driver", 1.0), ("overclock", 0.5),
+                ("thermal", 0.25))
 
 
 def score_linux(board: Board, groups: Sequence[IncidentGroup]) -> None:
