@@ -1,4 +1,4 @@
-"""Real browser: `streamlit run app.py` driven by Debian's chromium through Playwright; screenshots kept."""
+"""Real browser: `streamlit run serve.py` (the warmed server in front of app.py) driven by Debian's chromium through Playwright; screenshots kept."""
 
 from __future__ import annotations
 

@@ -61,10 +61,12 @@ def test_a_hostile_link_gives_one_inert_error(body, needle):
 
 def test_a_pasted_import_with_markup_is_shown_inert():
     at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["tab"] = "Share"  # only the open tab is drawn
     at.run()
     share = at.tabs[4]
+    assert share.button, "the Share tab's Import button"
     share.text_area(key="import_text").input(json.dumps({"parts": [{"category": "gpu", "id": INJECTION}]}))
-    share.button[0].click() if share.button else None
+    share.button[0].click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     shown = [e.value for e in at.error] + [w.value for w in at.warning] + [c.value for c in at.caption]

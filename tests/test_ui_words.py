@@ -34,6 +34,7 @@ def test_link_base_comes_from_env_and_can_be_set_on_the_share_tab(monkeypatch, t
     monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "none.sqlite"))
     monkeypatch.setenv("PLANNER_BASE_URL", "https://plans.example.org/")
     at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["tab"] = "Share"  # only the open tab is drawn
     at.run()
     link = next(c.value for c in at.tabs[4].code if "?b=v2." in c.value)
     assert link.startswith("https://plans.example.org/?b=v2.")
@@ -75,6 +76,7 @@ def test_prices_refresh_from_the_ui_shows_progress_and_stores(monkeypatch, tmp_p
     monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "prices.sqlite"))
     monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
     at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["tab"] = "Prices"  # only the open tab is drawn
     at.run()
     at.button(key="price_refresh").click()
     at.run()

@@ -6,7 +6,7 @@ import json
 import math
 import sys
 from datetime import timedelta
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.markup import escape
@@ -138,12 +138,17 @@ def events_cmd(
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
                              smi=smi or ())
+    _emit(out, report, events_markdown, _print_events)
+
+
+def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callable[[Any], None]) -> None:
+    """One report in the chosen output: JSON, Markdown or the terminal tables."""
     if out == "json":
         emit_json(report.to_json())
     elif out == "md":
-        sys.stdout.write(events_markdown(report))
+        sys.stdout.write(markdown(report))
     else:
-        _print_events(report)
+        printer(report)
 
 
 @doctor.command("smi")
@@ -184,12 +189,7 @@ def metrics_cmd(
     """Read training metrics and report weak signals with their step ranges."""
     out = _format(json_out, fmt)
     report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit)
-    if out == "json":
-        emit_json(report.to_json())
-    elif out == "md":
-        sys.stdout.write(metrics_markdown(report))
-    else:
-        _print_metrics(report)
+    _emit(out, report, metrics_markdown, _print_metrics)
 
 
 @doctor.command("watch")
