@@ -83,7 +83,8 @@ def test_design_matches_reference_model(rows, chips) -> None:
     ref = chips[REFERENCE_CHIP]
     p = fit(rows, ref)
     for q in (p, replace(p, tensor_matmul_share=0.8, tensor_share_slope=0.05, l2_bw_per_tflops=200.0,
-                         l2_working_set_mb=30.0, model_size_slope=0.05, overhead_ref=0.01)):
+                         l2_working_set_mb=30.0, model_size_slope=0.05, overhead_ref=0.01,
+                         power_density_threshold=0.8, power_density_exponent=0.6)):
         base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
         assert np.allclose(Design(rows, ref, base).predict(q), predict(rows, q, ref), rtol=1e-9)
 
@@ -103,6 +104,7 @@ def test_stored_params_match_a_fresh_fit(rows, chips, variant) -> None:
     assert stored["params"]["tensor_matmul_share"] == pytest.approx(p.tensor_matmul_share, abs=0.01)
     assert stored["params"]["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
     assert (stored["params"]["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
+    assert stored["params"].get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
 
 
 def test_size_slope_has_the_physical_sign(chips) -> None:
