@@ -35,7 +35,7 @@ def test_baseline_is_exactly_one(model: PerfModel) -> None:
 def test_pascal_amp_is_fp32_ish(model: PerfModel) -> None:
     # No tensor cores: amp only saves memory traffic, never tensor speed. Measured amp/fp32 on Pascal: Lambda 0.93-1.36x
     # (median 1.24x, 1080 Ti), GPU-Insights 1.13x (Titan Xp); the round-3 multi-lab fit (amp memory factor 0.48,
-    # set by tensor-core cards) gives up to ~1.44x on the GTX 1080, above them: a known over-prediction of Pascal amp
+    # set by tensor-core cards) gives up to ~1.41x on the GTX 1080, above them: a known over-prediction of Pascal amp
     # (docs/perf.md, Pascal bias). Tensor speed leaking into Pascal would give > 2x, which this bound still catches.
     for cid in ("gtx-1080-ti", "gtx-1080", "gtx-1070", "titan-xp"):
         for w in WORKLOADS:
