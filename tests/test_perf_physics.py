@@ -11,8 +11,8 @@ import pytest
 
 from planner.errors import CatalogError
 from planner.perf.model import (
-    L2_FILE, POWER_VARIANTS_FILE, PerfModel, dram_bandwidth, l2_sizes, load_perf_model, load_power_variants,
-    matmul_share, overhead_share, power_scale,
+    L2_FILE, POWER_VARIANTS_FILE, PerfModel, board_power_density, dram_bandwidth, l2_sizes, load_perf_model,
+    load_power_variants, matmul_share, overhead_share, power_clock_factor, power_scale, relative_power_density,
 )
 from planner.perf.sources import INDEPENDENT_CSV
 
@@ -31,17 +31,22 @@ def with_params(model: PerfModel, **changes) -> PerfModel:
 # ---------------------------------------------------------------- power-limited board variants
 def test_max_q_is_slower_than_the_600_w_card_by_the_power_curve(model: PerfModel) -> None:
     assert model.power_variants["rtx-pro-6000-blackwell-maxq"] == pytest.approx(300 / 600)
+    exact = with_params(model, overhead_ref=0.0)  # the fixed per-step overhead (if fitted > 0) compresses any ratio
     for prec in ("fp32", "amp"):
         full = model.speedup("rtx-pro-6000-blackwell", precision=prec).value
         maxq = model.speedup("RTX PRO 6000 Max-Q", precision=prec).value
         assert maxq < full
-        assert maxq / full == pytest.approx(power_scale(0.5), rel=1e-6)
+        assert maxq / full == pytest.approx(power_scale(0.5), rel=1e-3)
+        ratio = exact.speedup("RTX PRO 6000 Max-Q", precision=prec).value / exact.speedup("rtx-pro-6000-blackwell", precision=prec).value
+        assert ratio == pytest.approx(power_scale(0.5), rel=1e-6)
 
 
 def test_pcie_a100_is_slower_than_sxm_with_the_same_datasheet(model: PerfModel) -> None:
     pcie, sxm = model.chips["a100-pcie-40gb"], model.chips["a100-sxm4-40gb"]
     assert (pcie.fp16_tensor_tflops_fp32acc, pcie.mem_bandwidth_gbs) == (sxm.fp16_tensor_tflops_fp32acc, sxm.mem_bandwidth_gbs)
-    assert model.speedup("a100-pcie-40gb", baseline="a100-sxm4-40gb").value == pytest.approx(power_scale(250 / 400))
+    exact = with_params(model, overhead_ref=0.0)
+    assert exact.speedup("a100-pcie-40gb", baseline="a100-sxm4-40gb").value == pytest.approx(power_scale(250 / 400))
+    assert model.speedup("a100-pcie-40gb", baseline="a100-sxm4-40gb").value == pytest.approx(power_scale(250 / 400), rel=1e-3)
 
 
 def test_user_power_limit_stacks_on_the_variant(model: PerfModel) -> None:
@@ -79,6 +84,63 @@ def test_pro_clock_factor_separates_identical_datasheets(model: PerfModel) -> No
     # the shipped factor is the fitted one and it is applied
     ratio = model.speedup("titan-rtx", baseline="quadro-rtx-6000", precision="fp32").value
     assert (ratio > 1) == (model.params.pro_clock_factor < 1) or ratio == pytest.approx(1.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- power density: a 70 W board cannot hold its boost clock
+def test_power_starved_board_is_slower_than_its_datasheet(model: PerfModel) -> None:
+    """The T4 runs a TU104 at 70 W (an RTX 2080 runs the same silicon at 215 W): below the threshold its compute
+    rate drops with (density / threshold)^a; boards at or above the threshold keep their datasheet clock."""
+    t4 = model.chips["t4"]
+    assert relative_power_density(t4) < 0.6 < relative_power_density(model.chips["rtx-2080"])
+    off = with_params(model, power_density_threshold=0.0)
+    on = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0)
+    for prec in ("fp32", "amp"):
+        assert on.speedup("t4", precision=prec).value < off.speedup("t4", precision=prec).value
+        for cid in ("rtx-2080", "rtx-2080-ti", "a100-sxm4-80gb", "h100-sxm5-80gb"):  # dense boards: untouched
+            assert relative_power_density(model.chips[cid]) >= 0.8
+            assert on.speedup(cid, precision=prec).value == pytest.approx(off.speedup(cid, precision=prec).value)
+    # only the compute term slows down: a fully memory-bound step would not notice the clock
+    mem = with_params(on, compute_share={k: 0.02 for k in model.params.compute_share}, model_size_slope=0.0)
+    mem_off = with_params(mem, power_density_threshold=0.0)
+    assert mem.speedup("t4", precision="fp32").value / mem_off.speedup("t4", precision="fp32").value > 0.98
+
+
+def test_less_board_power_never_makes_a_card_faster(model: PerfModel) -> None:
+    on = replace(model.params, power_density_threshold=0.8, power_density_exponent=0.5)
+    base = model.chips["rtx-a4000"]
+    speeds = []
+    for tdp in (140, 100, 70, 50):
+        chip = base.model_copy(update={"tdp_w": tdp})
+        chips = {**model.chips, chip.id: chip}
+        speeds.append(PerfModel(chips, on, model.calibrated_chips, model.power_variants).speedup(chip.id).value)
+    assert speeds == sorted(speeds, reverse=True) and speeds[-1] < speeds[0]
+
+
+def test_power_clock_factor_follows_the_dvfs_prior(model: PerfModel) -> None:
+    p = replace(model.params, power_density_threshold=0.8, power_density_exponent=1.0 / 3.0)
+    assert power_clock_factor(0.8, p) == 1.0 and power_clock_factor(1.5, p) == 1.0
+    assert power_clock_factor(0.4, p) == pytest.approx(0.5 ** (1.0 / 3.0))  # clock ~ power^(1/3) on the DVFS curve
+    assert power_clock_factor(0.4, replace(p, power_density_exponent=1.0)) == pytest.approx(0.5)  # voltage floor
+    assert power_clock_factor(0.1, replace(p, power_density_threshold=0.0)) == 1.0  # threshold 0 = term off
+
+
+def test_power_variant_counts_its_full_power_board_once(model: PerfModel) -> None:
+    """The Max-Q's 300 W limit is applied by the power curve; its density is the 600 W card's, so the two terms never
+    charge the same watts twice."""
+    maxq, full = model.chips["rtx-pro-6000-blackwell-maxq"], model.chips["rtx-pro-6000-blackwell"]
+    assert board_power_density(maxq) == pytest.approx(board_power_density(full))
+    on = with_params(model, power_density_threshold=0.9, power_density_exponent=1.0, overhead_ref=0.0)
+    assert on.speedup(maxq.id).value / on.speedup(full.id).value == pytest.approx(power_scale(0.5))
+
+
+def test_shipped_power_cap_matches_the_stored_variant(model: PerfModel) -> None:
+    """Either the nested choice kept the power-density term (then the T4 is capped) or the term is off."""
+    t = model.params.power_density_threshold
+    if model.params.meta.get("variant") == "powercap":
+        assert 0.3 <= t <= 1.0 and 1.0 / 3.0 - 1e-9 <= model.params.power_density_exponent <= 1.0 + 1e-9
+        assert power_clock_factor(relative_power_density(model.chips["t4"]), model.params) < 1.0
+    else:
+        assert t == 0.0
 
 
 # ---------------------------------------------------------------- small-model overhead caps the gain

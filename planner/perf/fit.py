@@ -16,7 +16,7 @@ from planner.catalog.load import load_chips
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
     DATA_DIR, MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
-    build_name_index, compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, name_key, power_scale, relative_step_time,
+    build_name_index, compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, name_key, power_scale, relative_power_density, relative_step_time,
 )
 from planner.perf.sources import (  # noqa: F401  (re-exported: the calibration data's public names)
     CALIBRATION_CSV, COLUMNS, INDEPENDENT_CSV, SHARED_CSV, Row, all_rows, load_independent_rows, load_rows,
@@ -38,13 +38,16 @@ AMD_WIDENING = (0.75, 1.10)  # judgment: no AMD row in the calibration set, so t
 EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrained vector
     "matmul": [0.0, 0.05],  # matmul share f0 (0.75 at the start) and its size slope: the rest stays on CUDA cores
     "l2": [math.log(150.0), math.log(32.0)],  # L2 bandwidth per SM-clock TFLOPS (GB/s) and half-hit L2 size (MB)
+    "powercap": [0.0, 0.0],  # power-density threshold (0.65 at the start, in (0.3, 1)) and clock exponent (in [1/3, 1])
 }
-EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb")}
+EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb"),
+               "powercap": ("power_density_threshold", "power_density_exponent")}
 # name -> (extras, source weight power w: row weight = rows of its source ^ -w)
 VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
+    "powercap": (("powercap",), 0.5),  # issue 14, round 3: power-starved boards (T4, A10, L4) cannot hold their clock
 }
-DEFAULT_VARIANT = "v3-w0.5"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
+DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
 
 # ---------------------------------------------------------------- fitting
 def _sig(x: float) -> float:
@@ -75,6 +78,9 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
             p = replace(p, tensor_matmul_share=0.5 + 0.5 * _sig(float(x[i])), tensor_share_slope=max(float(x[i + 1]), 0.0))
         elif extra == "l2":
             p = replace(p, l2_bw_per_tflops=math.exp(float(x[i])), l2_working_set_mb=math.exp(float(x[i + 1])))
+        elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
+            p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
+                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
         i += len(EXTRAS[extra])
     return p
 
@@ -104,6 +110,7 @@ class _Side:
         self.l2 = np.array([l2_sizes().get(c.id, 0.0) for c in chips])
         self.sm = np.array([sm_clock_tflops(c) for c in chips])
         self.power = np.array([power_scale(variants.get(c.id, 1.0)) for c in chips])
+        self.density = np.array([relative_power_density(c) for c in chips])
 
     def dram(self, p: PerfParams) -> np.ndarray:
         if p.l2_bw_per_tflops <= 0:
@@ -118,6 +125,8 @@ class _Side:
             amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
         c = np.where(tc > self.cuda, amdahl, self.cuda)
         c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
+        if p.power_density_threshold > 0:
+            c = c * np.minimum(self.density / p.power_density_threshold, 1.0) ** p.power_density_exponent
         b = self.dram(p) / np.where(self.amp, p.amp_memory_factor, 1.0)
         t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
         return (1.0 - o) * t + o
@@ -384,7 +393,8 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
         "model": "roofline mix v3: work = share*C_ref/C + (1-share)*B_ref/B (power-limited variants / power_scale), "
                  "time = (1-o)*work + o, normalised on the GTX 1080 Ti at fp32; "
                  f"share = clip(s_w + k*log10(P/{MODEL_SIZE_REF:g}), {SHARE_BOUNDS[0]}, {SHARE_BOUNDS[1]}), "
-                 f"o = min(o_ref*(1e8/P)^e, {OVERHEAD_MAX}); C x pro_clock_factor on workstation/datacenter boards",
+                 f"o = min(o_ref*(1e8/P)^e, {OVERHEAD_MAX}); C x pro_clock_factor on workstation/datacenter boards, "
+                 "x (d/d_c)^a below the power-density threshold d_c (variant powercap)",
         "fitted_on": date.today().isoformat(), "command": FIT_COMMAND,
         "calibration": {"files": ["data/calibration/gpu-training-benchmarks.csv",
                                   "data/calibration/independent-benchmarks.csv"], "rows_used": len(rows),
@@ -400,6 +410,8 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
                    "tensor_matmul_share": round(p.tensor_matmul_share, 4),
                    "tensor_share_slope": round(p.tensor_share_slope, 4),
                    "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
+                   "power_density_threshold": round(p.power_density_threshold, 4),
+                   "power_density_exponent": round(p.power_density_exponent, 4),
                    "typical_params": typical_params(rows),
                    "dual_fp32_efficiency": p.dual_fp32_efficiency, "amd_fp32_efficiency": p.amd_fp32_efficiency,
                    "amd_software_factor": p.amd_software_factor},

@@ -66,6 +66,8 @@ class PerfParams:
     tensor_share_slope: float = 0.0  # change of that share per decade of parameters (small models: more elementwise work)
     l2_bw_per_tflops: float = 0.0  # L2 bandwidth (GB/s) per TFLOPS of SM x clock (fp32 rate per 64 lanes); 0 = no L2 term
     l2_working_set_mb: float = 32.0  # L2 size (MB) at which half of the step's traffic hits L2 instead of DRAM
+    power_density_threshold: float = 0.0  # relative board power per unit of compute below which the clock drops; 0 = off
+    power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # tier -> group -> (low, high)
@@ -90,6 +92,8 @@ class PerfParams:
             tensor_share_slope=float(p.get("tensor_share_slope", 0.0)),
             l2_bw_per_tflops=float(p.get("l2_bw_per_tflops", 0.0)),
             l2_working_set_mb=float(p.get("l2_working_set_mb", 32.0)),
+            power_density_threshold=float(p.get("power_density_threshold", 0.0)),
+            power_density_exponent=float(p.get("power_density_exponent", 1.0 / 3.0)),
             batch_exponent=float(p.get("batch_exponent", 0.0)),
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
@@ -141,12 +145,54 @@ def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: 
 def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
     """Effective math rate: when the tensor path (peak x tensor efficiency) beats the CUDA cores, only the matmul
     share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the Pascal SM factor, x the
-    sustained-clock factor of workstation/datacenter boards."""
+    sustained-clock factor of workstation/datacenter boards, x the power-density clock cap."""
     cuda, tensor = compute_terms(chip, precision, p)
     tc = tensor * p.tensor_efficiency
     rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
     rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
+    rate *= power_clock_factor(relative_power_density(chip), p)
     return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
+
+
+def board_power_density(chip: GpuChip, variants: Optional[dict[str, float]] = None) -> float:
+    """Board power (W) per SM x clock TFLOPS at the datasheet boost clock; a power-limited variant of
+    data/gpu_power_variants.csv counts with its full-power board (its lower limit is applied by power_scale once)."""
+    frac = (_shipped_power_variants() if variants is None else variants).get(chip.id, 1.0)
+    return chip.tdp_w / frac / sm_clock_tflops(chip)
+
+
+@lru_cache(maxsize=1)
+def _shipped_power_variants() -> dict[str, float]:
+    return load_power_variants()
+
+
+@lru_cache(maxsize=1)
+def _arch_power_density() -> dict[str, float]:
+    """Architecture -> median board power density of the shipped chip table's NVIDIA rows (same process node and
+    energy per operation within an architecture, so only the ratio to the median says a board is power-starved)."""
+    groups: dict[str, list[float]] = {}
+    for c in load_chips().values():
+        if c.vendor == "NVIDIA" and c.tdp_w and c.fp32_tflops:
+            groups.setdefault(c.architecture, []).append(board_power_density(c))
+    return {a: sorted(v)[len(v) // 2] if len(v) % 2 else 0.5 * (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2])
+            for a, v in groups.items()}
+
+
+def relative_power_density(chip: GpuChip) -> float:
+    """A board's power per unit of compute over its architecture's median (T4: 70 W for a TU104 -> ~0.5); 1.0 for
+    AMD and for chips without a TDP (no cap applied)."""
+    med = _arch_power_density().get(chip.architecture)
+    if chip.vendor != "NVIDIA" or not med or not chip.tdp_w or not chip.fp32_tflops:
+        return 1.0
+    return board_power_density(chip) / med
+
+
+def power_clock_factor(density: float, p: PerfParams) -> float:
+    """Sustained clock under training load of a board with this relative power density: 1 at or above the threshold,
+    (density / threshold)^exponent below it (dynamic power ~ f V^2: exponent 1/3 on the DVFS curve, up to 1 at the
+    voltage floor). Threshold 0 = no cap (the term is off)."""
+    t = p.power_density_threshold
+    return 1.0 if t <= 0 or density >= t else (density / t) ** p.power_density_exponent
 
 
 @lru_cache(maxsize=1)
