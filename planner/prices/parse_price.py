@@ -17,7 +17,7 @@ _SYMBOLS: tuple[tuple[str, str], ...] = (
     ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"), ("NZ$", "NZD"),
     ("HK$", "HKD"), ("S$", "SGD"), ("R$", "BRL"), ("MX$", "MXN"),
     ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"), ("zł", "PLN"), ("Kč", "CZK"),
-    ("Ft", "HUF"), ("lei", "RON"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
+    ("Ft", "HUF"), ("lei", "RON"), ("kn", "HRK"), ("Kn", "HRK"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
     ("₽", "RUB"), ("руб", "RUB"), ("₴", "UAH"), ("грн", "UAH"), ("₸", "KZT"), ("тг", "KZT"), ("лв", "BGN"),
     ("NT$", "TWD"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
     ("ر.س", "SAR"), ("د.إ", "AED"), ("₪", "ILS"), ("RM", "MYR"), ("Rp", "IDR"), ("S/", "PEN"),
@@ -26,8 +26,8 @@ ISO_4217: frozenset[str] = frozenset(c for c in CURRENCY_CODES if len(c) == 3 an
 _DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
 _KR = frozenset({"SEK", "NOK", "DKK", "ISK"})
 ISO_RE = re.compile(
-    r"\b(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN|"
-    r"RUB|UAH|KZT|TWD|KRW|VND|THB|PHP|SAR|AED|ILS|MYR|IDR|PEN|ARS|CLP|COP|ZAR)\b"
+    r"(?<![A-Z])(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN|"
+    r"RUB|UAH|KZT|TWD|KRW|VND|THB|PHP|SAR|AED|ILS|MYR|IDR|PEN|ARS|CLP|COP|ZAR|HRK|PKR)(?![A-Z])"
 )
 # "1 199€95", "1 019€ 95": the euro sign used as the decimal separator (LDLC, Materiel.net, Cdiscount).
 _EURO_AS_DECIMAL = re.compile(r"(\d)\s*€\s*(\d{2})(?!\d)")

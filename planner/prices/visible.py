@@ -12,16 +12,21 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
-from planner.prices.sanity import context_problem
+from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem
 
 # Currency signs and codes a price is written with (world-wide, not per shop).
+_CODES = (r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
+          r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND|HRK|BGN|CNY|PKR|PEN)")
+# Local currency words: whole words only ("270,00 Kn", "49,99 lei", "1 299 kr", "Rs. 4,999", "12 990 Ft").
+_WORDS = r"(?<!\w)(?:kn|lei|kr\.?|Rs\.?|Ft)(?!\w)"
 _CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
-        r"лв\.?|ر\.س|د\.إ|"
-        r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
-        r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND)\b)")
+        rf"лв\.?|ر\.س|د\.إ|{_WORDS}|{_CODES}\b)")
 _NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
+# An upper-case ISO code glued to the amount is a price too: "EUR219.99", "219.99EUR", "PLN1 299,00".
+_GLUED_BEFORE = rf"(?<![A-Za-z])(?-i:{_CODES})(?=\d)"
+_GLUED_AFTER = rf"(?-i:{_CODES})(?![A-Za-z])"
 PRICE_RE = re.compile(
-    rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
+    rf"(?:{_CUR}|{_GLUED_BEFORE})\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|{_GLUED_AFTER}|\$)", re.I
 )
 MAX_SPOTS = 2000  # prices read from one page's visible text, in page order; the rest is ignored
 _PRICE_WORD = re.compile(r"pric|prix|preis|precio|prezzo|tarif|amount|cost", re.I)
@@ -59,17 +64,17 @@ _BEFORE_BAD = re.compile(
     re.I,
 )
 _AFTER_BAD = re.compile(
-    r"^\W{0,2}(?:HT\b|H\.T|hors tax|excl|ex\.? ?vat|\+ ?vat|net\b|/ ?mo\b|/ ?month|per month|a month|/ ?mois|"
+    r"^\W{0,2}(?:/ ?mo\b|/ ?month|per month|a month|/ ?mois|"
     r"par mois|/mo|x \d|shipping|livraison|de remise|d'économie|off\b|rebate|cashback|reward|points|"
     r"/ ?unit|per unit|en moins|économisés|saved|savings)",
     re.I,
 )
 _BEFORE_GOOD = re.compile(
-    r"(?:\bnow|our price|\bprice|\bprix|\bsale|your price|\btoday|\bpreis|\bprecio|\bprezzo|\bttc|"
+    r"(?:\bnow|our price|\bprice|\bprix|\bsale|your price|\btoday|\bpreis|\bprecio|\bprezzo|"
     r"\bpay|\bpaiement)\W{0,3}$",
     re.I,
 )
-_AFTER_GOOD = re.compile(r"^\W{0,2}(?:TTC|incl|inkl|tax included|vat included)", re.I)
+# ex-VAT words are one table in sanity.py (a spot they label is not payable); incl.-VAT words add to a score
 
 
 @dataclass(frozen=True)
@@ -255,11 +260,11 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) ->
     after = page.text[after_start:after_start + 30].split("\n")[0] or page.text[after_start:after_start + 30].strip()
     if _BEFORE_BAD.search(before):
         score -= 3
-    elif _BEFORE_GOOD.search(before):
+    elif _BEFORE_GOOD.search(before) or INCL_VAT_BEFORE.search(before):
         score += 1
     if _AFTER_BAD.search(after):
         score -= 3
-    elif _AFTER_GOOD.search(after):
+    elif INCL_VAT_AFTER.search(after):
         score += 1
     if anchor_offset is not None:
         d = spot.offset - anchor_offset
