@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import re
 import time
+from dataclasses import replace
+from decimal import Decimal
 from typing import Callable, Optional
 from urllib.parse import urljoin, urlsplit
 
@@ -24,7 +26,15 @@ from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, discounted_spot, find_anchor, main_price, unpaid_reason
+from planner.prices.visible import (
+    PriceSpot,
+    discounted_spot,
+    find_anchor,
+    main_price,
+    paid_of_several,
+    price_spots,
+    unpaid_reason,
+)
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
@@ -96,12 +106,13 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
     og = opengraph_candidate(p)
     if og is not None:
         cands.append(og)
+    cands = [_one_amount(p, c, dec) for c in cands]
     check_time()
     priced = [c for c in cands if c.price is not None and parse_price(c.price, dec) is not None]
     if is_blocked(p.title, p.text, p.source, has_product_data=bool(priced)):
         return ExtractResult(True, [], None, "blocked")
 
-    mains = [c for c in priced if c.role == "main"]
+    mains = _shown_only_elsewhere(p, [c for c in priced if c.role == "main"], dec)
     items = [c for c in priced if c.role == "item"]
     if not mains:
         listed = _listing(p, reg, retailer, url)
@@ -110,6 +121,27 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
         if len(items) >= 2:
             return ExtractResult(False, [_structured_offer(p, c, retailer, url) for c in items], None, "listing")
     return _product(p, cands, mains, retailer, url)
+
+
+def _one_amount(p: Page, c: Candidate, dec: Optional[str]) -> Candidate:
+    """A structured price value that holds several amounts (sale and old price in one itemprop) -> the paid one."""
+    if not isinstance(c.price, str) or parse_price(c.price, dec) is not None:
+        return c
+    paid = paid_of_several(p, c.price, dec, None)
+    return replace(c, price=paid.raw) if paid is not None else c
+
+
+def _shown_only_elsewhere(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
+    """Drop an OpenGraph/meta amount the page never shows when another structured price of the page is shown."""
+    shown = {s.parsed.amount for s in price_spots(p, dec, None)}
+
+    def amount(c: Candidate) -> Optional[Decimal]:
+        pp = parse_price(c.price, dec)
+        return pp.amount if pp is not None else None
+
+    if not any(c.route != "opengraph" and amount(c) in shown for c in mains):
+        return mains
+    return [c for c in mains if c.route != "opengraph" or amount(c) in shown]
 
 
 def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:
@@ -218,7 +250,6 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
 
 def _spot_for_amount(p: Page, anchor, parsed: ParsedPrice, dec, hint) -> Optional[PriceSpot]:
     """Where the structured price shows on the page (nearest the title), to read the buy box around it."""
-    from planner.prices.visible import price_spots
 
     a = p.spans[anchor][0] if anchor is not None else 0
     same = [s for s in price_spots(p, dec, hint) if s.parsed.amount == parsed.amount]

@@ -21,12 +21,14 @@ _CODES = (r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|K
 _WORDS = r"(?<!\w)(?:kn|lei|kr\.?|Rs\.?|Ft)(?!\w)"
 _CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
         rf"лв\.?|ر\.س|د\.إ|{_WORDS}|{_CODES}\b)")
-_NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
+_INT = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)"
+_NUM = rf"{_INT}(?:[.,]\d{{1,2}}(?!\d))?"
 # An upper-case ISO code glued to the amount is a price too: "EUR219.99", "219.99EUR", "PLN1 299,00".
 _GLUED_BEFORE = rf"(?<![A-Za-z])(?-i:{_CODES})(?=\d)"
 _GLUED_AFTER = rf"(?-i:{_CODES})(?![A-Za-z])"
 PRICE_RE = re.compile(
-    rf"(?:{_CUR}|{_GLUED_BEFORE})\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|{_GLUED_AFTER}|\$)", re.I
+    rf"(?:{_CUR}|{_GLUED_BEFORE})\s?{_NUM}|(?<![\d.,]){_INT}\s?€\s?\d{{2}}(?!\d)|"  # "1 199€95": € as the decimal mark
+    rf"(?<![\d.,]){_NUM}\s?(?:{_CUR}|{_GLUED_AFTER}|\$)", re.I
 )
 MAX_SPOTS = 2000  # prices read from one page's visible text, in page order; the rest is ignored
 _PRICE_WORD = re.compile(r"pric|prix|preis|precio|prezzo|tarif|amount|cost", re.I)
@@ -187,6 +189,31 @@ def discounted_spot(page: Page, amount: Decimal, anchor: Optional[etree._Element
             if pct > 0 and near:
                 return min(near, key=lambda q: abs(q.offset - s.offset))
     return None
+
+
+def marked_not_now(page: Page, spot: PriceSpot) -> bool:
+    """Is this showing marked up as a price not paid now (struck, line-through, an 'old'/'was' class)?"""
+    near = [spot.element, *_ancestors(spot.element, 3)]
+    if any(a.tag in ("del", "s", "strike") or "line-through" in (a.get("style") or "") for a in near):
+        return True
+    return any(_NOT_NOW.search(classes_of(a)) for a in near)
+
+
+def paid_of_several(page: Page, text: str, decimal_separator: Optional[str], currency_hint: Optional[str]
+                    ) -> Optional[ParsedPrice]:
+    """The amount paid when one price value holds several ("71,91 € 79,90 €": sale and old price): drop those
+    its own words mark unpaid (ex-VAT, struck, 'from'...), then those the page shows only as struck or 'old';
+    None unless exactly one amount is left (or when the text holds fewer than two amounts)."""
+    found = [(m, parse_price(m.group(0), decimal_separator, currency_hint)) for m in PRICE_RE.finditer(text[:400])]
+    found = [(m, pp) for m, pp in found if pp is not None]
+    if len({pp.amount for _, pp in found}) < 2:
+        return None
+    left = {pp.amount: pp for m, pp in found if context_problem(text[:m.start()], text[m.end():]) is None}
+    if len(left) > 1:
+        spots = _all_spots(page, decimal_separator, currency_hint)
+        shown_paid = {s.parsed.amount for s, problem in spots if problem is None and not marked_not_now(page, s)}
+        left = {a: pp for a, pp in left.items() if a in shown_paid}
+    return next(iter(left.values())) if len(left) == 1 else None
 
 
 def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
