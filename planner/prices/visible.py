@@ -40,9 +40,12 @@ _SECTION = re.compile(
     r"(?:^|[-_])(?:related|similar|recommend|carousel|cross-?sell|upsell|also|accessor|sponsor|comparison|"
     r"recent|history|suggest|footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
     r"cart-?preview|navbar|mega-?menu|breadcrumb|compare|p13n|sims|rhf|frequently|fbt|complementary|"
-    r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed|slider|swiper|owl)",
+    r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed)",
     re.I,
 )
+# Regions that scroll: a list of other products' cards, or the product's own gallery / buy box (so: look inside).
+_SCROLLER = re.compile(r"(?:^|[-_])(?:carousel|slider|swiper|owl|slick|glide|splide)", re.I)
+_NOT_A_PAGE = ("#", "javascript:", "mailto:", "tel:")
 _SECTION_TAGS = frozenset({"footer", "nav"})
 # A price element that is not the price you pay now.
 # (keywords must start a word part of the class/id: "old-price", "priceOld", not "bold" or "holder")
@@ -131,10 +134,31 @@ def _ancestors(el: etree._Element, limit: int) -> list[etree._Element]:
     return out
 
 
-def _section_hit(a: etree._Element) -> bool:
+def _section_hit(page: Page, a: etree._Element) -> bool:
     if a.tag in _SECTION_TAGS:
         return True
-    return any(_SECTION.search(tok) for tok in classes_of(a).split())
+    tokens = classes_of(a).split()
+    if any(_SECTION.search(tok) for tok in tokens):
+        return True
+    return any(_SCROLLER.search(tok) for tok in tokens) and holds_cards(page, a)
+
+
+def holds_cards(page: Page, region: etree._Element) -> bool:
+    """Does a region show several product cards: at least two prices and links to at least two other pages?"""
+    key = ("cards", region)
+    if key not in page.memo:
+        span = page.spans.get(region)
+        prices = len(PRICE_RE.findall(page.text[span[0]:span[1]], 0, 20000)) if span else 0
+        links = set()
+        if prices >= 2:
+            for a in region.iter("a"):
+                href = (a.get("href") or "").strip()
+                if href and not href.lower().startswith(_NOT_A_PAGE):
+                    links.add(href.split("#")[0])
+                if len(links) >= 2:
+                    break
+        page.memo[key] = prices >= 2 and len(links) >= 2
+    return page.memo[key]
 
 
 def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element], limit: int = 60) -> bool:
@@ -145,7 +169,7 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
             s = page.spans.get(a)
             if s is not None and s[0] <= span[0] and span[1] <= s[1]:
                 return False  # reached a container of the whole product
-        if _section_hit(a):
+        if _section_hit(page, a):
             return True
     return False
 
