@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 from decimal import Decimal
 from typing import Callable, Optional
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from planner.errors import CurrencyError
 from planner.money import check_currency
@@ -20,7 +20,8 @@ from planner.prices.listings import api_offers, listing_offers, parse_json_docum
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
 from planner.prices.parse_price import ISO_4217
-from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
+from planner.prices.locale import decide_currency, guess_currency
+from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price, shared_sign_currencies
 from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
@@ -39,14 +40,6 @@ from planner.prices.visible import (
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
 _ROUTE_RANK = {"json-ld": 0, "microdata": 1, "rdfa": 2, "opengraph": 3}
-_TLD_CURRENCY = {
-    "fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "be": "EUR", "at": "EUR", "ie": "EUR",
-    "pt": "EUR", "fi": "EUR", "lu": "EUR", "gr": "EUR", "eu": "EUR", "uk": "GBP", "ca": "CAD", "au": "AUD",
-    "ch": "CHF", "us": "USD", "jp": "JPY", "pl": "PLN", "se": "SEK", "dk": "DKK", "no": "NOK",
-    "cz": "CZK", "in": "INR", "nz": "NZD",
-}
-_LANG_CURRENCY = {"fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "en-gb": "GBP", "en-us": "USD",
-                  "en-ca": "CAD", "en-au": "AUD", "pl": "PLN", "ja": "JPY", "sv": "SEK", "da": "DKK"}
 _SEARCH_PATH = re.compile(r"/(?:recherche|search|s)(?:[/?]|$)|[?&](?:q|k|query|search)=", re.I)
 
 
@@ -237,13 +230,13 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
         return ExtractResult(False, [], in_stock, "empty")
 
     name = (main.name if main and main.name else None) or title or None
-    currency = _currency(main, spot, parsed, retailer, p, url)
+    currency, options = _currency(main, spot, parsed, retailer, p, url)
     offer_url = (main.url if main else None) or _canonical(p) or url
     if offer_url and url:
         offer_url = urljoin(url, offer_url)
     offer = ExtractedOffer(
         name=name, price=parsed.amount, currency=currency, in_stock=in_stock, url=offer_url, route=route,  # type: ignore[arg-type]
-        raw=raw, condition=decide_condition(main.condition if main else None, name),
+        raw=raw, condition=decide_condition(main.condition if main else None, name), currency_options=options,
     )
     return ExtractResult(False, [offer], in_stock, "product")
 
@@ -281,6 +274,12 @@ def _valid_currency(code: Optional[str]) -> Optional[str]:
         return None
 
 
+def _named_iso(text: str) -> Optional[str]:
+    """The ISO 4217 currency a price text names by code or sign, kept even when planner cannot convert it."""
+    c = currency_from_text(text)
+    return c if c in ISO_4217 else None
+
+
 def _stated_iso(code: Optional[str]) -> Optional[str]:
     """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
     (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
@@ -288,18 +287,43 @@ def _stated_iso(code: Optional[str]) -> Optional[str]:
     return c if c in ISO_4217 else None
 
 
+AMBIGUOUS = "XXX"  # ISO 4217 "no currency": the page's sign is shared and nothing on the page says which it is
+
+
 def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
-              retailer: Optional[Retailer], p: Page, url: Optional[str]) -> str:
+              retailer: Optional[Retailer], p: Page, url: Optional[str]) -> tuple[str, tuple[str, ...]]:
+    """(ISO code, ()) or, when the price's sign is shared ('$', '元'...) and nothing decides, (AMBIGUOUS, options)."""
     stated = _stated_iso(main.currency if main else None)
     if stated:
-        return stated
-    for code in (main.currency if main else None, parsed.currency,
-                 spot.parsed.currency if spot is not None and spot.parsed.amount == parsed.amount else None,
-                 retailer.currency if retailer else None):
-        c = _valid_currency(code)
+        return stated, ()
+    c = _valid_currency(main.currency if main else None)
+    if c:
+        return c, ()
+    shown = ""
+    if spot is not None and spot.parsed.amount == parsed.amount:  # with the words just after it: "$24.99 USD"
+        shown = p.text[spot.offset:spot.offset + len(spot.text) + 5].split("\n")[0] if spot.text else ""
+    for text in (parsed.raw if isinstance(parsed.raw, str) else "", shown):
+        if text and shown.startswith(text) and shared_sign_currencies(text) and not shared_sign_currencies(shown):
+            text = shown  # the raw price has a bare sign, the words after it name the currency
+        if not text:
+            continue
+        options = shared_sign_currencies(text)
+        if options:
+            return _decide(p, url, retailer, options)
+        c = _named_iso(text)
         if c:
-            return c
+            return c, ()
+    if retailer is not None and _valid_currency(retailer.currency):
+        return retailer.currency, ()
     return _guess_currency(p, url, spot.offset if spot is not None else None)
+
+
+def _decide(p: Page, url: Optional[str], retailer: Optional[Retailer], options: tuple[str, ...]
+            ) -> tuple[str, tuple[str, ...]]:
+    if retailer is not None and retailer.currency in options:
+        return retailer.currency, ()
+    c = decide_currency(p, url, options)
+    return (c, ()) if c else (AMBIGUOUS, options)
 
 
 def _canonical(p: Page) -> Optional[str]:
@@ -309,38 +333,35 @@ def _canonical(p: Page) -> Optional[str]:
     return p.meta("og:url")
 
 
-def _guess_currency(p: Page, url: Optional[str], around: Optional[int] = None) -> str:
-    """No currency stated with the price: the first currency sign in the buy box, then the site's
-    country (ccTLD), then the page language, then .com -> USD, else EUR."""
+def _guess_currency(p: Page, url: Optional[str], around: Optional[int] = None) -> tuple[str, tuple[str, ...]]:
+    """No currency with the price itself: the first currency sign in the buy box (a shared one decided by the
+    page's context), else the page's stated currency, domain or locale (planner.prices.locale.guess_currency)."""
     if around is not None:
-        near = currency_from_text(p.text[max(0, around - 300):around + 1500])
-        if near:
-            return near
-    dotcom = False
-    for u in (url, _canonical(p)):
-        host = urlsplit(u).hostname if u else None
-        if host:
-            tld = host.rsplit(".", 1)[-1]
-            if tld == "com":
-                dotcom = True
-            elif tld in _TLD_CURRENCY:
-                return _TLD_CURRENCY[tld]
-    lang = (p.root.get("lang") or "").lower()
-    by_lang = _LANG_CURRENCY.get(lang, _LANG_CURRENCY.get(lang[:2]))
-    if by_lang:
-        return by_lang
-    return "USD" if dotcom else "EUR"
+        near = p.text[max(0, around - 300):around + 1500]
+        options = shared_sign_currencies(near)
+        if options:
+            return _decide(p, url, None, options)
+        c = _named_iso(near)
+        if c:
+            return c, ()
+    return guess_currency(p, url), ()
 
 
 def _structured_offer(p: Page, c: Candidate, retailer: Optional[Retailer], url: Optional[str]) -> ExtractedOffer:
     dec = retailer.decimal_separator if retailer else None
     parsed = parse_price(c.price, dec, retailer.currency if retailer else None)
     assert parsed is not None
-    currency = _valid_currency(c.currency) or _valid_currency(parsed.currency) or \
-        (retailer.currency if retailer else _guess_currency(p, url))
+    options: tuple[str, ...] = ()
+    currency = _stated_iso(c.currency) or _valid_currency(c.currency)
+    if not currency:
+        shared = shared_sign_currencies(c.price) if isinstance(c.price, str) else ()
+        if shared:
+            currency, options = _decide(p, url, retailer, shared)
+        else:
+            currency = _valid_currency(parsed.currency) or (retailer.currency if retailer else guess_currency(p, url))
     return ExtractedOffer(
         name=c.name, price=parsed.amount, currency=currency,
         in_stock=normalise_availability(c.availability).in_stock,
         url=urljoin(url, c.url) if url and c.url else c.url, route=c.route,  # type: ignore[arg-type]
-        raw=c.raw, condition=decide_condition(c.condition, c.name),
+        raw=c.raw, condition=decide_condition(c.condition, c.name), currency_options=options,
     )

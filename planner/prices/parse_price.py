@@ -19,7 +19,7 @@ _SYMBOLS: tuple[tuple[str, str], ...] = (
     ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"), ("zł", "PLN"), ("Kč", "CZK"),
     ("Ft", "HUF"), ("lei", "RON"), ("kn", "HRK"), ("Kn", "HRK"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
     ("₽", "RUB"), ("руб", "RUB"), ("₴", "UAH"), ("грн", "UAH"), ("₸", "KZT"), ("тг", "KZT"), ("лв", "BGN"),
-    ("NT$", "TWD"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
+    ("NT$", "TWD"), ("Rs", "INR"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
     ("ر.س", "SAR"), ("د.إ", "AED"), ("₪", "ILS"), ("RM", "MYR"), ("Rp", "IDR"), ("S/", "PEN"),
 )
 ISO_4217: frozenset[str] = frozenset(c for c in CURRENCY_CODES if len(c) == 3 and c.isalpha() and c.isupper())
@@ -66,6 +66,36 @@ def currency_from_text(text: str, hint: Optional[str] = None) -> Optional[str]:
     if "$" in text:
         return hint if hint in _DOLLARS else "USD"
     return None
+
+
+# Signs that several currencies share: the page's country or locale decides (planner.prices.locale), never a default.
+SHARED_SIGNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("元", ("CNY", "TWD", "HKD")),
+    ("¥", ("JPY", "CNY")),
+    ("Rs", ("INR", "PKR", "LKR", "NPR")),
+    ("kr", ("SEK", "NOK", "DKK", "ISK")),
+    ("$", ("USD", "CAD", "AUD", "NZD", "MXN", "CLP", "ARS", "COP", "UYU", "SGD", "HKD", "TWD")),
+)
+_SHARED = {sign for sign, _ in SHARED_SIGNS}
+
+
+def shared_sign_currencies(text: str) -> tuple[str, ...]:
+    """The currencies a price text may mean when its only currency mark is a shared sign ('$5.000', '99元', '1 299 kr');
+    () when it names one currency (an ISO code, 'US$', 'R$', 'NT$', '€', '円'...) or none."""
+    if ISO_RE.search(text.upper()) or _DOLLAR_COUNTRY.search(text):
+        return ()
+    rest = text
+    for sym, _code in _SYMBOLS:
+        if sym not in _SHARED and sym in rest:
+            if "$" not in sym:
+                return ()
+            rest = rest.replace(sym, " ")  # 'NT$', 'US$', 'R$': a named dollar, not a bare '$'
+    if rest != text and "$" not in rest:
+        return ()
+    for sign, options in SHARED_SIGNS:
+        if re.search(rf"(?<![A-Za-z]){re.escape(sign)}(?![A-Za-z])" if sign.isalpha() else re.escape(sign), rest):
+            return options
+    return ()
 
 
 def normalise_text(text: str) -> str:

@@ -1,0 +1,98 @@
+"""Which currency a page means by a shared sign ('$', '元', '¥', 'kr', 'Rs'): its stated currency, domain and locale."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+from urllib.parse import urlsplit
+
+from planner.prices.page import Page
+
+# Country (ISO 3166-1 alpha-2, as in a ccTLD or a locale's region) -> currency (ISO 4217), as of 2026-12.
+# Public facts (ISO 4217 list of currencies by country); 'uk' is the UK's ccTLD, 'gb' its ISO code.
+COUNTRY_CURRENCY: dict[str, str] = {
+    **dict.fromkeys("at be cy de ee es fi fr gr hr ie it lt lu lv mt nl pt si sk eu".split(), "EUR"),
+    "uk": "GBP", "gb": "GBP", "ch": "CHF", "li": "CHF", "us": "USD", "ca": "CAD", "au": "AUD", "nz": "NZD",
+    "mx": "MXN", "cl": "CLP", "ar": "ARS", "co": "COP", "uy": "UYU", "pe": "PEN", "br": "BRL", "tw": "TWD",
+    "cn": "CNY", "hk": "HKD", "sg": "SGD", "jp": "JPY", "kr": "KRW", "in": "INR", "pk": "PKR", "lk": "LKR",
+    "np": "NPR", "se": "SEK", "no": "NOK", "dk": "DKK", "is": "ISK", "pl": "PLN", "cz": "CZK", "hu": "HUF",
+    "ro": "RON", "bg": "BGN", "tr": "TRY", "il": "ILS", "za": "ZAR", "ru": "RUB", "ua": "UAH", "by": "BYN",
+    "kz": "KZT", "th": "THB", "vn": "VND", "ph": "PHP", "my": "MYR", "id": "IDR", "sa": "SAR", "ae": "AED",
+}
+# A language without a region that is written in one currency area only (others, e.g. es, en, zh, decide nothing).
+_LANGUAGE_CURRENCY: dict[str, str] = {
+    "ja": "JPY", "sv": "SEK", "da": "DKK", "nb": "NOK", "nn": "NOK", "no": "NOK", "is": "ISK", "pl": "PLN",
+    "cs": "CZK", "hu": "HUF", "ro": "RON", "bg": "BGN", "ko": "KRW", "th": "THB", "vi": "VND", "he": "ILS",
+    "tr": "TRY", "uk": "UAH", "fr": "EUR", "de": "EUR", "it": "EUR", "nl": "EUR", "fi": "EUR", "el": "EUR",
+    "sk": "EUR", "sl": "EUR", "et": "EUR", "lv": "EUR", "lt": "EUR", "mt": "EUR", "es": "EUR", "pt": "EUR",
+}
+_STATED = re.compile(
+    r"""["']?pricecurrency["']?\s*(?::\s*["']|content\s*=\s*["'])\s*([A-Za-z]{3})\b""", re.I)
+_MAX_SCAN = 2_000_000
+
+
+def _region(tag: Optional[str]) -> tuple[str, Optional[str]]:
+    """'es-CL' / 'es_CL' -> ('es', 'cl'); 'zh-Hant-TW' -> ('zh', 'tw'); 'sv' -> ('sv', None)."""
+    parts = [x.lower() for x in re.split(r"[-_]", (tag or "").strip()) if x]
+    if not parts:
+        return "", None
+    region = next((x for x in parts[1:] if len(x) == 2 and x.isalpha()), None)
+    return parts[0], region
+
+
+def _tld(url: Optional[str]) -> Optional[str]:
+    host = urlsplit(url).hostname if url else None
+    return host.rsplit(".", 1)[-1].lower() if host and "." in host else None
+
+
+def page_urls(p: Page, url: Optional[str]) -> list[str]:
+    """The page's own address: the URL it was fetched from, then its canonical link and og:url."""
+    out = [url] if url else []
+    for link in p.root.iter("link"):
+        if (link.get("rel") or "").lower() == "canonical" and link.get("href"):
+            out.append(link.get("href"))
+    og = p.meta("og:url")
+    return out + ([og] if og else [])
+
+
+def currency_signals(p: Page, url: Optional[str]) -> list[tuple[str, str]]:
+    """What the page says about its currency, strongest first, as (where, ISO code): a priceCurrency stated in its
+    structured data, the country of its domain, the region of og:locale, of <html lang>, then the language alone."""
+    memo = p.memo.get("currency-signals")
+    if memo is not None:
+        return memo
+    out: list[tuple[str, str]] = []
+    for m in _STATED.finditer(p.source, 0, _MAX_SCAN):
+        out.append(("priceCurrency", m.group(1).upper()))
+    for u in page_urls(p, url):
+        cc = COUNTRY_CURRENCY.get(_tld(u) or "")
+        if cc:
+            out.append((f"domain .{_tld(u)}", cc))
+    langs = [("og:locale", p.meta("og:locale")), ("html lang", p.root.get("lang"))]
+    for where, tag in langs:
+        _, region = _region(tag)
+        if region and region in COUNTRY_CURRENCY:
+            out.append((f"{where} {tag}", COUNTRY_CURRENCY[region]))
+    for where, tag in langs:
+        lang, _ = _region(tag)
+        if lang in _LANGUAGE_CURRENCY:
+            out.append((f"{where} {tag}", _LANGUAGE_CURRENCY[lang]))
+    p.memo["currency-signals"] = out
+    return out
+
+
+def decide_currency(p: Page, url: Optional[str], options: tuple[str, ...]) -> Optional[str]:
+    """Which of `options` (the currencies a shared sign can mean) the page means, or None when nothing says."""
+    for _where, code in currency_signals(p, url):
+        if code in options:
+            return code
+    return None
+
+
+def guess_currency(p: Page, url: Optional[str]) -> str:
+    """A price with no currency sign at all: a currency the page states elsewhere, its domain's country, its
+    locale or language; else .com -> USD, else EUR (a guess, as before; a shared sign goes through decide_currency)."""
+    signals = currency_signals(p, url)
+    if signals:
+        return signals[0][1]
+    return "USD" if any(_tld(u) == "com" for u in page_urls(p, url)) else "EUR"
