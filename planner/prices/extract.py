@@ -10,8 +10,6 @@ from decimal import Decimal
 from typing import Callable, Optional
 from urllib.parse import urljoin
 
-from planner.errors import CurrencyError
-from planner.money import check_currency
 from planner.prices.blocked import is_blocked
 from planner.prices.buybox import read_buy_box
 from planner.prices.condition import decide_condition
@@ -19,9 +17,8 @@ from planner.prices.jsonld import jsonld_candidates
 from planner.prices.listings import api_offers, listing_offers, parse_json_document
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
-from planner.prices.parse_price import ISO_4217
-from planner.prices.locale import decide_currency, guess_currency
-from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price, shared_sign_currencies
+from planner.prices.locale import offer_currency
+from planner.prices.parse_price import ParsedPrice, parse_price
 from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
@@ -230,7 +227,12 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
         return ExtractResult(False, [], in_stock, "empty")
 
     name = (main.name if main and main.name else None) or title or None
-    currency, options = _currency(main, spot, parsed, retailer, p, url)
+    shown = ""
+    if spot is not None and spot.parsed.amount == parsed.amount and spot.text:  # with what follows: "$24.99 USD"
+        shown = p.text[spot.offset:spot.offset + len(spot.text) + 5].split("\n")[0]
+    currency, options = offer_currency(p, url, main.currency if main else None, (str(parsed.raw), shown),
+                                       retailer.currency if retailer else None,
+                                       spot.offset if spot is not None else None)
     offer_url = (main.url if main else None) or _canonical(p) or url
     if offer_url and url:
         offer_url = urljoin(url, offer_url)
@@ -263,69 +265,6 @@ def _availability(main: Optional[Candidate], cands: list[Candidate]) -> Availabi
     return Availability(None, "unknown")
 
 
-def _valid_currency(code: Optional[str]) -> Optional[str]:
-    if not code:
-        return None
-    code = code.strip()
-    iso = currency_from_text(code) if len(code) != 3 else code
-    try:
-        return check_currency(iso) if iso else None
-    except CurrencyError:
-        return None
-
-
-def _named_iso(text: str) -> Optional[str]:
-    """The ISO 4217 currency a price text names by code or sign, kept even when planner cannot convert it."""
-    c = currency_from_text(text)
-    return c if c in ISO_4217 else None
-
-
-def _stated_iso(code: Optional[str]) -> Optional[str]:
-    """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
-    (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
-    c = (code or "").strip().upper()
-    return c if c in ISO_4217 else None
-
-
-AMBIGUOUS = "XXX"  # ISO 4217 "no currency": the page's sign is shared and nothing on the page says which it is
-
-
-def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
-              retailer: Optional[Retailer], p: Page, url: Optional[str]) -> tuple[str, tuple[str, ...]]:
-    """(ISO code, ()) or, when the price's sign is shared ('$', '元'...) and nothing decides, (AMBIGUOUS, options)."""
-    stated = _stated_iso(main.currency if main else None)
-    if stated:
-        return stated, ()
-    c = _valid_currency(main.currency if main else None)
-    if c:
-        return c, ()
-    shown = ""
-    if spot is not None and spot.parsed.amount == parsed.amount:  # with the words just after it: "$24.99 USD"
-        shown = p.text[spot.offset:spot.offset + len(spot.text) + 5].split("\n")[0] if spot.text else ""
-    for text in (parsed.raw if isinstance(parsed.raw, str) else "", shown):
-        if text and shown.startswith(text) and shared_sign_currencies(text) and not shared_sign_currencies(shown):
-            text = shown  # the raw price has a bare sign, the words after it name the currency
-        if not text:
-            continue
-        options = shared_sign_currencies(text)
-        if options:
-            return _decide(p, url, retailer, options)
-        c = _named_iso(text)
-        if c:
-            return c, ()
-    if retailer is not None and _valid_currency(retailer.currency):
-        return retailer.currency, ()
-    return _guess_currency(p, url, spot.offset if spot is not None else None)
-
-
-def _decide(p: Page, url: Optional[str], retailer: Optional[Retailer], options: tuple[str, ...]
-            ) -> tuple[str, tuple[str, ...]]:
-    if retailer is not None and retailer.currency in options:
-        return retailer.currency, ()
-    c = decide_currency(p, url, options)
-    return (c, ()) if c else (AMBIGUOUS, options)
-
-
 def _canonical(p: Page) -> Optional[str]:
     for link in p.root.iter("link"):
         if (link.get("rel") or "").lower() == "canonical" and link.get("href"):
@@ -333,32 +272,11 @@ def _canonical(p: Page) -> Optional[str]:
     return p.meta("og:url")
 
 
-def _guess_currency(p: Page, url: Optional[str], around: Optional[int] = None) -> tuple[str, tuple[str, ...]]:
-    """No currency with the price itself: the first currency sign in the buy box (a shared one decided by the
-    page's context), else the page's stated currency, domain or locale (planner.prices.locale.guess_currency)."""
-    if around is not None:
-        near = p.text[max(0, around - 300):around + 1500]
-        options = shared_sign_currencies(near)
-        if options:
-            return _decide(p, url, None, options)
-        c = _named_iso(near)
-        if c:
-            return c, ()
-    return guess_currency(p, url), ()
-
-
 def _structured_offer(p: Page, c: Candidate, retailer: Optional[Retailer], url: Optional[str]) -> ExtractedOffer:
     dec = retailer.decimal_separator if retailer else None
     parsed = parse_price(c.price, dec, retailer.currency if retailer else None)
     assert parsed is not None
-    options: tuple[str, ...] = ()
-    currency = _stated_iso(c.currency) or _valid_currency(c.currency)
-    if not currency:
-        shared = shared_sign_currencies(c.price) if isinstance(c.price, str) else ()
-        if shared:
-            currency, options = _decide(p, url, retailer, shared)
-        else:
-            currency = _valid_currency(parsed.currency) or (retailer.currency if retailer else guess_currency(p, url))
+    currency, options = offer_currency(p, url, c.currency, (str(parsed.raw),), retailer.currency if retailer else None)
     return ExtractedOffer(
         name=c.name, price=parsed.amount, currency=currency,
         in_stock=normalise_availability(c.availability).in_stock,

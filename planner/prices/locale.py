@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Sequence
 from urllib.parse import urlsplit
 
+from planner.errors import CurrencyError
+from planner.money import check_currency
 from planner.prices.page import Page
+from planner.prices.parse_price import ISO_4217, currency_from_text, shared_sign_currencies
+
+AMBIGUOUS = "XXX"  # ISO 4217 "no currency": the price's sign is shared and nothing on the page says which it is
 
 # Country (ISO 3166-1 alpha-2, as in a ccTLD or a locale's region) -> currency (ISO 4217), as of 2026-12.
 # Public facts (ISO 4217 list of currencies by country); 'uk' is the UK's ccTLD, 'gb' its ISO code.
@@ -96,3 +101,68 @@ def guess_currency(p: Page, url: Optional[str]) -> str:
     if signals:
         return signals[0][1]
     return "USD" if any(_tld(u) == "com" for u in page_urls(p, url)) else "EUR"
+
+
+def offer_currency(p: Page, url: Optional[str], stated: Optional[str], texts: Sequence[str], shop: Optional[str],
+                   around: Optional[int] = None) -> tuple[str, tuple[str, ...]]:
+    """The currency of one offer as (ISO code, ()), or (AMBIGUOUS, the currencies it could be) when its sign is shared
+    ('$', '元'...) and nothing on the page decides. In order: the structured data's stated currency, the price texts
+    (`texts`: the raw price, then its showing on the page with the words after it), the shop's currency, the
+    first sign in the buy box (text around offset `around`), then the page's context (guess_currency)."""
+    c = _stated_iso(stated) or _valid_currency(stated)
+    if c:
+        return c, ()
+    texts = [t for t in texts if t]
+    for i, text in enumerate(texts):
+        longer = next((t for t in texts[i + 1:] if t.startswith(text)), None)
+        if longer and shared_sign_currencies(text) and not shared_sign_currencies(longer):
+            text = longer  # "$24.99" then "USD" right after it on the page
+        options = shared_sign_currencies(text)
+        if options:
+            return _decide(p, url, shop, options)
+        c = _named_iso(text)
+        if c:
+            return c, ()
+    if _valid_currency(shop):
+        return str(shop), ()
+    if around is not None:
+        near = p.text[max(0, around - 300):around + 1500]
+        options = shared_sign_currencies(near)
+        if options:
+            return _decide(p, url, None, options)
+        c = _named_iso(near)
+        if c:
+            return c, ()
+    return guess_currency(p, url), ()
+
+
+def _decide(p: Page, url: Optional[str], shop: Optional[str], options: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    if shop in options:
+        return str(shop), ()
+    c = decide_currency(p, url, options)
+    return (c, ()) if c else (AMBIGUOUS, options)
+
+
+def _valid_currency(code: Optional[str]) -> Optional[str]:
+    """A currency planner can convert, from a code or a sign ('EUR', '€'), else None."""
+    if not code:
+        return None
+    code = code.strip()
+    iso = currency_from_text(code) if len(code) != 3 else code
+    try:
+        return check_currency(iso) if iso else None
+    except CurrencyError:
+        return None
+
+
+def _named_iso(text: str) -> Optional[str]:
+    """The ISO 4217 currency a price text names by code or sign, kept even when planner cannot convert it."""
+    c = currency_from_text(text)
+    return c if c in ISO_4217 else None
+
+
+def _stated_iso(code: Optional[str]) -> Optional[str]:
+    """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
+    (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
+    c = (code or "").strip().upper()
+    return c if c in ISO_4217 else None
