@@ -123,6 +123,8 @@ def _one_amount(p: Page, c: Candidate, dec: Optional[str]) -> Candidate:
 
 def _shown_only_elsewhere(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
     """Drop an OpenGraph/meta amount the page never shows when another structured price of the page is shown."""
+    if not any(c.route == "opengraph" for c in mains) or all(c.route == "opengraph" for c in mains):
+        return mains
     shown = {s.parsed.amount for s in price_spots(p, dec, None)}
 
     def amount(c: Candidate) -> Optional[Decimal]:

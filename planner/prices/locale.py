@@ -31,8 +31,7 @@ _LANGUAGE_CURRENCY: dict[str, str] = {
     "tr": "TRY", "uk": "UAH", "fr": "EUR", "de": "EUR", "it": "EUR", "nl": "EUR", "fi": "EUR", "el": "EUR",
     "sk": "EUR", "sl": "EUR", "et": "EUR", "lv": "EUR", "lt": "EUR", "mt": "EUR", "es": "EUR", "pt": "EUR",
 }
-_STATED = re.compile(
-    r"""["']?pricecurrency["']?\s*(?::\s*["']|content\s*=\s*["'])\s*([A-Za-z]{3})\b""", re.I)
+_STATED = re.compile(r"""pricecurrency["']?\s*(?::\s*["']|content\s*=\s*["'])\s*([a-z]{3})\b""")  # on lower-cased source
 _MAX_SCAN = 2_000_000
 
 
@@ -67,7 +66,7 @@ def currency_signals(p: Page, url: Optional[str]) -> list[tuple[str, str]]:
     if memo is not None:
         return memo
     out: list[tuple[str, str]] = []
-    for m in _STATED.finditer(p.source, 0, _MAX_SCAN):
+    for m in _STATED.finditer(p.source[:_MAX_SCAN].lower()):
         out.append(("priceCurrency", m.group(1).upper()))
     for u in page_urls(p, url):
         cc = COUNTRY_CURRENCY.get(_tld(u) or "")
