@@ -72,3 +72,7 @@ def test_currency_code_glued_to_the_amount_is_a_price(shown: str, amount: str) -
 def test_lower_case_letters_glued_to_a_number_are_not_a_currency() -> None:
     r = extract("<html><body><h1>Mask kn95 pack</h1><p>Model eur2000 and usd12 in stock</p></body></html>", None)
     assert r.offers == []
+
+
+def test_ex_vat_label_on_the_line_after_the_amount_counts_against_it() -> None:
+    assert _price("32.79€<br>HT", "40.00€") == Decimal("40.00")

@@ -12,7 +12,7 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
-from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem
+from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem, ex_vat_label
 
 # Currency signs and codes a price is written with (world-wide, not per shop).
 _CODES = (r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
@@ -313,7 +313,7 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) ->
         score -= 3
     elif _BEFORE_GOOD.search(before) or INCL_VAT_BEFORE.search(before):
         score += 1
-    if _AFTER_BAD.search(after):
+    if _AFTER_BAD.search(after) or ex_vat_label("", after):  # also a label on the next line ("32,79 €\nHT")
         score -= 3
     elif INCL_VAT_AFTER.search(after):
         score += 1
