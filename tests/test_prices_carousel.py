@@ -31,11 +31,22 @@ def test_a_carousel_of_product_cards_is_still_skipped() -> None:
     assert r.offers == []
 
 
-def test_cards_need_several_prices_and_several_links() -> None:
+def test_cards_need_a_price_and_links_to_two_other_pages() -> None:
     p = Page.load(_PAGE)
     regions = {el.get("class"): el for el in p.root.iter("div")}
     assert holds_cards(p, regions["product-carousel"])
     assert not holds_cards(p, regions["ek-slider-price"])  # two prices, no links: the product's own price box
     gallery = Page.load("<html><body><div class='gallery-slider'><a href='/img/1.jpg'>1</a><a href='/img/2.jpg'>2</a>"
                         "<span>12,00 €</span></div></body></html>")
-    assert not holds_cards(gallery, next(gallery.root.iter("div")))  # links, but one price
+    assert not holds_cards(gallery, next(gallery.root.iter("div")))  # a price, but its links are images
+    one = Page.load("<html><body><ol class='a-carousel'><li><a href='/dp/B01'>Case fan</a> <span>$29.99</span> "
+                    "<a href='/reviews/B01'>41 ratings</a></li></ol></body></html>")
+    assert holds_cards(one, next(one.root.iter("ol")))  # a one-card carousel of another product
+
+
+def test_a_one_card_carousel_of_another_product_is_not_this_product_price() -> None:
+    page = ("<html><body><h1>Graphics card RTX 3070</h1><p>Currently unavailable.</p>"
+            "<div class='a-carousel-container'><ol class='a-carousel'><li class='a-carousel-card'>"
+            "<a href='/dp/B01'>Case fan</a> <span class='a-price'>$29.99</span> <a href='/reviews/B01'>41 ratings</a>"
+            "</li></ol></div></body></html>")
+    assert extract(page, None).offers == []

@@ -15,8 +15,19 @@ from planner.prices.parse_price import ParsedPrice, parse_price
 from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem, ex_vat_label
 
 # Currency signs and codes a price is written with (world-wide, not per shop).
-_CODES = (r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
-          r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND|HRK|BGN|CNY|PKR|PEN)")
+_ISO_CODES = ("EUR USD GBP CHF CAD AUD JPY PLN SEK NOK DKK CZK HUF RON RUB UAH KZT TWD KRW SAR AED INR BRL MXN ARS CLP "
+              "COP TRY ZAR SGD HKD NZD ILS THB MYR IDR PHP VND HRK BGN CNY PKR PEN").split()
+
+
+def _by_first_letter(codes: list[str]) -> str:
+    """'(?:A(?:ED|RS|UD)|B(?:GN|RL)|...)': the same alternation, but a regex that fails on the first letter fast."""
+    groups: dict[str, list[str]] = {}
+    for c in sorted(codes):
+        groups.setdefault(c[0], []).append(c[1:])
+    return "(?:" + "|".join(f"{k}(?:{'|'.join(v)})" for k, v in groups.items()) + ")"
+
+
+_CODES = _by_first_letter(_ISO_CODES)
 # Local currency words: whole words only ("270,00 Kn", "49,99 lei", "1 299 kr", "Rs. 4,999", "12 990 Ft").
 _WORDS = r"(?<!\w)(?:kn|lei|kr\.?|Rs\.?|Ft)(?!\w)"
 _CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
@@ -37,15 +48,16 @@ _BARE_NUM = re.compile(rf"^\s*{_NUM}\s*$")
 
 # Whole regions that never hold the main product's price (matched at the start of a class/id token part).
 _SECTION = re.compile(
-    r"(?:^|[-_])(?:related|similar|recommend|carousel|cross-?sell|upsell|also|accessor|sponsor|comparison|"
+    r"(?:^|[-_\s])(?:(?P<scroll>carousel|slider|swiper|owl|slick|glide|splide)|related|similar|recommend|cross-?sell|upsell|also|accessor|sponsor|comparison|"
     r"recent|history|suggest|footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
     r"cart-?preview|navbar|mega-?menu|breadcrumb|compare|p13n|sims|rhf|frequently|fbt|complementary|"
     r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed)",
     re.I,
 )
-# Regions that scroll: a list of other products' cards, or the product's own gallery / buy box (so: look inside).
-_SCROLLER = re.compile(r"(?:^|[-_])(?:carousel|slider|swiper|owl|slick|glide|splide)", re.I)
+# (group "scroll": a region that scrolls holds other products' cards, or the product's own gallery / buy box:
+# it counts only when it shows several product cards, see holds_cards)
 _NOT_A_PAGE = ("#", "javascript:", "mailto:", "tel:")
+_IMAGE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)(?:\?|$)", re.I)
 _SECTION_TAGS = frozenset({"footer", "nav"})
 # A price element that is not the price you pay now.
 # (keywords must start a word part of the class/id: "old-price", "priceOld", not "bold" or "holder")
@@ -137,27 +149,31 @@ def _ancestors(el: etree._Element, limit: int) -> list[etree._Element]:
 def _section_hit(page: Page, a: etree._Element) -> bool:
     if a.tag in _SECTION_TAGS:
         return True
-    tokens = classes_of(a).split()
-    if any(_SECTION.search(tok) for tok in tokens):
-        return True
-    return any(_SCROLLER.search(tok) for tok in tokens) and holds_cards(page, a)
+    scrolls = False
+    for m in _SECTION.finditer(classes_of(a)):
+        if not m.group("scroll"):
+            return True
+        scrolls = True
+    return scrolls and holds_cards(page, a)
 
 
 def holds_cards(page: Page, region: etree._Element) -> bool:
-    """Does a region show several product cards: at least two prices and links to at least two other pages?"""
+    """Does a region show other products' cards: a price and links to at least two other pages (images, '#' and
+    scripts do not count)? A one-card carousel counts (a product link and its reviews link); a box holding only the
+    product's own prices, or a gallery of image links, does not."""
     key = ("cards", region)
     if key not in page.memo:
         span = page.spans.get(region)
-        prices = len(PRICE_RE.findall(page.text[span[0]:span[1]], 0, 20000)) if span else 0
+        priced = bool(span) and PRICE_RE.search(page.text, span[0], min(span[1], span[0] + 20000)) is not None
         links = set()
-        if prices >= 2:
+        if priced:
             for a in region.iter("a"):
-                href = (a.get("href") or "").strip()
-                if href and not href.lower().startswith(_NOT_A_PAGE):
-                    links.add(href.split("#")[0])
+                href = (a.get("href") or "").strip().split("#")[0]
+                if href and not href.lower().startswith(_NOT_A_PAGE) and not _IMAGE.search(href):
+                    links.add(href)
                 if len(links) >= 2:
                     break
-        page.memo[key] = prices >= 2 and len(links) >= 2
+        page.memo[key] = len(links) >= 2
     return page.memo[key]
 
 
