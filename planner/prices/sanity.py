@@ -31,7 +31,7 @@ CATEGORY_RANGE_EUR: dict[str, tuple[Decimal, Decimal]] = {
 # label before or after the amount. Public facts: each country's name for VAT and the usual shop phrasing
 # (DDV sl, PDV hr/sr/bs, DPH cs/sk, PVN lv, PVM lt, km et, ALV fi, ÁFA hu, TVA fr/ro, ДДС bg, ДДВ mk, ΦΠΑ el,
 # moms sv/da, mva no, vsk is, btw nl, MwSt/USt de, IVA es/it/pt/ca, KDV tr, НДС ru, ПДВ uk, GST en-AU/NZ/IN/CA).
-# CH and UK shops use the de/fr/it and en rows; lb and ga shops write French/German and English.
+# CH and UK shops use the de/fr/it and en rows (LI: de); most lb and ga shops write French/German and English.
 VAT_PHRASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "en": (("excl. VAT", "excluding VAT", "exclusive of VAT", "ex VAT", "ex. VAT", "+ VAT", "plus VAT", "before VAT",
             "VAT excluded", "excl. tax", "excluding tax", "before tax", "pre-tax", "ex GST", "excl. GST", "+ GST",
@@ -70,6 +70,8 @@ VAT_PHRASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bg": (("без ДДС",), ("с ДДС", "с включен ДДС")),
     "el": (("χωρίς ΦΠΑ", "προ ΦΠΑ", "πλέον ΦΠΑ"), ("με ΦΠΑ", "συμπ. ΦΠΑ", "συμπεριλαμβανομένου ΦΠΑ")),
     "mt": (("eskluż il-VAT",), ("inkluż il-VAT",)),
+    "ga": (("gan CBL",), ("CBL san áireamh", "le CBL")),
+    "lb": (("ouni TVA",), ("mat TVA",)),
     "tr": (("KDV hariç", "+ KDV"), ("KDV dahil",)),
     "ru": (("без НДС",), ("с НДС", "включая НДС", "в т.ч. НДС")),
     "uk": (("без ПДВ",), ("з ПДВ", "включно з ПДВ")),
