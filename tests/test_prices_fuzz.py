@@ -22,7 +22,9 @@ BODIES = [p.read_bytes() for p in PAGES]
 
 ODD_PRICES = ["1.234,56 €", "1 234,56", "12,-", "1'234.56 CHF", "CHF 1’234.56", "-5", "−1 199€95", "1e300",
               "1e400", "0.000001", "R$ 1.299,00", "1 299,00 $ CA", "$1,234", "€", "", "NaN", "Infinity",
-              "99999999999999999999", "1,2,3,4", "١٢٣٫٤٥", "12.34.56", "€€€ 12", "1 199€95", "à partir de 55€99 /mois"]
+              "99999999999999999999", "1,2,3,4", "١٢٣٫٤٥", "12.34.56", "€€€ 12", "1 199€95", "à partir de 55€99 /mois",
+              "EUR219.99", "219.99EUR", "PLN1 299,00", "$5.000", "99元", "¥1,200", "1 299 kr", "Rs. 4,999",
+              "Brez DDV: 36,53 €", "71,91 € 79,90 €", "100 € HT 120 € TTC", "270,00 Kn"]
 ODD_VALUES = [None, True, [], {}, [1329.95, 5], {"@value": "12"}, -5, 1e300, 1e-6, "x" * 500, ["1", ["2"]],
               {"price": {"price": 3}}]
 TAG = re.compile(rb"<[^<>]{1,200}>")
@@ -71,6 +73,7 @@ def test_mutated_real_pages_never_break_extract(page: int, ops: list[str], pos: 
     for o in r.offers:
         assert MIN_AMOUNT <= o.price < MAX_AMOUNT and o.price.is_finite()
         assert re.fullmatch(r"[A-Z]{3}", o.currency)
+        assert (o.currency == "XXX") == bool(o.currency_options)  # an unclear currency says which it could be
 
 
 @settings(max_examples=150, deadline=None)
@@ -81,3 +84,13 @@ def test_odd_price_strings_parse_or_are_rejected(text: str) -> None:
     for sep in (None, ",", "."):
         p = parse_price(text, sep)
         assert p is None or (MIN_AMOUNT <= p.amount < MAX_AMOUNT and p.amount > Decimal(0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80), st.text(max_size=60))
+def test_price_context_words_never_raise(before: str, after: str) -> None:
+    from planner.prices.sanity import context_problem
+
+    assert context_problem(before, after) in (None, "ex-VAT price", "instalment, not the price",
+                                              "struck-through (former) price",
+                                              "a 'from' price (several offers or variants)")

@@ -60,7 +60,9 @@ def extract_cmd(
     t = Table("#", "name", "price", "stock", "condition", "route")
     for i, o in enumerate(result.offers, 1):
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
-        t.add_row(str(i), Text((o.name or "")[:70]), f"{o.price} {o.currency}", stock, o.condition, o.route)
+        opts = o.currency_options
+        cur = f"(currency unclear: {'/'.join(opts[:3])}{'...' if len(opts) > 3 else ''})" if opts else o.currency
+        t.add_row(str(i), Text((o.name or "")[:70]), Text(f"{o.price} {cur}"), stock, o.condition, o.route)
     console.print(t)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 import re
 import time
+from dataclasses import replace
+from decimal import Decimal
 from typing import Callable, Optional
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
-from planner.errors import CurrencyError
-from planner.money import check_currency
 from planner.prices.blocked import is_blocked
 from planner.prices.buybox import read_buy_box
 from planner.prices.condition import decide_condition
@@ -17,26 +17,26 @@ from planner.prices.jsonld import jsonld_candidates
 from planner.prices.listings import api_offers, listing_offers, parse_json_document
 from planner.prices.microdata import microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
-from planner.prices.parse_price import ISO_4217
-from planner.prices.parse_price import ParsedPrice, currency_from_text, parse_price
+from planner.prices.locale import offer_currency
+from planner.prices.parse_price import ParsedPrice, parse_price
 from planner.prices.rdfa import rdfa_candidates
 from planner.prices.result import ExtractedOffer, ExtractResult
 from planner.prices.retailers import Registry, Retailer
 from planner.prices.stock import Availability, decide_stock, normalise_availability
 from planner.prices.structured import Candidate
-from planner.prices.visible import PriceSpot, discounted_spot, find_anchor, main_price, unpaid_reason
+from planner.prices.visible import (
+    PriceSpot,
+    discounted_spot,
+    find_anchor,
+    main_price,
+    paid_of_several,
+    price_spots,
+    unpaid_reason,
+)
 
 _log = logging.getLogger(__name__)
 _DEFAULT_REGISTRY = Registry()
 _ROUTE_RANK = {"json-ld": 0, "microdata": 1, "rdfa": 2, "opengraph": 3}
-_TLD_CURRENCY = {
-    "fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "be": "EUR", "at": "EUR", "ie": "EUR",
-    "pt": "EUR", "fi": "EUR", "lu": "EUR", "gr": "EUR", "eu": "EUR", "uk": "GBP", "ca": "CAD", "au": "AUD",
-    "ch": "CHF", "us": "USD", "jp": "JPY", "pl": "PLN", "se": "SEK", "dk": "DKK", "no": "NOK",
-    "cz": "CZK", "in": "INR", "nz": "NZD",
-}
-_LANG_CURRENCY = {"fr": "EUR", "de": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "en-gb": "GBP", "en-us": "USD",
-                  "en-ca": "CAD", "en-au": "AUD", "pl": "PLN", "ja": "JPY", "sv": "SEK", "da": "DKK"}
 _SEARCH_PATH = re.compile(r"/(?:recherche|search|s)(?:[/?]|$)|[?&](?:q|k|query|search)=", re.I)
 
 
@@ -96,12 +96,13 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
     og = opengraph_candidate(p)
     if og is not None:
         cands.append(og)
+    cands = [_one_amount(p, c, dec) for c in cands]
     check_time()
     priced = [c for c in cands if c.price is not None and parse_price(c.price, dec) is not None]
     if is_blocked(p.title, p.text, p.source, has_product_data=bool(priced)):
         return ExtractResult(True, [], None, "blocked")
 
-    mains = [c for c in priced if c.role == "main"]
+    mains = _shown_only_elsewhere(p, [c for c in priced if c.role == "main"], dec)
     items = [c for c in priced if c.role == "item"]
     if not mains:
         listed = _listing(p, reg, retailer, url)
@@ -110,6 +111,29 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
         if len(items) >= 2:
             return ExtractResult(False, [_structured_offer(p, c, retailer, url) for c in items], None, "listing")
     return _product(p, cands, mains, retailer, url)
+
+
+def _one_amount(p: Page, c: Candidate, dec: Optional[str]) -> Candidate:
+    """A structured price value that holds several amounts (sale and old price in one itemprop) -> the paid one."""
+    if not isinstance(c.price, str) or parse_price(c.price, dec) is not None:
+        return c
+    paid = paid_of_several(p, c.price, dec, None)
+    return replace(c, price=paid.raw) if paid is not None else c
+
+
+def _shown_only_elsewhere(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
+    """Drop an OpenGraph/meta amount the page never shows when another structured price of the page is shown."""
+    if not any(c.route == "opengraph" for c in mains) or all(c.route == "opengraph" for c in mains):
+        return mains
+    shown = {s.parsed.amount for s in price_spots(p, dec, None)}
+
+    def amount(c: Candidate) -> Optional[Decimal]:
+        pp = parse_price(c.price, dec)
+        return pp.amount if pp is not None else None
+
+    if not any(c.route != "opengraph" and amount(c) in shown for c in mains):
+        return mains
+    return [c for c in mains if c.route != "opengraph" or amount(c) in shown]
 
 
 def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:
@@ -205,20 +229,24 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
         return ExtractResult(False, [], in_stock, "empty")
 
     name = (main.name if main and main.name else None) or title or None
-    currency = _currency(main, spot, parsed, retailer, p, url)
+    shown = ""
+    if spot is not None and spot.parsed.amount == parsed.amount and spot.text:  # with what follows: "$24.99 USD"
+        shown = p.text[spot.offset:spot.offset + len(spot.text) + 5].split("\n")[0]
+    currency, options = offer_currency(p, url, main.currency if main else None, (str(parsed.raw), shown),
+                                       retailer.currency if retailer else None,
+                                       spot.offset if spot is not None else None)
     offer_url = (main.url if main else None) or _canonical(p) or url
     if offer_url and url:
         offer_url = urljoin(url, offer_url)
     offer = ExtractedOffer(
         name=name, price=parsed.amount, currency=currency, in_stock=in_stock, url=offer_url, route=route,  # type: ignore[arg-type]
-        raw=raw, condition=decide_condition(main.condition if main else None, name),
+        raw=raw, condition=decide_condition(main.condition if main else None, name), currency_options=options,
     )
     return ExtractResult(False, [offer], in_stock, "product")
 
 
 def _spot_for_amount(p: Page, anchor, parsed: ParsedPrice, dec, hint) -> Optional[PriceSpot]:
     """Where the structured price shows on the page (nearest the title), to read the buy box around it."""
-    from planner.prices.visible import price_spots
 
     a = p.spans[anchor][0] if anchor is not None else 0
     same = [s for s in price_spots(p, dec, hint) if s.parsed.amount == parsed.amount]
@@ -239,38 +267,6 @@ def _availability(main: Optional[Candidate], cands: list[Candidate]) -> Availabi
     return Availability(None, "unknown")
 
 
-def _valid_currency(code: Optional[str]) -> Optional[str]:
-    if not code:
-        return None
-    code = code.strip()
-    iso = currency_from_text(code) if len(code) != 3 else code
-    try:
-        return check_currency(iso) if iso else None
-    except CurrencyError:
-        return None
-
-
-def _stated_iso(code: Optional[str]) -> Optional[str]:
-    """A currency the structured data states as an ISO 4217 code, kept even when planner cannot convert it
-    (a CLP or PKR price must not become USD or EUR; the store's currency check and range check handle it)."""
-    c = (code or "").strip().upper()
-    return c if c in ISO_4217 else None
-
-
-def _currency(main: Optional[Candidate], spot: Optional[PriceSpot], parsed: ParsedPrice,
-              retailer: Optional[Retailer], p: Page, url: Optional[str]) -> str:
-    stated = _stated_iso(main.currency if main else None)
-    if stated:
-        return stated
-    for code in (main.currency if main else None, parsed.currency,
-                 spot.parsed.currency if spot is not None and spot.parsed.amount == parsed.amount else None,
-                 retailer.currency if retailer else None):
-        c = _valid_currency(code)
-        if c:
-            return c
-    return _guess_currency(p, url, spot.offset if spot is not None else None)
-
-
 def _canonical(p: Page) -> Optional[str]:
     for link in p.root.iter("link"):
         if (link.get("rel") or "").lower() == "canonical" and link.get("href"):
@@ -278,38 +274,14 @@ def _canonical(p: Page) -> Optional[str]:
     return p.meta("og:url")
 
 
-def _guess_currency(p: Page, url: Optional[str], around: Optional[int] = None) -> str:
-    """No currency stated with the price: the first currency sign in the buy box, then the site's
-    country (ccTLD), then the page language, then .com -> USD, else EUR."""
-    if around is not None:
-        near = currency_from_text(p.text[max(0, around - 300):around + 1500])
-        if near:
-            return near
-    dotcom = False
-    for u in (url, _canonical(p)):
-        host = urlsplit(u).hostname if u else None
-        if host:
-            tld = host.rsplit(".", 1)[-1]
-            if tld == "com":
-                dotcom = True
-            elif tld in _TLD_CURRENCY:
-                return _TLD_CURRENCY[tld]
-    lang = (p.root.get("lang") or "").lower()
-    by_lang = _LANG_CURRENCY.get(lang, _LANG_CURRENCY.get(lang[:2]))
-    if by_lang:
-        return by_lang
-    return "USD" if dotcom else "EUR"
-
-
 def _structured_offer(p: Page, c: Candidate, retailer: Optional[Retailer], url: Optional[str]) -> ExtractedOffer:
     dec = retailer.decimal_separator if retailer else None
     parsed = parse_price(c.price, dec, retailer.currency if retailer else None)
     assert parsed is not None
-    currency = _valid_currency(c.currency) or _valid_currency(parsed.currency) or \
-        (retailer.currency if retailer else _guess_currency(p, url))
+    currency, options = offer_currency(p, url, c.currency, (str(parsed.raw),), retailer.currency if retailer else None)
     return ExtractedOffer(
         name=c.name, price=parsed.amount, currency=currency,
         in_stock=normalise_availability(c.availability).in_stock,
         url=urljoin(url, c.url) if url and c.url else c.url, route=c.route,  # type: ignore[arg-type]
-        raw=c.raw, condition=decide_condition(c.condition, c.name),
+        raw=c.raw, condition=decide_condition(c.condition, c.name), currency_options=options,
     )

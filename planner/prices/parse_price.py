@@ -17,17 +17,17 @@ _SYMBOLS: tuple[tuple[str, str], ...] = (
     ("US$", "USD"), ("CA$", "CAD"), ("C$", "CAD"), ("AU$", "AUD"), ("A$", "AUD"), ("NZ$", "NZD"),
     ("HK$", "HKD"), ("S$", "SGD"), ("R$", "BRL"), ("MX$", "MXN"),
     ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"), ("zł", "PLN"), ("Kč", "CZK"),
-    ("Ft", "HUF"), ("lei", "RON"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
+    ("Ft", "HUF"), ("lei", "RON"), ("kn", "HRK"), ("Kn", "HRK"), ("₺", "TRY"), ("Fr.", "CHF"), ("kr", "SEK"),
     ("₽", "RUB"), ("руб", "RUB"), ("₴", "UAH"), ("грн", "UAH"), ("₸", "KZT"), ("тг", "KZT"), ("лв", "BGN"),
-    ("NT$", "TWD"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
+    ("NT$", "TWD"), ("Rs", "INR"), ("元", "CNY"), ("円", "JPY"), ("원", "KRW"), ("₫", "VND"), ("฿", "THB"), ("₱", "PHP"),
     ("ر.س", "SAR"), ("د.إ", "AED"), ("₪", "ILS"), ("RM", "MYR"), ("Rp", "IDR"), ("S/", "PEN"),
 )
 ISO_4217: frozenset[str] = frozenset(c for c in CURRENCY_CODES if len(c) == 3 and c.isalpha() and c.isupper())
 _DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
 _KR = frozenset({"SEK", "NOK", "DKK", "ISK"})
 ISO_RE = re.compile(
-    r"\b(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN|"
-    r"RUB|UAH|KZT|TWD|KRW|VND|THB|PHP|SAR|AED|ILS|MYR|IDR|PEN|ARS|CLP|COP|ZAR)\b"
+    r"(?<![A-Z])(EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|BGN|TRY|CNY|INR|NZD|HKD|SGD|BRL|MXN|"
+    r"RUB|UAH|KZT|TWD|KRW|VND|THB|PHP|SAR|AED|ILS|MYR|IDR|PEN|ARS|CLP|COP|ZAR|HRK|PKR)(?![A-Z])"
 )
 # "1 199€95", "1 019€ 95": the euro sign used as the decimal separator (LDLC, Materiel.net, Cdiscount).
 _EURO_AS_DECIMAL = re.compile(r"(\d)\s*€\s*(\d{2})(?!\d)")
@@ -66,6 +66,36 @@ def currency_from_text(text: str, hint: Optional[str] = None) -> Optional[str]:
     if "$" in text:
         return hint if hint in _DOLLARS else "USD"
     return None
+
+
+# Signs that several currencies share: the page's country or locale decides (planner.prices.locale), never a default.
+SHARED_SIGNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("元", ("CNY", "TWD", "HKD")),
+    ("¥", ("JPY", "CNY")),
+    ("Rs", ("INR", "PKR", "LKR", "NPR")),
+    ("kr", ("SEK", "NOK", "DKK", "ISK")),
+    ("$", ("USD", "CAD", "AUD", "NZD", "MXN", "CLP", "ARS", "COP", "UYU", "SGD", "HKD", "TWD")),
+)
+_SHARED = {sign for sign, _ in SHARED_SIGNS}
+
+
+def shared_sign_currencies(text: str) -> tuple[str, ...]:
+    """The currencies a price text may mean when its only currency mark is a shared sign ('$5.000', '99元', '1 299 kr');
+    () when it names one currency (an ISO code, 'US$', 'R$', 'NT$', '€', '円'...) or none."""
+    if ISO_RE.search(text.upper()) or _DOLLAR_COUNTRY.search(text):
+        return ()
+    rest = text
+    for sym, _code in _SYMBOLS:
+        if sym not in _SHARED and sym in rest:
+            if "$" not in sym:
+                return ()
+            rest = rest.replace(sym, " ")  # 'NT$', 'US$', 'R$': a named dollar, not a bare '$'
+    if rest != text and "$" not in rest:
+        return ()
+    for sign, options in SHARED_SIGNS:
+        if re.search(rf"(?<![A-Za-z]){re.escape(sign)}(?![A-Za-z])" if sign.isalpha() else re.escape(sign), rest):
+            return options
+    return ()
 
 
 def normalise_text(text: str) -> str:

@@ -22,6 +22,9 @@ class ExtractedOffer:
     route: Route
     raw: str = ""
     condition: Literal["new", "used", "refurbished"] = "new"
+    # when the price's sign is shared ('$', '元', 'kr'...) and the page does not say which: the currencies it
+    # could be, and `currency` is "XXX" (ISO 4217 "no currency"), which the price store quarantines
+    currency_options: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +36,7 @@ class ExtractedOffer:
             "route": self.route,
             "condition": self.condition,
             "raw": self.raw,
+            **({"currency_options": list(self.currency_options)} if self.currency_options else {}),
         }
 
 

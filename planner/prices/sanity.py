@@ -27,17 +27,110 @@ CATEGORY_RANGE_EUR: dict[str, tuple[Decimal, Decimal]] = {
     "cooler": (Decimal(5), Decimal(1000)),
 }
 
+# How shops say that an amount is without VAT ("ex") or with it ("incl"), per language (ISO 639-1), with the
+# label before or after the amount. Public facts: each country's name for VAT and the usual shop phrasing
+# (DDV sl, PDV hr/sr/bs, DPH cs/sk, PVN lv, PVM lt, km et, ALV fi, ÁFA hu, TVA fr/ro, ДДС bg, ДДВ mk, ΦΠΑ el,
+# moms sv/da, mva no, vsk is, btw nl, MwSt/USt de, IVA es/it/pt/ca, KDV tr, НДС ru, ПДВ uk, GST en-AU/NZ/IN/CA).
+# CH and UK shops use the de/fr/it and en rows (LI: de); most lb and ga shops write French/German and English.
+VAT_PHRASES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "en": (("excl. VAT", "excluding VAT", "exclusive of VAT", "ex VAT", "ex. VAT", "+ VAT", "plus VAT", "before VAT",
+            "VAT excluded", "excl. tax", "excluding tax", "before tax", "pre-tax", "ex GST", "excl. GST", "+ GST",
+            "plus tax", "net"),
+           ("incl. VAT", "including VAT", "inc. VAT", "inclusive of VAT", "VAT included", "incl. tax", "tax included",
+            "incl. GST", "inc. GST", "including GST")),
+    "fr": (("HT", "H.T.", "hors taxes", "hors TVA", "prix HT", "sans TVA", "TVA non comprise", "TVA en sus", "+ TVA"),
+           ("TTC", "T.T.C.", "toutes taxes comprises", "TVA incluse", "TVA comprise", "TVAC")),
+    "de": (("zzgl. MwSt", "zzgl. USt", "exkl. MwSt", "exkl. USt", "ohne MwSt", "ohne USt", "+ MwSt", "netto",
+            "Nettopreis"),
+           ("inkl. MwSt", "inkl. USt", "MwSt. inbegriffen", "brutto", "Bruttopreis")),
+    "nl": (("excl. btw", "exclusief btw", "ex. btw", "zonder btw"), ("incl. btw", "inclusief btw", "btw inbegrepen")),
+    "it": (("IVA esclusa", "escl. IVA", "esclusa IVA", "senza IVA", "+ IVA", "più IVA"),
+           ("IVA inclusa", "incl. IVA", "IVA compresa", "inclusa IVA", "IVA incl.")),
+    "es": (("sin IVA", "IVA no incluido", "IVA excluido", "más IVA", "+ IVA", "excl. IVA"),
+           ("IVA incluido", "IVA incl.", "con IVA", "incl. IVA", "impuestos incluidos")),
+    "ca": (("sense IVA", "IVA no inclòs"), ("IVA inclòs", "amb IVA")),
+    "pt": (("sem IVA", "IVA não incluído", "s/ IVA", "+ IVA"), ("com IVA", "IVA incluído", "c/ IVA", "IVA incl.")),
+    "sv": (("exkl. moms", "exklusive moms", "ex. moms", "utan moms"), ("inkl. moms", "inklusive moms", "med moms")),
+    "da": (("ekskl. moms", "eksklusive moms", "ex. moms", "uden moms"), ("inkl. moms", "inklusive moms", "med moms")),
+    "no": (("eks. mva", "ekskl. mva", "eksklusiv mva", "uten mva"), ("inkl. mva", "inklusiv mva", "med mva")),
+    "is": (("án vsk",), ("með vsk",)),
+    "fi": (("ALV 0 %", "veroton", "ilman ALV"), ("sis. ALV", "sisältää ALV", "verollinen")),
+    "et": (("km-ta", "käibemaksuta"), ("km-ga", "käibemaksuga", "sisaldab käibemaksu")),
+    "lv": (("bez PVN",), ("ar PVN", "ieskaitot PVN")),
+    "lt": (("be PVM",), ("su PVM",)),
+    "pl": (("netto", "bez VAT", "cena netto"), ("brutto", "z VAT", "cena brutto")),
+    "cs": (("bez DPH",), ("s DPH", "vč. DPH", "včetně DPH")),
+    "sk": (("bez DPH",), ("s DPH", "vrátane DPH", "vr. DPH")),
+    "sl": (("brez DDV",), ("z DDV", "DDV vključen", "z vključenim DDV")),
+    "hr": (("bez PDV-a", "bez PDV"), ("s PDV-om", "sa PDV-om", "PDV uključen", "uključujući PDV")),
+    "sr": (("без ПДВ-а", "без ПДВ"), ("са ПДВ-ом", "са ПДВ")),
+    "mk": (("без ДДВ",), ("со ДДВ", "со вклучен ДДВ")),
+    "hu": (("ÁFA nélkül", "+ ÁFA", "nettó"), ("ÁFA-val", "áfával", "bruttó")),
+    "ro": (("fără TVA", "fara TVA", "+ TVA", "exclusiv TVA"), ("cu TVA", "TVA inclus", "inclusiv TVA")),
+    "bg": (("без ДДС",), ("с ДДС", "с включен ДДС")),
+    "el": (("χωρίς ΦΠΑ", "προ ΦΠΑ", "πλέον ΦΠΑ"), ("με ΦΠΑ", "συμπ. ΦΠΑ", "συμπεριλαμβανομένου ΦΠΑ")),
+    "mt": (("eskluż il-VAT",), ("inkluż il-VAT",)),
+    "ga": (("gan CBL",), ("CBL san áireamh", "le CBL")),
+    "lb": (("ouni TVA",), ("mat TVA",)),
+    "tr": (("KDV hariç", "+ KDV"), ("KDV dahil",)),
+    "ru": (("без НДС",), ("с НДС", "включая НДС", "в т.ч. НДС")),
+    "uk": (("без ПДВ",), ("з ПДВ", "включно з ПДВ")),
+    "ja": (("税抜", "税別"), ("税込",)),
+    "zh": (("未税", "不含税", "未稅", "不含稅"), ("含税", "含稅")),
+    "ko": (("VAT 별도", "부가세 별도"), ("VAT 포함", "부가세 포함")),
+    "he": (('לא כולל מע"מ', 'ללא מע"מ'), ('כולל מע"מ',)),
+    "ar": (("غير شامل الضريبة", "بدون ضريبة"), ("شامل الضريبة", "شامل ضريبة القيمة المضافة")),
+}
 _TAX = r"(?:vat|tva|mwst\.?|ust\.?|iva|btw|tax(?:es)?|taxe?s?|gst)"
-_EX_VAT_BEFORE = re.compile(
-    rf"(?:\b(?:excl?\.?|excluding|exclusive of|ex\.?|hors|ohne|sin|sans|senza|zzgl\.?|plus|before)\s*{_TAX}|"
-    rf"\b(?:HT|H\.T\.?|net(?:to)?|netto-?preis|prix ht)|{_TAX}\s*(?:excl?\.?|excluded|exclusive))\W{{0,4}}$",
-    re.I,
-)
-_EX_VAT_AFTER = re.compile(
-    rf"^\W{{0,3}}(?:HT\b|H\.T\b|hors\s+tax|excl?\b\.?|excluding|ex\.?\s*{_TAX}|ohne\s+mwst|zzgl|sin\s+iva|"
-    rf"senza\s+iva|sans\s+tva|\+\s*{_TAX}|plus\s+{_TAX}|net(?:to)?\b|{_TAX}\s+excl)",
-    re.I,
-)
+# Combinations the table does not spell out ("excl. MwSt", "hors taxe", "VAT excl", "sans taxes").
+_EX_GENERIC = (rf"(?:excl?\.?|excluding|exclusive of|ex\.?|hors|ohne|sin|sans|senza|zzgl\.?|plus|before)\s*{_TAX}"
+               rf"|{_TAX}\s*(?:excl?\.?|excluded|exclusive)|excl?\b\.?|netto-?preis")
+_INCL_GENERIC = rf"(?:incl?\.?|inkl\.?|including|inclusive of)\s*{_TAX}|{_TAX}\s*(?:incl?\.?|included)|incl\b|inkl\b"
+
+
+def _phrase(p: str) -> str:
+    """One table phrase as a regex: spaces flexible, abbreviation dots optional, whole words (except CJK)."""
+    body = re.escape(p).replace(r"\ ", r"\s*").replace(r"\.", r"\.?")
+    head = "" if ord(p[0]) >= 0x3000 or not p[0].isalnum() else r"(?<!\w)"
+    tail = "" if ord(p[-1]) >= 0x3000 or not p[-1].isalnum() else r"(?!\w)"
+    return head + body + tail
+
+
+def _alternation(phrases: list[str], generic: str) -> str:
+    return "(?:" + "|".join([_phrase(x) for x in sorted(set(phrases), key=len, reverse=True)] + [generic]) + ")"
+
+
+EX_VAT = _alternation([x for ex, _ in VAT_PHRASES.values() for x in ex], rf"(?<!\w)(?:{_EX_GENERIC})")
+INCL_VAT = _alternation([x for _, inc in VAT_PHRASES.values() for x in inc], rf"(?<!\w)(?:{_INCL_GENERIC})")
+_EX_VAT_BEFORE = re.compile(rf"{EX_VAT}(\W{{0,4}})$", re.I)
+_EX_VAT_AFTER = re.compile(rf"^\W{{0,3}}{EX_VAT}(\s*:)?", re.I)
+_VAT_LABEL_BEFORE = re.compile(rf"(?:{EX_VAT}|{INCL_VAT})\W{{0,4}}$", re.I)
+_VAT_LABEL_AFTER = re.compile(rf"^\W{{0,3}}(?:{EX_VAT}|{INCL_VAT})", re.I)
+INCL_VAT_AFTER = re.compile(rf"^\W{{0,3}}{INCL_VAT}", re.I)
+INCL_VAT_BEFORE = re.compile(rf"{INCL_VAT}\W{{0,4}}$", re.I)
+_AMOUNT_END = re.compile(r"\d\s*[^\d\s]{0,4}\s*$")  # the text ends with an amount ("100 €", "100 Kč")
+_AMOUNT_START = re.compile(r"^\s*[^\w\s]{0,2}\s*(?:[^\d\s]{1,4}\s*)?\d")  # the text starts with one
+
+
+def ex_vat_label(before: str, after: str) -> bool:
+    """Does an ex-VAT label on this line belong to the amount between `before` and `after`?
+
+    A label between two amounts ("100 € HT 120 € TTC", "z DDV 50 € brez DDV 41 €") goes with the side
+    that follows the line's convention: a label followed by ':' labels what follows; otherwise, if the
+    other amount has its own label on its far side, the labels are written after (resp. before) amounts."""
+    a = _EX_VAT_AFTER.search(after)
+    if a and not a.group(1):  # "Brez DDV:" labels the amount after it, not this one
+        between = _AMOUNT_START.search(after[a.end():]) is not None
+        if not between or not _VAT_LABEL_BEFORE.search(before):
+            return True
+    b = _EX_VAT_BEFORE.search(before)
+    if b:
+        between = _AMOUNT_END.search(before[:b.start()]) is not None
+        if ":" in b.group(1) or not between or not _VAT_LABEL_AFTER.search(after):
+            return True
+    return False
+
+
 _INSTALMENT_AFTER = re.compile(
     r"^\W{0,3}(?:/\s*(?:mois|month|mo|monat|mes|mese)\b|par mois|per month|a month|monthly|mensuel|"
     r"pro monat|im monat|al mes|al mese|x\s*\d+\s*(?:mois|months?|mensualit))",
@@ -65,7 +158,7 @@ def context_problem(before: str, after: str) -> Optional[str]:
     """Why a price with this text before/after it on the same line is not what a buyer pays, or None."""
     b = before[-60:]
     a = after[:40]
-    if _EX_VAT_BEFORE.search(b) or _EX_VAT_AFTER.search(a):
+    if ex_vat_label(b, a):
         return "ex-VAT price"
     if _INSTALMENT_AFTER.search(a) or _INSTALMENT_BEFORE.search(b):
         return "instalment, not the price"

@@ -12,16 +12,34 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
-from planner.prices.sanity import context_problem
+from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem, ex_vat_label
 
 # Currency signs and codes a price is written with (world-wide, not per shop).
+_ISO_CODES = ("EUR USD GBP CHF CAD AUD JPY PLN SEK NOK DKK CZK HUF RON RUB UAH KZT TWD KRW SAR AED INR BRL MXN ARS CLP "
+              "COP TRY ZAR SGD HKD NZD ILS THB MYR IDR PHP VND HRK BGN CNY PKR PEN").split()
+
+
+def _by_first_letter(codes: list[str]) -> str:
+    """'(?:A(?:ED|RS|UD)|B(?:GN|RL)|...)': the same alternation, but a regex that fails on the first letter fast."""
+    groups: dict[str, list[str]] = {}
+    for c in sorted(codes):
+        groups.setdefault(c[0], []).append(c[1:])
+    return "(?:" + "|".join(f"{k}(?:{'|'.join(v)})" for k, v in groups.items()) + ")"
+
+
+_CODES = _by_first_letter(_ISO_CODES)
+# Local currency words: whole words only ("270,00 Kn", "49,99 lei", "1 299 kr", "Rs. 4,999", "12 990 Ft").
+_WORDS = r"(?<!\w)(?:kn|lei|kr\.?|Rs\.?|Ft)(?!\w)"
 _CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
-        r"лв\.?|ر\.س|د\.إ|"
-        r"(?:EUR|USD|GBP|CHF|CAD|AUD|JPY|PLN|SEK|NOK|DKK|CZK|HUF|RON|RUB|UAH|KZT|TWD|KRW|SAR|AED|INR|BRL|MXN|"
-        r"ARS|CLP|COP|TRY|ZAR|SGD|HKD|NZD|ILS|THB|MYR|IDR|PHP|VND)\b)")
-_NUM = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)(?:[.,]\d{1,2}(?!\d))?"
+        rf"лв\.?|ر\.س|د\.إ|{_WORDS}|{_CODES}\b)")
+_INT = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)"
+_NUM = rf"{_INT}(?:[.,]\d{{1,2}}(?!\d))?"
+# An upper-case ISO code glued to the amount is a price too: "EUR219.99", "219.99EUR", "PLN1 299,00".
+_GLUED_BEFORE = rf"(?<![A-Za-z])(?-i:{_CODES})(?=\d)"
+_GLUED_AFTER = rf"(?-i:{_CODES})(?![A-Za-z])"
 PRICE_RE = re.compile(
-    rf"{_CUR}\s?{_NUM}|(?<![\d.,]){_NUM}\s?(?:€\s?\d{{2}}(?!\d)|{_CUR}|\$)", re.I
+    rf"(?:{_CUR}|{_GLUED_BEFORE})\s?{_NUM}|(?<![\d.,]){_INT}\s?€\s?\d{{2}}(?!\d)|"  # "1 199€95": € as the decimal mark
+    rf"(?<![\d.,]){_NUM}\s?(?:{_CUR}|{_GLUED_AFTER}|\$)", re.I
 )
 MAX_SPOTS = 2000  # prices read from one page's visible text, in page order; the rest is ignored
 _PRICE_WORD = re.compile(r"pric|prix|preis|precio|prezzo|tarif|amount|cost", re.I)
@@ -30,12 +48,16 @@ _BARE_NUM = re.compile(rf"^\s*{_NUM}\s*$")
 
 # Whole regions that never hold the main product's price (matched at the start of a class/id token part).
 _SECTION = re.compile(
-    r"(?:^|[-_])(?:related|similar|recommend|carousel|cross-?sell|upsell|also|accessor|sponsor|comparison|"
+    r"(?:^|[-_\s])(?:(?P<scroll>carousel|slider|swiper|owl|slick|glide|splide)|related|similar|recommend|cross-?sell|upsell|also|accessor|sponsor|comparison|"
     r"recent|history|suggest|footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
     r"cart-?preview|navbar|mega-?menu|breadcrumb|compare|p13n|sims|rhf|frequently|fbt|complementary|"
-    r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed|slider|swiper|owl)",
+    r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed)",
     re.I,
 )
+# (group "scroll": a region that scrolls holds other products' cards, or the product's own gallery / buy box:
+# it counts only when it shows several product cards, see holds_cards)
+_NOT_A_PAGE = ("#", "javascript:", "mailto:", "tel:")
+_IMAGE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|svg)(?:\?|$)", re.I)
 _SECTION_TAGS = frozenset({"footer", "nav"})
 # A price element that is not the price you pay now.
 # (keywords must start a word part of the class/id: "old-price", "priceOld", not "bold" or "holder")
@@ -59,17 +81,17 @@ _BEFORE_BAD = re.compile(
     re.I,
 )
 _AFTER_BAD = re.compile(
-    r"^\W{0,2}(?:HT\b|H\.T|hors tax|excl|ex\.? ?vat|\+ ?vat|net\b|/ ?mo\b|/ ?month|per month|a month|/ ?mois|"
+    r"^\W{0,2}(?:/ ?mo\b|/ ?month|per month|a month|/ ?mois|"
     r"par mois|/mo|x \d|shipping|livraison|de remise|d'économie|off\b|rebate|cashback|reward|points|"
     r"/ ?unit|per unit|en moins|économisés|saved|savings)",
     re.I,
 )
 _BEFORE_GOOD = re.compile(
-    r"(?:\bnow|our price|\bprice|\bprix|\bsale|your price|\btoday|\bpreis|\bprecio|\bprezzo|\bttc|"
+    r"(?:\bnow|our price|\bprice|\bprix|\bsale|your price|\btoday|\bpreis|\bprecio|\bprezzo|"
     r"\bpay|\bpaiement)\W{0,3}$",
     re.I,
 )
-_AFTER_GOOD = re.compile(r"^\W{0,2}(?:TTC|incl|inkl|tax included|vat included)", re.I)
+# ex-VAT words are one table in sanity.py (a spot they label is not payable); incl.-VAT words add to a score
 
 
 @dataclass(frozen=True)
@@ -124,10 +146,35 @@ def _ancestors(el: etree._Element, limit: int) -> list[etree._Element]:
     return out
 
 
-def _section_hit(a: etree._Element) -> bool:
+def _section_hit(page: Page, a: etree._Element) -> bool:
     if a.tag in _SECTION_TAGS:
         return True
-    return any(_SECTION.search(tok) for tok in classes_of(a).split())
+    scrolls = False
+    for m in _SECTION.finditer(classes_of(a)):
+        if not m.group("scroll"):
+            return True
+        scrolls = True
+    return scrolls and holds_cards(page, a)
+
+
+def holds_cards(page: Page, region: etree._Element) -> bool:
+    """Does a region show other products' cards: a price and links to at least two other pages (images, '#' and
+    scripts do not count)? A one-card carousel counts (a product link and its reviews link); a box holding only the
+    product's own prices, or a gallery of image links, does not."""
+    key = ("cards", region)
+    if key not in page.memo:
+        span = page.spans.get(region)
+        priced = bool(span) and PRICE_RE.search(page.text, span[0], min(span[1], span[0] + 20000)) is not None
+        links = set()
+        if priced:
+            for a in region.iter("a"):
+                href = (a.get("href") or "").strip().split("#")[0]
+                if href and not href.lower().startswith(_NOT_A_PAGE) and not _IMAGE.search(href):
+                    links.add(href)
+                if len(links) >= 2:
+                    break
+        page.memo[key] = len(links) >= 2
+    return page.memo[key]
 
 
 def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element], limit: int = 60) -> bool:
@@ -138,7 +185,7 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
             s = page.spans.get(a)
             if s is not None and s[0] <= span[0] and span[1] <= s[1]:
                 return False  # reached a container of the whole product
-        if _section_hit(a):
+        if _section_hit(page, a):
             return True
     return False
 
@@ -182,6 +229,31 @@ def discounted_spot(page: Page, amount: Decimal, anchor: Optional[etree._Element
             if pct > 0 and near:
                 return min(near, key=lambda q: abs(q.offset - s.offset))
     return None
+
+
+def marked_not_now(page: Page, spot: PriceSpot) -> bool:
+    """Is this showing marked up as a price not paid now (struck, line-through, an 'old'/'was' class)?"""
+    near = [spot.element, *_ancestors(spot.element, 3)]
+    if any(a.tag in ("del", "s", "strike") or "line-through" in (a.get("style") or "") for a in near):
+        return True
+    return any(_NOT_NOW.search(classes_of(a)) for a in near)
+
+
+def paid_of_several(page: Page, text: str, decimal_separator: Optional[str], currency_hint: Optional[str]
+                    ) -> Optional[ParsedPrice]:
+    """The amount paid when one price value holds several ("71,91 € 79,90 €": sale and old price): drop those
+    its own words mark unpaid (ex-VAT, struck, 'from'...), then those the page shows only as struck or 'old';
+    None unless exactly one amount is left (or when the text holds fewer than two amounts)."""
+    found = [(m, parse_price(m.group(0), decimal_separator, currency_hint)) for m in PRICE_RE.finditer(text[:400])]
+    found = [(m, pp) for m, pp in found if pp is not None]
+    if len({pp.amount for _, pp in found}) < 2:
+        return None
+    left = {pp.amount: pp for m, pp in found if context_problem(text[:m.start()], text[m.end():]) is None}
+    if len(left) > 1:
+        spots = _all_spots(page, decimal_separator, currency_hint)
+        shown_paid = {s.parsed.amount for s, problem in spots if problem is None and not marked_not_now(page, s)}
+        left = {a: pp for a, pp in left.items() if a in shown_paid}
+    return next(iter(left.values())) if len(left) == 1 else None
 
 
 def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
@@ -255,11 +327,11 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) ->
     after = page.text[after_start:after_start + 30].split("\n")[0] or page.text[after_start:after_start + 30].strip()
     if _BEFORE_BAD.search(before):
         score -= 3
-    elif _BEFORE_GOOD.search(before):
+    elif _BEFORE_GOOD.search(before) or INCL_VAT_BEFORE.search(before):
         score += 1
-    if _AFTER_BAD.search(after):
+    if _AFTER_BAD.search(after) or ex_vat_label("", after):  # also a label on the next line ("32,79 €\nHT")
         score -= 3
-    elif _AFTER_GOOD.search(after):
+    elif INCL_VAT_AFTER.search(after):
         score += 1
     if anchor_offset is not None:
         d = spot.offset - anchor_offset
