@@ -38,6 +38,27 @@ def md_cell(text: object) -> str:
     return _MD_CELL_SPECIAL.sub(r"\\\1", one_line(text))
 
 
+_SAFE_URL = re.compile(r"https?://[^\s()<>\[\]]+")
+
+
+def safe_url(url: object) -> str | None:
+    """The address when a Markdown link can carry it unchanged (http(s), no space or bracket), else None."""
+    return url if isinstance(url, str) and _SAFE_URL.fullmatch(url) else None
+
+
+def md_link(text: object, url: object) -> str:
+    """A Markdown link whose text is a literal cell; plain text when the address is not safe."""
+    cell = md_cell(text)
+    return f"[{cell}]({url})" if safe_url(url) else cell
+
+
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table of cells the caller made literal (md_cell, md_link, or its own escaping)."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join(out)
+
+
 def csv_cell(text: object) -> str:
     """A text cell a spreadsheet shows as text: a leading formula character gets a ' in front."""
     s = "" if text is None else str(text)

@@ -93,11 +93,11 @@ def settle(page, chart: bool = True) -> None:
     """Wait until the sidebar, the build table and the Plan chart are drawn (the answer comes first), for a
     screenshot that shows the whole page rather than placeholders."""
     page.get_by_role("textbox", name="Budget", exact=True).wait_for(timeout=WAIT_MS)
-    page.locator("[data-testid='stDataFrame']:visible").first.wait_for(timeout=WAIT_MS)
+    page.get_by_role("table").first.wait_for(timeout=WAIT_MS)  # the build table
     if chart:  # a solver plan has the speed chart; a restored or imported build does not
         page.locator("[data-testid='stVegaLiteChart']:visible canvas, [data-testid='stVegaLiteChart']:visible svg"
                      ).first.wait_for(timeout=WAIT_MS)
-    page.wait_for_timeout(1500)  # fonts and the grid's canvas paint
+    page.wait_for_timeout(1500)  # fonts and the chart's canvas paint
 
 
 def wait_for_plan(page, title: str = "Recommended:") -> str:

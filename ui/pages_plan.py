@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import pandas as pd
 import streamlit as st
 
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
 from planner.service import SharedBuild, build_from_catalog, build_from_json
-from planner.textsafe import md_escape
+from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import services
 from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
                                           sweep_report)
@@ -58,17 +57,24 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
             "headline": (cat.chips[gpu.chip].name if gpu is not None else "no GPU") + (f" x {gpus}" if gpus > 1 else "")}  # type: ignore[attr-defined]
 
 
+def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
+    """Rows as a Markdown table: plain text for the browser to lay out (a data grid or an Arrow table costs a
+    first visit 0.2-0.5 s of browser time here; docs/benchmarks-ui.md). Cells are literal; `links` columns hold
+    addresses, shown as a 'shop' link when safe."""
+    if not rows:
+        return
+    head = list(rows[0])
+    st.markdown(md_table(head, [[md_link("shop", r[h]) if h in links and r[h] else md_cell(r[h]) for h in head]
+                                for r in rows]))
+
+
 def build_table(build: SharedBuild, cat: Catalog) -> None:
-    rows = build_rows(build, cat)
-    frame = pd.DataFrame(rows).drop(columns=["id"]) if rows else pd.DataFrame()
-    st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config={"Part": st.column_config.TextColumn("Part", width="large"),
-                                "Key spec": st.column_config.TextColumn("Key spec", width="medium"),
-                                "Price": st.column_config.TextColumn("Price @ retailer"),
-                                "Age": st.column_config.TextColumn("Age", help="days since a shop showed this price"),
-                                "Link": st.column_config.LinkColumn("Link", display_text="shop", width="small")})
+    rows = [{k: v for k, v in r.items() if k != "id"} for r in build_rows(build, cat)]
+    rows_table(rows, links=("Link",))
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
+    st.caption("Price @ retailer as last seen; Age = days since a shop showed that price (blank for estimates and "
+               "undated research).")
 
 
 def verdicts(view: dict[str, Any]) -> None:
@@ -122,7 +128,7 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
             c3.caption(f"at least {need} W; {power['sustained_w']} W sustained, {power.get('transient_w')} W worst "
                        "100 µs transient")
         with st.expander("PSU sizing breakdown"):
-            st.table(pd.DataFrame(psu_rows(power.get("breakdown"))), hide_index=True)
+            rows_table(psu_rows(power.get("breakdown")))
             st.caption("Sustained load at most 80 % of the rating; transients sized for ATX 3.x (200 % for 100 µs) "
                        "or 1.47 x sustained for ATX 2.x; never below the GPU vendor's figure (docs/rules.md).")
 
@@ -154,7 +160,7 @@ def alternatives(plans: list[dict[str, Any]]) -> None:
             st.markdown(f"**{plan['gpu']['name']}**" + (f" x {plan['gpu']['count']}" if plan["gpu"]["count"] > 1 else ""))
             st.markdown(f"{money(plan['total']['amount'], plan['total']['currency'])} · "
                         f"{plan['speedup_vs_1080ti']:.1f}x a GTX 1080 Ti")
-            st.table(pd.DataFrame(plan_summary_rows(plan)), hide_index=True)
+            rows_table(plan_summary_rows(plan))
             for t in plan.get("trade_offs", []):
                 st.markdown(f"- {t}")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from planner.doctor.report import EventReport, MetricsReport
-from planner.textsafe import md_escape
+from planner.textsafe import md_escape, md_table
 
 def stamp_text(t: datetime, clock: str, short: bool = False) -> str:
     """A time as the log's clock means it: wall clock (local or UTC) or time since boot (raw dmesg)."""
@@ -22,9 +22,7 @@ _stamp = stamp_text
 
 
 def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(cells) + " |" for cells in rows]
-    return out
+    return md_table(header, list(rows)).split("\n")
 
 
 def events_markdown(report: EventReport, title: str = "Doctor report") -> str:
