@@ -9,20 +9,28 @@ from functools import lru_cache
 from typing import Any, Iterator, Optional
 from urllib.parse import urljoin
 
-from bs4 import BeautifulSoup, NavigableString, Tag
-from bs4.element import Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString
-from soupsieve import SelectorSyntaxError
 import soupsieve
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.element import (
+    Comment,
+    Declaration,
+    Doctype,
+    ProcessingInstruction,
+    Script,
+    Stylesheet,
+    TemplateString,
+)
+from soupsieve import SelectorSyntaxError
 
 from planner.errors import CurrencyError
 from planner.money import check_currency
 from planner.prices.condition import decide_condition
 from planner.prices.css import select as lxml_select
-from planner.prices.page import _BLOCK_TAGS, _SKIP_TAGS, Page, _space_words, is_hidden
+from planner.prices.page import BLOCK_TAGS, SKIP_TAGS, Page, is_hidden, space_words
 from planner.prices.parse_price import parse_price
 from planner.prices.result import ExtractedOffer
-from planner.prices.sanity import context_problem
 from planner.prices.retailers import ListingSelectors, Retailer
+from planner.prices.sanity import context_problem
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
 
@@ -66,7 +74,7 @@ def _shown(tag: Tag) -> bool:
     """False for an item inside a hidden element or a non-rendered one (template, noscript...)."""
     node: Optional[Tag] = tag
     while node is not None and node.name != "[document]":
-        if node.name in _SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
+        if node.name in SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
             return False
         node = node.parent
     return True
@@ -86,13 +94,13 @@ def _text(tag: Optional[Tag]) -> str:
             continue
         if isinstance(node, NavigableString):
             if not isinstance(node, _NOT_TEXT):
-                chunk = _space_words(parts, _WS.sub(" ", str(node)))
+                chunk = space_words(parts, _WS.sub(" ", str(node)))
                 if chunk:
                     parts.append(chunk)
             continue
-        if not isinstance(node, Tag) or node.name in _SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
+        if not isinstance(node, Tag) or node.name in SKIP_TAGS or is_hidden(node):  # type: ignore[arg-type]
             continue
-        block = node.name in _BLOCK_TAGS
+        block = node.name in BLOCK_TAGS
         if block:
             parts.append("\n")
             stack.append(_BLOCK_END)

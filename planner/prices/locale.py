@@ -116,23 +116,25 @@ def offer_currency(p: Page, url: Optional[str], stated: Optional[str], texts: Se
         longer = next((t for t in texts[i + 1:] if t.startswith(text)), None)
         if longer and shared_sign_currencies(text) and not shared_sign_currencies(longer):
             text = longer  # "$24.99" then "USD" right after it on the page
-        options = shared_sign_currencies(text)
-        if options:
-            return _decide(p, url, shop, options)
-        c = _named_iso(text)
-        if c:
-            return c, ()
+        found = _shown(p, url, shop, text)
+        if found:
+            return found
     if _valid_currency(shop):
         return str(shop), ()
     if around is not None:
-        near = p.text[max(0, around - 300):around + 1500]
-        options = shared_sign_currencies(near)
-        if options:
-            return _decide(p, url, None, options)
-        c = _named_iso(near)
-        if c:
-            return c, ()
+        found = _shown(p, url, None, p.text[max(0, around - 300):around + 1500])
+        if found:
+            return found
     return guess_currency(p, url), ()
+
+
+def _shown(p: Page, url: Optional[str], shop: Optional[str], text: str) -> Optional[tuple[str, tuple[str, ...]]]:
+    """The currency a text shows: a shared sign decided by context, or a named code; None when it shows neither."""
+    options = shared_sign_currencies(text)
+    if options:
+        return _decide(p, url, shop, options)
+    c = _named_iso(text)
+    return (c, ()) if c else None
 
 
 def _decide(p: Page, url: Optional[str], shop: Optional[str], options: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:

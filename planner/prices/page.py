@@ -9,17 +9,22 @@ from functools import cached_property
 from typing import Optional
 
 from lxml import etree
-from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom, resolve_encoding
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    http_content_type_encoding,
+    read_bom,
+    resolve_encoding,
+)
 
 # Markers written into the visible text where a buy button stands (private-use code points).
 ATC = "\ue000"
 ATC_OFF = "\ue001"
 
-_SKIP_TAGS = frozenset(
+SKIP_TAGS = frozenset(
     "head script style noscript template svg iframe object embed canvas select option datalist "
     "textarea map audio video picture source".split()
 )
-_BLOCK_TAGS = frozenset(
+BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure "
     "footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary table tbody "
     "td tfoot th thead tr ul br button label input img".split()
@@ -139,7 +144,7 @@ def buy_button_state(el: etree._Element) -> Optional[bool]:
     return not disabled
 
 
-def _space_words(parts: list[str], chunk: str) -> str:
+def space_words(parts: list[str], chunk: str) -> str:
     """Keep words of adjacent inline elements apart ('Store' + 'Sold Out'); digits stay glued ('1 199€' + '95')."""
     if chunk and parts and chunk[0].isalpha() and parts[-1][-1:].isalpha():
         return " " + chunk
@@ -204,19 +209,19 @@ class Page:
         for event, el in walker:
             tag = el.tag
             if event == "start":
-                if not isinstance(tag, str) or tag in _SKIP_TAGS or is_hidden(el):
+                if not isinstance(tag, str) or tag in SKIP_TAGS or is_hidden(el):
                     skipped.add(el)
                     walker.skip_subtree()
                     continue
-                chunk = "\n" if tag in _BLOCK_TAGS else ""
+                chunk = "\n" if tag in BLOCK_TAGS else ""
                 state = buy_button_state(el)
                 if state is not None:
                     self.buttons.append((pos + len(chunk), state, el))
                     chunk += f" {ATC if state else ATC_OFF} "
                 if el.text:
                     chunk += _WS.sub(" ", el.text)
-                chunk = _space_words(parts, chunk)
-                start = pos + (1 if tag in _BLOCK_TAGS else 0)
+                chunk = space_words(parts, chunk)
+                start = pos + (1 if tag in BLOCK_TAGS else 0)
                 spans[el] = (start, start)
                 order.append(el)
                 if chunk:
@@ -228,11 +233,11 @@ class Page:
                     skipped.discard(el)
                 else:
                     spans[el] = (spans[el][0], pos)
-                    if tag in _BLOCK_TAGS:
+                    if tag in BLOCK_TAGS:
                         chunk = "\n"
                 if el.tail:
                     chunk += _WS.sub(" ", el.tail)
-                chunk = _space_words(parts, chunk)
+                chunk = space_words(parts, chunk)
                 if chunk:
                     parts.append(chunk)
                     pos += len(chunk)
