@@ -212,12 +212,53 @@ class Rule:
                        message=f"{what} unknown: rule '{self.name}' could not be verified", parts=parts)
 
 
+class ValueAccepted(Rule):
+    """One part's value must be among those another part accepts (socket, memory type, form factor). Stated as
+    attributes, so check() and encode() come from one definition and the model adds one constraint per value of
+    `domain`. `both_ways`: each side has one value and they must be equal (the constraint holds in both directions).
+    `unknown_what`: an acceptor that lists nothing is unknown data (unverified), not a refusal."""
+
+    holder: ClassVar[str] = ""
+    acceptor: ClassVar[str] = ""
+    domain: ClassVar[tuple[str, ...]] = ()
+    both_ways: ClassVar[bool] = False
+    unknown_what: ClassVar[Optional[str]] = None
+
+    def value(self, part: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def accepted(self, part: Any) -> tuple[Any, ...]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def message(self, holder: Any, acceptor: Any) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, b: Build) -> list[Finding]:
+        holder, acceptor = b.parts[self.holder], b.parts[self.acceptor]
+        accepted = self.accepted(acceptor)
+        if not accepted and self.unknown_what:
+            return [self.unverified(self.unknown_what, b.ids(*self.categories))]
+        if self.value(holder) in accepted:
+            return []
+        return [self.finding(self.message(holder, acceptor), b.ids(*self.categories))]
+
+    def _accepts(self, part: Any, v: Any) -> Optional[bool]:
+        accepted = self.accepted(part)
+        return None if not accepted and self.unknown_what else v in accepted
+
+    def encode(self, m: Encoder) -> None:
+        for v in self.domain:
+            held = m.has(self.holder, lambda p, v=v: self.value(p) == v)
+            ok = m.has(self.acceptor, lambda p, v=v: self._accepts(p, v))
+            m.model.Add(held == ok if self.both_ways else held <= ok)
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
 __all__ = [
-    "Build", "Rule", "Encoder", "PowerTerms", "power_terms", "gpu_power_w", "gpu_chip", "gpu_vendor_floor_w",
+    "Build", "Rule", "ValueAccepted", "Encoder", "PowerTerms", "power_terms", "gpu_power_w", "gpu_chip", "gpu_vendor_floor_w",
     "psu_atx3_native", "psu_efficiency_permille", "slots_needed", "radiator_front_only", "front_loss_mm",
     "cooler_fans", "cooler_pumps", "mm", "fmt_mm", "PERMISSIVE", "CASE_FANS", "ceil_div", "math",
 ]

@@ -4,27 +4,26 @@ from __future__ import annotations
 
 from planner.catalog.models import FORM_FACTORS
 from planner.compat.rules.base import (
-    PERMISSIVE, Build, Encoder, Rule, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
+    PERMISSIVE, Build, Encoder, Rule, ValueAccepted, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
     radiator_extra_mm, radiator_front_only, slots_needed,
 )
 
 
-class BoardFitsCase(Rule):
+class BoardFitsCase(ValueAccepted):
     name = "board_form_factor"
     categories = ("motherboard", "case")
     summary = "the case takes the board's form factor"
+    holder, acceptor, domain = "motherboard", "case", FORM_FACTORS
 
-    def check(self, b: Build):
-        mb, case = b.parts["motherboard"], b.parts["case"]
-        if mb.form_factor in case.form_factors:
-            return []
-        return [self.finding(f"{mb.form_factor} board does not fit the case, which takes "
-                             f"{', '.join(case.form_factors) or 'no listed form factor'}", b.ids(*self.categories))]
+    def value(self, mb):
+        return mb.form_factor
 
-    def encode(self, m: Encoder):
-        for ff in FORM_FACTORS:
-            m.model.Add(m.has("motherboard", lambda p, ff=ff: p.form_factor == ff)
-                        <= m.has("case", lambda c, ff=ff: ff in c.form_factors))
+    def accepted(self, case):
+        return tuple(case.form_factors or ())
+
+    def message(self, mb, case):
+        return (f"{mb.form_factor} board does not fit the case, which takes "
+                f"{', '.join(case.form_factors) or 'no listed form factor'}")
 
 
 class GpuLengthFitsCase(Rule):

@@ -6,7 +6,7 @@ import math
 import re
 
 from planner.catalog.models import MEMORY_TYPES, SOCKETS, Severity
-from planner.compat.rules.base import Build, Encoder, Rule, gpu_chip
+from planner.compat.rules.base import Build, Encoder, Rule, ValueAccepted, gpu_chip
 from planner.perf.speed import gpu_speed
 
 MIN_COMPUTE_CAPABILITY = 7.5  # CUDA 12.8+ PyTorch wheels target sm_75 and newer (hardware-facts §5.4)
@@ -17,56 +17,52 @@ MIN_GPU_LANES = 8
 DDR5_4DIMM_OFFICIAL_MTS = 3600  # AM5 with 2 DIMMs per channel (hardware-facts §2.3)
 
 
-class CpuSocket(Rule):
+class CpuSocket(ValueAccepted):
     name = "cpu_socket"
     categories = ("cpu", "motherboard")
     summary = "CPU and board share a socket"
+    holder, acceptor, domain, both_ways = "cpu", "motherboard", SOCKETS, True
 
-    def check(self, b: Build):
-        cpu, mb = b.parts["cpu"], b.parts["motherboard"]
-        if cpu.socket == mb.socket:
-            return []
-        return [self.finding(f"{cpu.name} needs socket {cpu.socket} but the board has {mb.socket}",
-                             b.ids(*self.categories))]
+    def value(self, cpu):
+        return cpu.socket
 
-    def encode(self, m: Encoder):
-        for s in SOCKETS:
-            m.model.Add(m.has("cpu", lambda p, s=s: p.socket == s) == m.has("motherboard", lambda p, s=s: p.socket == s))
+    def accepted(self, mb):
+        return (mb.socket,)
+
+    def message(self, cpu, mb):
+        return f"{cpu.name} needs socket {cpu.socket} but the board has {mb.socket}"
 
 
-class CpuMemoryType(Rule):
+class CpuMemoryType(ValueAccepted):
     name = "cpu_memory_type"
     categories = ("cpu", "motherboard")
     summary = "the CPU's memory controller supports the board's memory type"
+    holder, acceptor, domain = "motherboard", "cpu", MEMORY_TYPES
 
-    def check(self, b: Build):
-        cpu, mb = b.parts["cpu"], b.parts["motherboard"]
-        if mb.memory_type in cpu.memory_types:
-            return []
-        return [self.finding(f"{cpu.name} supports {'/'.join(cpu.memory_types)} but the board is {mb.memory_type}",
-                             b.ids(*self.categories))]
+    def value(self, mb):
+        return mb.memory_type
 
-    def encode(self, m: Encoder):
-        for t in MEMORY_TYPES:
-            m.model.Add(m.has("motherboard", lambda p, t=t: p.memory_type == t)
-                        <= m.has("cpu", lambda p, t=t: t in p.memory_types))
+    def accepted(self, cpu):
+        return tuple(cpu.memory_types or ())
+
+    def message(self, mb, cpu):
+        return f"{cpu.name} supports {'/'.join(cpu.memory_types)} but the board is {mb.memory_type}"
 
 
-class MemoryType(Rule):
+class MemoryType(ValueAccepted):
     name = "memory_type"
     categories = ("memory", "motherboard")
     summary = "memory kit type matches the board"
+    holder, acceptor, domain, both_ways = "memory", "motherboard", MEMORY_TYPES, True
 
-    def check(self, b: Build):
-        mem, mb = b.parts["memory"], b.parts["motherboard"]
-        if mem.memory_type == mb.memory_type:
-            return []
-        return [self.finding(f"{mem.memory_type} kit does not fit a {mb.memory_type} board", b.ids(*self.categories))]
+    def value(self, mem):
+        return mem.memory_type
 
-    def encode(self, m: Encoder):
-        for t in MEMORY_TYPES:
-            m.model.Add(m.has("memory", lambda p, t=t: p.memory_type == t)
-                        == m.has("motherboard", lambda p, t=t: p.memory_type == t))
+    def accepted(self, mb):
+        return (mb.memory_type,)
+
+    def message(self, mem, mb):
+        return f"{mem.memory_type} kit does not fit a {mb.memory_type} board"
 
 
 class MemoryCapacity(Rule):
@@ -96,23 +92,20 @@ class MemoryCapacity(Rule):
         m.model.Add(cap <= m.attr("cpu", lambda p: p.max_memory_gb))
 
 
-class CoolerSocket(Rule):
+class CoolerSocket(ValueAccepted):
     name = "cooler_socket"
     categories = ("cooler", "cpu")
     summary = "the cooler ships a mount for the CPU socket"
+    holder, acceptor, domain, unknown_what = "cpu", "cooler", SOCKETS, "cooler socket support"
 
-    def check(self, b: Build):
-        cooler, cpu = b.parts["cooler"], b.parts["cpu"]
-        if not cooler.sockets:
-            return [self.unverified("cooler socket support", b.ids(*self.categories))]
-        if cpu.socket in cooler.sockets:
-            return []
-        return [self.finding(f"cooler supports {', '.join(cooler.sockets)}, not {cpu.socket}", b.ids(*self.categories))]
+    def value(self, cpu):
+        return cpu.socket
 
-    def encode(self, m: Encoder):
-        for s in SOCKETS:
-            m.model.Add(m.has("cpu", lambda p, s=s: p.socket == s)
-                        <= m.has("cooler", lambda c, s=s: (s in c.sockets) if c.sockets else None))
+    def accepted(self, cooler):
+        return tuple(cooler.sockets or ())
+
+    def message(self, cpu, cooler):
+        return f"cooler supports {', '.join(cooler.sockets)}, not {cpu.socket}"
 
 
 class M2Slots(Rule):
