@@ -187,6 +187,33 @@ def rank_key(plan: Plan, req: Request) -> tuple:
     return (-plan.total_cents_eur, plan.quality, -plan.gpu_count, plan.power_fraction)
 
 
+# Sweeps within 3 % of the fastest finish together as far as the speed model can tell (its stated range is far
+# wider, docs/perf.md); among them the simpler machine wins: fewer GPUs, then stock power, then build quality.
+SAME_SPEED = Fraction(97, 100)
+
+
+def simpler_key(plan: Plan, req: Request) -> tuple:
+    return (-plan.gpu_count, plan.power_fraction, plan.quality, throughput(plan, req.runs), -plan.total_cents_eur)
+
+
+def pick_across_counts(plans: list[Plan], req: Request) -> tuple[Plan, Optional[str]]:
+    """The plan to recommend among the GPU counts tried, and a note when a marginally faster one was passed over."""
+    fastest = max(plans, key=lambda p: rank_key(p, req))
+    if req.mode != "best":
+        return fastest, None
+    top = throughput(fastest, req.runs)
+    pick = max((p for p in plans if throughput(p, req.runs) >= top * SAME_SPEED), key=lambda p: simpler_key(p, req))
+    if pick is fastest:
+        return pick, None
+    gain = float(top / throughput(pick, req.runs) - 1) * 100
+    sooner = f"{gain:.1f} % sooner" if gain >= 0.1 else "less than 0.1 % sooner"
+    what = f"{fastest.gpu_count} x {fastest.chip.name}" + (
+        f" at {fastest.power_fraction:.0%} power" if fastest.power_fraction < 1 else "")
+    return pick, (f"{what} would finish the sweep {sooner}, well inside the speed model's error; this "
+                  f"simpler machine ({pick.gpu_count} GPU{'s' if pick.gpu_count > 1 else ''}"
+                  f"{'' if pick.power_fraction < 1 else ' at stock power'}) is recommended instead")
+
+
 def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
     if req.mode != "best" or req.budget is None:
         return None
@@ -246,11 +273,13 @@ def recommend(
             return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
                                   time.perf_counter() - start, stats)
         return Recommendation("infeasible", [], tried[0][0].explain(), time.perf_counter() - start, stats)
-    s, status, first = max(found, key=lambda t: rank_key(t[2], req))
+    first, passed_over = pick_across_counts([p for _, _, p in found], req)
+    s, status, _ = next(t for t in found if t[2] is first)
     if any(st == "unknown" for _, st, _ in tried):
         status = "feasible"  # a count that timed out might have held a better build
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status)) if n)
+    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status), passed_over)
+                       if n)
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):

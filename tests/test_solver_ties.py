@@ -1,0 +1,38 @@
+"""Across GPU counts: sweeps that finish together (within the speed model's error) go to the simpler machine."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from planner.request import Request
+from planner.solver import SAME_SPEED, pick_across_counts
+
+
+def plan(gpus: int, speed: float, power: float = 1.0, quality: int = 10, cents: int = 299_900):
+    return SimpleNamespace(gpu_count=gpus, speed=SimpleNamespace(value=speed), power_fraction=power, quality=quality,
+                           total_cents_eur=cents, chip=SimpleNamespace(name=f"card{gpus}"))
+
+
+REQ = Request(budget="3000", runs=8)
+
+
+def test_a_marginally_faster_two_card_build_gives_way_to_one_card_and_says_so() -> None:
+    one = plan(1, 5.90)
+    two = plan(2, 2.96, power=0.7)  # 4 rounds at 2.96x vs 8 at 5.90x: 0.3 % faster
+    pick, note = pick_across_counts([two, one], REQ)
+    assert pick is one
+    assert note and "2 x card2 at 70% power" in note and "0.3 % sooner" in note and "1 GPU at stock power" in note
+
+
+def test_a_clearly_faster_build_still_wins() -> None:
+    one = plan(1, 5.90)
+    two = plan(2, 3.30)  # 12 % faster: outside the tie band
+    pick, note = pick_across_counts([one, two], REQ)
+    assert pick is two and note is None
+
+
+def test_the_tie_band_is_a_few_percent_and_cheapest_mode_is_untouched() -> None:
+    assert 0.95 <= float(SAME_SPEED) < 1
+    one, two = plan(1, 5.90, cents=300_000), plan(2, 2.96, cents=290_000)
+    pick, note = pick_across_counts([one, two], REQ.model_copy(update={"mode": "cheapest", "budget": None}))
+    assert pick is two and note is None  # cheapest mode ranks by price alone
