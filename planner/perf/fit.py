@@ -239,6 +239,7 @@ def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, varian
     """Fit the ten free numbers of v3 (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
     pro clock factor, overhead share, batch exponent) plus the variant's extras; then the generic share.
     Variant `average`: every member fitted on the same rows, combined by geometric mean (PerfParams.members)."""
+    variant = variant or DEFAULT_VARIANT
     if variant == AVERAGE:
         return average_of({m: fit_vector(rows, ref, base, m)[1] for m in AVERAGE_MEMBERS})
     return fit_vector(rows, ref, base, variant)[1]
