@@ -93,21 +93,27 @@ def test_design_matches_reference_model(rows, chips) -> None:
 
 
 def test_stored_params_match_a_fresh_fit(rows, chips, variant) -> None:
-    stored = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
-    p = fit(rows, chips[REFERENCE_CHIP], variant=variant)
-    assert stored["command"] and stored["fitted_on"]
-    for k, v in p.compute_share.items():
-        assert stored["params"]["compute_share"][k] == pytest.approx(v, abs=0.01)
-    assert stored["params"]["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
-    assert stored["params"]["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
-    assert stored["params"]["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
-    assert stored["params"]["model_size_slope"] == pytest.approx(p.model_size_slope, abs=0.01)
-    assert stored["params"]["pro_clock_factor"] == pytest.approx(p.pro_clock_factor, abs=0.01)
-    assert stored["params"]["overhead_ref"] == pytest.approx(p.overhead_ref, abs=0.005)
-    assert stored["params"]["tensor_matmul_share"] == pytest.approx(p.tensor_matmul_share, abs=0.01)
-    assert stored["params"]["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
-    assert (stored["params"]["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
-    assert stored["params"].get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
+    stored_doc = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
+    fresh = fit(rows, chips[REFERENCE_CHIP], variant=variant)
+    assert stored_doc["command"] and stored_doc["fitted_on"]
+    if variant == AVERAGE:  # every member's numbers are stored
+        assert list(stored_doc["params"]["members"]) == list(fresh.members) == list(AVERAGE_MEMBERS)
+        pairs = [(stored_doc["params"]["members"][n], q) for n, q in fresh.members.items()]
+    else:
+        pairs = [(stored_doc["params"], fresh)]
+    for stored, p in pairs:
+        for k, v in p.compute_share.items():
+            assert stored["compute_share"][k] == pytest.approx(v, abs=0.01)
+        assert stored["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
+        assert stored["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
+        assert stored["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
+        assert stored["model_size_slope"] == pytest.approx(p.model_size_slope, abs=0.01)
+        assert stored["pro_clock_factor"] == pytest.approx(p.pro_clock_factor, abs=0.01)
+        assert stored["overhead_ref"] == pytest.approx(p.overhead_ref, abs=0.005)
+        assert stored["tensor_matmul_share"] == pytest.approx(p.tensor_matmul_share, abs=0.01)
+        assert stored["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
+        assert (stored["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
+        assert stored.get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
 
 
 def test_size_slope_has_the_physical_sign(chips) -> None:
@@ -246,6 +252,23 @@ def test_average_params_round_trip_through_the_shipped_loader(rows, chips, tmp_p
         assert min(each) * (1 - 1e-9) <= got.value <= max(each) * (1 + 1e-9)
         assert got.low < got.value < got.high  # ranges as for any variant
     assert predict(rows, m.params, ref) == pytest.approx(predict(rows, avg, ref), rel=1e-3)
+
+
+def test_shipped_model_predicts_with_the_stored_variant(rows, chips, variant) -> None:
+    """The CLI's model predicts with what the procedure picked: the geometric mean of every member for `average`,
+    the one fitted variant otherwise."""
+    m = load_perf_model()
+    if variant == AVERAGE:
+        assert set(m.params.members) == set(AVERAGE_MEMBERS)
+        singles = [PerfModel(m.chips, q, m.calibrated_chips, m.power_variants) for q in m.params.members.values()]
+    else:
+        assert not m.params.members
+        singles = [m]
+    for gpu in ("rtx-4090", "rtx-5090", "h100-sxm5-80gb", "t4"):
+        each = [s.speedup(gpu, model_params=15e6).value for s in singles]
+        assert m.speedup(gpu, model_params=15e6).value == pytest.approx(math.prod(each) ** (1 / len(each)), rel=1e-9)
+    fresh = fit(rows, chips[REFERENCE_CHIP], variant=variant)
+    assert predict(rows, m.params, chips[REFERENCE_CHIP]) == pytest.approx(predict(rows, fresh, chips[REFERENCE_CHIP]), rel=0.02)
 
 
 def test_stored_variant_and_nested_report(chips) -> None:
