@@ -5,24 +5,26 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from planner.catalog.load import load_chips
-from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfParams, build_name_index, name_key
+from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfModel, PerfParams, build_name_index, load_perf_model, name_key
 from dataclasses import replace
 
 from planner.perf.fit import (
-    CALIBRATION_CSV, COLUMNS, DEFAULT_VARIANT, VARIANTS, Design, _nested_fold, all_rows, choose_variant, cross_validate, fit,
-    load_rows, nested_coverage, normalise, predict, summarise,
+    AVERAGE, AVERAGE_MEMBERS, CALIBRATION_CSV, CANDIDATES, COLUMNS, DEFAULT_VARIANT, VARIANTS, Design, _nested_fold,
+    all_rows, average_held, average_of, choose_variant, cross_validate, fit, fit_vector, inner_loso, load_rows,
+    median_error, nested_coverage, normalise, params_json, predict, summarise,
 )
 
 # Issue 14 targets, leave-one-source-out: median <= 12 %, no GPU biased by more than 25 %, >= 90 % of held-out rows
-# inside the stated range. Measured (docs/perf.md, round 3, 11 sources, 439 rows, shipped variant matmul): nested 18.0 %
-# (plain LOSO of the shipped variant 15.7 %), H100 SXM, V100 SXM2 16GB, T4 and RTX A4000 biased beyond 25 % (nested),
-# 93.6 % nested coverage (94.8 % plain).
+# inside the stated range. Measured (docs/perf.md, round 3b, 11 sources, 439 rows, shipped variant matmul): nested 18.0 %
+# (plain LOSO of the shipped variant 15.7 %), H100 SXM, V100 SXM2 16GB, RTX A4000 and the 1080 Ti's amp rows biased
+# beyond 25 % (nested; T4 +24 % nested, +30 % plain), 94.1 % nested coverage (94.8 % plain).
 # The missed targets are strict xfails (they turn into failures the day they are met, so they get promoted);
 # the regression bounds below guard what was reached.
 REGRESSION_BOUND = 0.18
@@ -91,21 +93,27 @@ def test_design_matches_reference_model(rows, chips) -> None:
 
 
 def test_stored_params_match_a_fresh_fit(rows, chips, variant) -> None:
-    stored = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
-    p = fit(rows, chips[REFERENCE_CHIP], variant=variant)
-    assert stored["command"] and stored["fitted_on"]
-    for k, v in p.compute_share.items():
-        assert stored["params"]["compute_share"][k] == pytest.approx(v, abs=0.01)
-    assert stored["params"]["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
-    assert stored["params"]["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
-    assert stored["params"]["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
-    assert stored["params"]["model_size_slope"] == pytest.approx(p.model_size_slope, abs=0.01)
-    assert stored["params"]["pro_clock_factor"] == pytest.approx(p.pro_clock_factor, abs=0.01)
-    assert stored["params"]["overhead_ref"] == pytest.approx(p.overhead_ref, abs=0.005)
-    assert stored["params"]["tensor_matmul_share"] == pytest.approx(p.tensor_matmul_share, abs=0.01)
-    assert stored["params"]["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
-    assert (stored["params"]["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
-    assert stored["params"].get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
+    stored_doc = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
+    fresh = fit(rows, chips[REFERENCE_CHIP], variant=variant)
+    assert stored_doc["command"] and stored_doc["fitted_on"]
+    if variant == AVERAGE:  # every member's numbers are stored
+        assert list(stored_doc["params"]["members"]) == list(fresh.members) == list(AVERAGE_MEMBERS)
+        pairs = [(stored_doc["params"]["members"][n], q) for n, q in fresh.members.items()]
+    else:
+        pairs = [(stored_doc["params"], fresh)]
+    for stored, p in pairs:
+        for k, v in p.compute_share.items():
+            assert stored["compute_share"][k] == pytest.approx(v, abs=0.01)
+        assert stored["tensor_efficiency"] == pytest.approx(p.tensor_efficiency, abs=0.01)
+        assert stored["amp_memory_factor"] == pytest.approx(p.amp_memory_factor, abs=0.01)
+        assert stored["pascal_compute_efficiency"] == pytest.approx(p.pascal_compute_efficiency, abs=0.01)
+        assert stored["model_size_slope"] == pytest.approx(p.model_size_slope, abs=0.01)
+        assert stored["pro_clock_factor"] == pytest.approx(p.pro_clock_factor, abs=0.01)
+        assert stored["overhead_ref"] == pytest.approx(p.overhead_ref, abs=0.005)
+        assert stored["tensor_matmul_share"] == pytest.approx(p.tensor_matmul_share, abs=0.01)
+        assert stored["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
+        assert (stored["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
+        assert stored.get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
 
 
 def test_size_slope_has_the_physical_sign(chips) -> None:
@@ -173,7 +181,7 @@ def test_nested_choice_is_blind_to_the_held_out_source(rows, chips) -> None:
     ref = chips[REFERENCE_CHIP]
     sub = [r for r in rows if r.source in SMALL]
     warped = [replace(r, ratio=r.ratio * 3.0) if r.source == "embl-3dunet" else r for r in sub]
-    variants = ("v3", "v3-w0.5")
+    variants = CANDIDATES  # `average` included: its inner error comes from the same blind member fits
     a = _nested_fold((sub, ref, "embl-3dunet", variants))
     b = _nested_fold((warped, ref, "embl-3dunet", variants))
     assert a[1] == b[1] and a[2] == b[2]  # same choice, same inner errors
@@ -187,9 +195,85 @@ def test_choose_variant_takes_the_lowest_inner_error(rows, chips) -> None:
     assert set(errors) == {"v3", "v3-w0.5"} and errors[chosen] == min(errors.values())
 
 
+# ---------------------------------------------------------------- round 3b: the `average` candidate
+def test_average_of_identical_members_is_the_member(rows, chips) -> None:
+    ref = chips[REFERENCE_CHIP]
+    p = fit([r for r in rows if r.source in SMALL], ref, variant="v3")
+    avg = average_of({"a": p, "b": p, "c": p})
+    assert predict(rows, avg, ref) == pytest.approx(predict(rows, p, ref), rel=1e-12)
+
+
+def test_average_is_the_geometric_mean_and_lies_between_its_members(rows, chips) -> None:
+    ref = chips[REFERENCE_CHIP]
+    sub = [r for r in rows if r.source in SMALL]
+    avg = fit(sub, ref, variant=AVERAGE)
+    assert list(avg.members) == list(AVERAGE_MEMBERS)  # every member, each fitted on the same rows
+    each = np.array([predict(rows, fit(sub, ref, variant=m), ref) for m in AVERAGE_MEMBERS])
+    assert each == pytest.approx(np.array([predict(rows, m, ref) for m in avg.members.values()]), rel=1e-9)
+    got = predict(rows, avg, ref)
+    assert got == pytest.approx(np.exp(np.log(each).mean(axis=0)), rel=1e-12)
+    assert np.all(got >= each.min(axis=0) * (1 - 1e-12)) and np.all(got <= each.max(axis=0) * (1 + 1e-12))
+    assert np.ptp(each, axis=0).max() > 0.01  # the members do differ, so "between" is not trivially met
+
+
+def test_average_inner_error_reuses_the_members_inner_predictions(rows, chips) -> None:
+    """The average's inner held-out rows are the geometric mean of its members' inner held-out rows (no fit of its own)."""
+    ref = chips[REFERENCE_CHIP]
+    sub = [r for r in rows if r.source in SMALL]
+    held = {m: inner_loso(sub, ref, m, fit_vector(sub, ref, variant=m)[0]) for m in AVERAGE_MEMBERS}
+    chosen, errors = choose_variant(sub, ref, CANDIDATES)
+    assert list(errors) == list(CANDIDATES) and errors[chosen] == min(errors.values())
+    for m in AVERAGE_MEMBERS:
+        assert errors[m] == pytest.approx(median_error(held[m]), abs=1e-4)
+    avg = average_held([held[m] for m in AVERAGE_MEMBERS])
+    assert errors[AVERAGE] == pytest.approx(median_error(avg), abs=1e-4)
+    h0 = [h.predicted for h in avg]
+    assert h0 == pytest.approx([math.prod(held[m][i].predicted for m in AVERAGE_MEMBERS) ** (1 / len(AVERAGE_MEMBERS))
+                                for i in range(len(avg))], rel=1e-12)
+    with pytest.raises(ValueError):  # members held out on different rows cannot be averaged
+        average_held([held["v3"], held["v3"][1:]])
+
+
+def test_average_params_round_trip_through_the_shipped_loader(rows, chips, tmp_path) -> None:
+    """An `average` written to perf_params.json loads with every member and predicts their geometric mean."""
+    ref = chips[REFERENCE_CHIP]
+    avg = fit([r for r in rows if r.source in SMALL], ref, variant=AVERAGE)
+    doc = {"params": params_json(avg, rows), "ranges": {"seen_architecture": {"fp32": [0.7, 1.5], "tensor": [0.5, 2.4]}},
+           "variant": AVERAGE, "calibration": {"chips": sorted({r.chip.id for r in rows}), "model_params_range": [2e7, 3e8]}}
+    path = tmp_path / "perf_params.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    m = load_perf_model(params_path=path)
+    assert set(m.params.members) == set(AVERAGE_MEMBERS)
+    singles = [PerfModel(m.chips, q, m.calibrated_chips, m.power_variants) for q in m.params.members.values()]
+    for gpu, prec in (("rtx-4090", "amp"), ("t4", "fp32"), ("a100-sxm4-80gb", "tf32"), ("RTX PRO 6000 Max-Q", "amp")):
+        got = m.speedup(gpu, precision=prec, model_params=15e6)
+        each = [s.speedup(gpu, precision=prec, model_params=15e6).value for s in singles]
+        assert got.value == pytest.approx(math.prod(each) ** (1 / len(each)), rel=1e-3)  # json rounds to 4 digits
+        assert min(each) * (1 - 1e-9) <= got.value <= max(each) * (1 + 1e-9)
+        assert got.low < got.value < got.high  # ranges as for any variant
+    assert predict(rows, m.params, ref) == pytest.approx(predict(rows, avg, ref), rel=1e-3)
+
+
+def test_shipped_model_predicts_with_the_stored_variant(rows, chips, variant) -> None:
+    """The CLI's model predicts with what the procedure picked: the geometric mean of every member for `average`,
+    the one fitted variant otherwise."""
+    m = load_perf_model()
+    if variant == AVERAGE:
+        assert set(m.params.members) == set(AVERAGE_MEMBERS)
+        singles = [PerfModel(m.chips, q, m.calibrated_chips, m.power_variants) for q in m.params.members.values()]
+    else:
+        assert not m.params.members
+        singles = [m]
+    for gpu in ("rtx-4090", "rtx-5090", "h100-sxm5-80gb", "t4"):
+        each = [s.speedup(gpu, model_params=15e6).value for s in singles]
+        assert m.speedup(gpu, model_params=15e6).value == pytest.approx(math.prod(each) ** (1 / len(each)), rel=1e-9)
+    fresh = fit(rows, chips[REFERENCE_CHIP], variant=variant)
+    assert predict(rows, m.params, chips[REFERENCE_CHIP]) == pytest.approx(predict(rows, fresh, chips[REFERENCE_CHIP]), rel=0.02)
+
+
 def test_stored_variant_and_nested_report(chips) -> None:
     doc = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
-    assert doc["variant"] in VARIANTS
+    assert doc["variant"] in CANDIDATES
     sel = doc["variant_selection"]
     errs = sel["loso_median_error_per_variant"]
     assert sel["chosen_on_all_sources"] == doc["variant"] == min(errs, key=errs.__getitem__) == DEFAULT_VARIANT

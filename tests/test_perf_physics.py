@@ -25,7 +25,10 @@ def model() -> PerfModel:
 
 
 def with_params(model: PerfModel, **changes) -> PerfModel:
-    return PerfModel(model.chips, replace(model.params, **changes), model.calibrated_chips, model.power_variants)
+    """The model with some numbers changed (in every member too when the shipped variant is `average`)."""
+    members = {n: replace(m, **changes) for n, m in model.params.members.items()}
+    return PerfModel(model.chips, replace(model.params, members=members, **changes), model.calibrated_chips,
+                     model.power_variants)
 
 
 # ---------------------------------------------------------------- power-limited board variants

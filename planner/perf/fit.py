@@ -15,7 +15,7 @@ import numpy as np
 from planner.catalog.load import load_chips
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
-    DATA_DIR, MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
+    geometric_mean, DATA_DIR, MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
     build_name_index, compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, name_key, power_scale, relative_power_density, relative_step_time,
 )
 from planner.perf.sources import (  # noqa: F401  (re-exported: the calibration data's public names)
@@ -47,6 +47,11 @@ VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
     "powercap": (("powercap",), 0.5),  # issue 14, round 3: power-starved boards (T4, A10, L4) cannot hold their clock
 }
+# Round 3b: `average` = equal-weight geometric mean of the predictions of every variant above, each fitted on the same
+# rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
+AVERAGE = "average"
+AVERAGE_MEMBERS: tuple[str, ...] = tuple(VARIANTS)
+CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
 DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
 
 # ---------------------------------------------------------------- fitting
@@ -88,6 +93,9 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
 def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional[dict[str, float]] = None) -> np.ndarray:
     """Predicted ratio of each row (target over its reference run), with the model of planner.perf.model (the reference)."""
     v = load_power_variants() if variants is None else variants
+    if p.members:  # average: geometric mean of the members' predictions (each with its own batch exponent)
+        rows = list(rows)
+        return np.exp(np.mean([np.log(predict(rows, m, ref, v)) for m in p.members.values()], axis=0))
 
     def t(chip: GpuChip, prec: str, r: Row) -> float:
         return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0))
@@ -206,6 +214,8 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
     several starting points (the logistic squeeze has flat edges) with the best result refined once more."""
     base = base or PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
     variant = variant or DEFAULT_VARIANT
+    if variant not in VARIANTS:
+        raise ValueError(f"fit_vector fits one variant of {tuple(VARIANTS)}, not {variant!r} (use fit for {AVERAGE!r})")
     extras, weight_power = VARIANTS[variant]
     design = Design(rows, ref, base, weight_power=weight_power)
     loss = lambda v: _loss(design, params_from_vector(v, base, variant))  # noqa: E731
@@ -227,8 +237,18 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
 
 def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None) -> PerfParams:
     """Fit the ten free numbers of v3 (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
-    pro clock factor, overhead share, batch exponent) plus the variant's extras; then the generic share."""
+    pro clock factor, overhead share, batch exponent) plus the variant's extras; then the generic share.
+    Variant `average`: every member fitted on the same rows, combined by geometric mean (PerfParams.members)."""
+    variant = variant or DEFAULT_VARIANT
+    if variant == AVERAGE:
+        return average_of({m: fit_vector(rows, ref, base, m)[1] for m in AVERAGE_MEMBERS})
     return fit_vector(rows, ref, base, variant)[1]
+
+
+def average_of(members: dict[str, PerfParams]) -> PerfParams:
+    """The `average` variant from fitted members: predicts the geometric mean of their predictions."""
+    first = next(iter(members.values()))
+    return replace(first, members=dict(members))
 
 
 # ---------------------------------------------------------------- cross-validation and report
@@ -268,12 +288,25 @@ def inner_loso(rows: list[Row], ref: GpuChip, variant: str, x0: np.ndarray) -> l
     return out
 
 
-def choose_variant(rows: list[Row], ref: GpuChip, variants: Sequence[str] = tuple(VARIANTS)) -> tuple[str, dict[str, float]]:
-    """The variant with the lowest leave-one-source-out median error on `rows` alone, and every variant's error."""
-    errors = {}
-    for v in variants:
+def average_held(members: Sequence[Sequence[Held]]) -> list[Held]:
+    """Held-out rows of `average` from its members' held-out rows (same rows, same order): the geometric mean of their
+    predictions, each member fitted on the same training rows, so the average needs no fit of its own."""
+    for hs in members[1:]:
+        if [h.row for h in hs] != [h.row for h in members[0]]:
+            raise ValueError("average_held: the members' held-out rows differ")
+    return [Held(h.row, geometric_mean([m[i].predicted for m in members])) for i, h in enumerate(members[0])]
+
+
+def choose_variant(rows: list[Row], ref: GpuChip, variants: Sequence[str] = CANDIDATES) -> tuple[str, dict[str, float]]:
+    """The variant with the lowest leave-one-source-out median error on `rows` alone, and every variant's error
+    (ties: the first in `variants`). `average` reuses its members' inner fits."""
+    errors, held = {}, {}
+    for v in [v for v in variants if v != AVERAGE] + [m for m in AVERAGE_MEMBERS if AVERAGE in variants and m not in variants]:
         x0 = fit_vector(rows, ref, variant=v)[0]
-        errors[v] = round(median_error(inner_loso(rows, ref, v, x0)), 4)
+        held[v] = inner_loso(rows, ref, v, x0)
+    for v in variants:
+        h = average_held([held[m] for m in AVERAGE_MEMBERS]) if v == AVERAGE else held[v]
+        errors[v] = round(median_error(h), 4)
     return min(errors, key=errors.__getitem__), errors
 
 
@@ -285,7 +318,7 @@ def _nested_fold(args: tuple[list[Row], GpuChip, str, Sequence[str]]) -> tuple[s
     return src, chosen, errors, [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
 
 
-def nested_loso(rows: list[Row], ref: GpuChip, variants: Sequence[str] = tuple(VARIANTS),
+def nested_loso(rows: list[Row], ref: GpuChip, variants: Sequence[str] = CANDIDATES,
                 workers: int = 1) -> tuple[list[Held], dict[str, dict[str, object]]]:
     """Leave-one-source-out where the variant is chosen inside each training fold (by an inner leave-one-source-out
     over the other sources), so the held-out source never influences which model predicts it."""
@@ -364,6 +397,32 @@ def nested_coverage(held: list[Held]) -> float:
     return round(inside / len(held), 4)
 
 
+def fitted_names(variant: str) -> list[str]:
+    """The free numbers of one (non-average) variant's fit."""
+    return list(FITTED) + [n for e in VARIANTS[variant][0] for n in EXTRA_NAMES[e]] + ["share_generic"]
+
+
+def _fitted_json(p: PerfParams) -> dict[str, object]:
+    return {"compute_share": {k: round(v, 4) for k, v in p.compute_share.items()},
+            "tensor_efficiency": round(p.tensor_efficiency, 4), "amp_memory_factor": round(p.amp_memory_factor, 4),
+            "pascal_compute_efficiency": round(p.pascal_compute_efficiency, 4),
+            "model_size_slope": round(p.model_size_slope, 4), "model_size_ref": MODEL_SIZE_REF,
+            "pro_clock_factor": round(p.pro_clock_factor, 4), "overhead_ref": round(p.overhead_ref, 5),
+            "overhead_exponent": p.overhead_exponent, "batch_exponent": round(p.batch_exponent, 4),
+            "tensor_matmul_share": round(p.tensor_matmul_share, 4), "tensor_share_slope": round(p.tensor_share_slope, 4),
+            "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
+            "power_density_threshold": round(p.power_density_threshold, 4),
+            "power_density_exponent": round(p.power_density_exponent, 4)}
+
+
+def params_json(p: PerfParams, rows: Sequence[Row]) -> dict[str, object]:
+    """The `params` block of perf_params.json: the fitted numbers (every member's, under `members`, for `average`),
+    the typical sizes and the priors."""
+    fitted = {"members": {n: _fitted_json(m) for n, m in p.members.items()}} if p.members else _fitted_json(p)
+    return {**fitted, "typical_params": typical_params(rows), "dual_fp32_efficiency": p.dual_fp32_efficiency,
+            "amd_fp32_efficiency": p.amd_fp32_efficiency, "amd_software_factor": p.amd_software_factor}
+
+
 def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -> dict[str, object]:
     """Fit on all rows; cross-validate by source (lab + harness), GPU and architecture.
 
@@ -394,28 +453,16 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
                  "time = (1-o)*work + o, normalised on the GTX 1080 Ti at fp32; "
                  f"share = clip(s_w + k*log10(P/{MODEL_SIZE_REF:g}), {SHARE_BOUNDS[0]}, {SHARE_BOUNDS[1]}), "
                  f"o = min(o_ref*(1e8/P)^e, {OVERHEAD_MAX}); C x pro_clock_factor on workstation/datacenter boards, "
-                 "x (d/d_c)^a below the power-density threshold d_c (variant powercap)",
+                 "x (d/d_c)^a below the power-density threshold d_c (variant powercap); variant average: geometric mean of "
+                 f"the predictions of {', '.join(AVERAGE_MEMBERS)}, each fitted on the same rows",
         "fitted_on": date.today().isoformat(), "command": FIT_COMMAND,
         "calibration": {"files": ["data/calibration/gpu-training-benchmarks.csv",
                                   "data/calibration/independent-benchmarks.csv"], "rows_used": len(rows),
                         "sources": sorted({r.source for r in rows}), "chips": sorted({r.chip.id for r in rows}),
                         "model_params_range": [min(sizes), max(sizes)]},
         "size_widening_per_decade": SIZE_WIDENING,
-        "params": {"compute_share": {k: round(v, 4) for k, v in p.compute_share.items()},
-                   "tensor_efficiency": round(p.tensor_efficiency, 4), "amp_memory_factor": round(p.amp_memory_factor, 4),
-                   "pascal_compute_efficiency": round(p.pascal_compute_efficiency, 4),
-                   "model_size_slope": round(p.model_size_slope, 4), "model_size_ref": MODEL_SIZE_REF,
-                   "pro_clock_factor": round(p.pro_clock_factor, 4), "overhead_ref": round(p.overhead_ref, 5),
-                   "overhead_exponent": p.overhead_exponent, "batch_exponent": round(p.batch_exponent, 4),
-                   "tensor_matmul_share": round(p.tensor_matmul_share, 4),
-                   "tensor_share_slope": round(p.tensor_share_slope, 4),
-                   "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
-                   "power_density_threshold": round(p.power_density_threshold, 4),
-                   "power_density_exponent": round(p.power_density_exponent, 4),
-                   "typical_params": typical_params(rows),
-                   "dual_fp32_efficiency": p.dual_fp32_efficiency, "amd_fp32_efficiency": p.amd_fp32_efficiency,
-                   "amd_software_factor": p.amd_software_factor},
-        "fitted": list(FITTED) + [n for e in VARIANTS[variant][0] for n in EXTRA_NAMES[e]] + ["share_generic"],
+        "params": params_json(p, rows),
+        "fitted": ({m: fitted_names(m) for m in AVERAGE_MEMBERS} if variant == AVERAGE else fitted_names(variant)),
         "priors_not_fitted": {
             "dual_fp32_efficiency": "doubled FP32 datapath (Ampere+): share of the marketing FP32 rate reached; "
                                     "kept at the prior (few true-fp32 Ampere rows)",

@@ -7,7 +7,7 @@ import json
 import math
 import csv
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -70,12 +70,25 @@ class PerfParams:
     power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
+    # variant `average`: the fitted members (name -> params); step time = geometric mean of theirs, so a speedup is the
+    # geometric mean of the members' speedups. The other physics fields of an average are its first member's, unused.
+    members: dict[str, "PerfParams"] = field(default_factory=dict)
     ranges: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)  # tier -> group -> (low, high)
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "PerfParams":
         p = data["params"]
+        if "members" in p:  # variant `average`: every member's fitted numbers, shared typical sizes, ranges and meta
+            shared = {k: v for k, v in p.items() if k != "members"}
+            members = {name: cls.from_json({"params": {**shared, **mp}}) for name, mp in p["members"].items()}
+            if not members:
+                raise CatalogError("perf_params.json: variant 'average' without members")
+            first = next(iter(members.values()))
+            return replace(first, members=members,
+                           ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
+                                   for t, groups in data.get("ranges", {}).items()},
+                           meta={k: v for k, v in data.items() if k not in ("params", "ranges")})
         return cls(
             compute_share={k: float(v) for k, v in p["compute_share"].items()},
             tensor_efficiency=float(p["tensor_efficiency"]),
@@ -240,8 +253,17 @@ def overhead_share(p: PerfParams, workload: str, model_params: Optional[float] =
     A fixed cost per step (kernel launches, optimizer bookkeeping, input pipeline) against GPU work that grows
     with the model: small models spend a larger share of each step there, which caps what a faster card gains.
     """
+    if p.members:  # average: geometric mean (the averaged speedup is at most 1 / this)
+        return geometric_mean([overhead_share(m, workload, model_params) for m in p.members.values()])
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
     return min(p.overhead_ref * (MODEL_SIZE_REF / size) ** p.overhead_exponent, OVERHEAD_MAX)
+
+
+def geometric_mean(values: list[float]) -> float:
+    """Equal-weight geometric mean (0 if any value is 0): how the `average` variant combines its members."""
+    if any(v == 0 for v in values):
+        return 0.0
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def relative_step_time(
@@ -249,7 +271,11 @@ def relative_step_time(
     power_fraction: float = 1.0,
 ) -> float:
     """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
-    bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up."""
+    bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up. For the `average` variant:
+    the geometric mean of the members' step times, so every speedup is the geometric mean of the members' speedups."""
+    if p.members:
+        return geometric_mean([relative_step_time(chip, precision, workload, m, ref, model_params, power_fraction)
+                               for m in p.members.values()])
     share = compute_share(p, workload, model_params)
     f = matmul_share(p, model_params, workload)
     t = share * compute_tflops(ref, "fp32", p, f) / compute_tflops(chip, precision, p, f)
