@@ -15,10 +15,13 @@ from planner.catalog.load import load_chips
 from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfModel, PerfParams, build_name_index, load_perf_model, name_key
 from dataclasses import replace
 
-from planner.perf.fit import (
-    AVERAGE, AVERAGE_MEMBERS, CALIBRATION_CSV, CANDIDATES, COLUMNS, DEFAULT_VARIANT, VARIANTS, Design, _nested_fold,
-    all_rows, average_held, average_of, choose_variant, cross_validate, fit, fit_vector, inner_loso, load_rows,
-    median_error, nested_coverage, normalise, params_json, predict, summarise,
+from planner.perf.fit import params_json
+from planner.perf.fitting import (
+    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, VARIANTS, Design, average_of, fit, fit_vector, predict,
+)
+from planner.perf.sources import CALIBRATION_CSV, COLUMNS, all_rows, load_rows, normalise
+from planner.perf.validate import (
+    _nested_fold, average_held, choose_variant, cross_validate, inner_loso, median_error, nested_coverage, summarise,
 )
 
 # Issue 14 targets, leave-one-source-out: median <= 12 %, no GPU biased by more than 25 %, >= 90 % of held-out rows

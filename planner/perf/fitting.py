@@ -1,0 +1,244 @@
+"""Fit the speed model's free numbers to calibration rows: parameter vectors, design, Huber loss, Nelder-Mead,
+the model variants and their average."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from planner.catalog.models import GpuChip
+from planner.perf.model import (
+    MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams,
+    compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, power_scale, relative_power_density, relative_step_time,
+)
+from planner.perf.sources import (
+    Row,
+)
+
+
+CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
+FITTED = ("share_transformer", "share_cnn", "share_rnn", "tensor_efficiency", "amp_memory_factor",
+          "pascal_compute_efficiency", "model_size_slope", "pro_clock_factor", "overhead_ref", "batch_exponent")
+# Range = estimate x these quantiles of measured/predicted, per precision group: the narrowest pair of those tried
+# (5/95, 2.5/97.5, 1/99) whose nested leave-one-source-out coverage reaches the 90 % aim (see nested_coverage).
+
+# Model variants (extra free numbers after the ten of v3), chosen by nested leave-one-source-out (choose_variant).
+# Model variants: extra free numbers after the ten of v3, chosen by nested leave-one-source-out (choose_variant).
+EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrained vector
+    "matmul": [0.0, 0.05],  # matmul share f0 (0.75 at the start) and its size slope: the rest stays on CUDA cores
+    "l2": [math.log(150.0), math.log(32.0)],  # L2 bandwidth per SM-clock TFLOPS (GB/s) and half-hit L2 size (MB)
+    "powercap": [0.0, 0.0],  # power-density threshold (0.65 at the start, in (0.3, 1)) and clock exponent (in [1/3, 1])
+}
+EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb"),
+               "powercap": ("power_density_threshold", "power_density_exponent")}
+# name -> (extras, source weight power w: row weight = rows of its source ^ -w)
+VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
+    "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
+    "powercap": (("powercap",), 0.5),  # issue 14, round 3: power-starved boards (T4, A10, L4) cannot hold their clock
+}
+# Round 3b: `average` = equal-weight geometric mean of the predictions of every variant above, each fitted on the same
+# rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
+AVERAGE = "average"
+AVERAGE_MEMBERS: tuple[str, ...] = tuple(VARIANTS)
+CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
+DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
+
+def _sig(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3") -> PerfParams:
+    """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
+    layers never lower the arithmetic intensity), the pro clock factor as exp(x), the overhead share at 1e8
+    parameters as OVERHEAD_MAX x logistic; then the variant's extras in EXTRAS order (matmul share in (0.5, 1) with
+    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x))."""
+    s = [_sig(v) for v in x[:6]]
+    shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
+    slope = max(float(x[6]), 0.0) if len(x) > 6 else base.model_size_slope  # physics prior: k >= 0
+    pro = math.exp(float(x[7])) if len(x) > 7 else base.pro_clock_factor
+    overhead = OVERHEAD_MAX * _sig(float(x[8])) if len(x) > 8 else base.overhead_ref
+    batch = float(x[9]) if len(x) > 9 else base.batch_exponent
+    p = replace(base, compute_share=shares, tensor_efficiency=s[3], amp_memory_factor=s[4],
+                pascal_compute_efficiency=s[5], model_size_slope=slope, pro_clock_factor=pro, overhead_ref=overhead,
+                batch_exponent=batch)
+    i = 10
+    for extra in VARIANTS[variant][0]:
+        if extra == "matmul":  # physics prior: smaller models -> more elementwise work, slope >= 0
+            p = replace(p, tensor_matmul_share=0.5 + 0.5 * _sig(float(x[i])), tensor_share_slope=max(float(x[i + 1]), 0.0))
+        elif extra == "l2":
+            p = replace(p, l2_bw_per_tflops=math.exp(float(x[i])), l2_working_set_mb=math.exp(float(x[i + 1])))
+        elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
+            p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
+                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
+        i += len(EXTRAS[extra])
+    return p
+
+
+def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional[dict[str, float]] = None) -> np.ndarray:
+    """Predicted ratio of each row (target over its reference run), with the model of planner.perf.model (the reference)."""
+    v = load_power_variants() if variants is None else variants
+    if p.members:  # average: geometric mean of the members' predictions (each with its own batch exponent)
+        rows = list(rows)
+        return np.exp(np.mean([np.log(predict(rows, m, ref, v)) for m in p.members.values()], axis=0))
+
+    def t(chip: GpuChip, prec: str, r: Row) -> float:
+        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0))
+    return np.array([t(r.ref_chip or ref, r.ref_precision, r) / t(r.chip, r.precision, r) * r.batch_ratio ** p.batch_exponent
+                     for r in rows])
+
+
+class _Side:
+    """Chip-dependent arrays of one side of the rows' ratios (the measured card, or its reference run)."""
+
+    def __init__(self, chips: Sequence[GpuChip], precs: Sequence[str], base: PerfParams, variants: dict[str, float]):
+        terms = [compute_terms(c, pr, base) for c, pr in zip(chips, precs)]
+        self.cuda = np.array([t[0] for t in terms])
+        self.tensor = np.array([t[1] for t in terms])
+        self.old = np.array([c.architecture in OLD_SM_ARCHS for c in chips])
+        self.pro = np.array([is_pro(c) for c in chips])
+        self.amd = np.array([c.vendor == "AMD" for c in chips])
+        self.amp = np.array([pr == "amp" for pr in precs])
+        self.bw = np.array([c.mem_bandwidth_gbs for c in chips])
+        self.l2 = np.array([l2_sizes().get(c.id, 0.0) for c in chips])
+        self.sm = np.array([sm_clock_tflops(c) for c in chips])
+        self.power = np.array([power_scale(variants.get(c.id, 1.0)) for c in chips])
+        self.density = np.array([relative_power_density(c) for c in chips])
+
+    def dram(self, p: PerfParams) -> np.ndarray:
+        if p.l2_bw_per_tflops <= 0:
+            return self.bw
+        h = self.l2 / (self.l2 + p.l2_working_set_mb)
+        return 1.0 / ((1.0 - h) / self.bw + h / (p.l2_bw_per_tflops * self.sm))
+
+    def time(self, p: PerfParams, share: np.ndarray, c_ref: np.ndarray, b_ref: float, o: np.ndarray,
+             f: np.ndarray) -> np.ndarray:
+        tc = self.tensor * p.tensor_efficiency
+        with np.errstate(divide="ignore"):
+            amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
+        c = np.where(tc > self.cuda, amdahl, self.cuda)
+        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
+        if p.power_density_threshold > 0:
+            c = c * np.minimum(self.density / p.power_density_threshold, 1.0) ** p.power_density_exponent
+        b = self.dram(p) / np.where(self.amp, p.amp_memory_factor, 1.0)
+        t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
+        return (1.0 - o) * t + o
+
+
+class Design:
+    """The rows as arrays, so one loss evaluation is a few numpy operations (same formula as relative_step_time)."""
+
+    def __init__(self, rows: Sequence[Row], ref: GpuChip, base: PerfParams, classes: Sequence[str] = CLASSES,
+                 variants: Optional[dict[str, float]] = None, weight_power: float = 1.0):
+        v = load_power_variants() if variants is None else variants
+        self.target = _Side([r.chip for r in rows], [r.precision for r in rows], base, v)
+        self.base = _Side([r.ref_chip or ref for r in rows], [r.ref_precision for r in rows], base, v)
+        self.cls = np.array([list(classes).index(r.wclass) for r in rows])
+        self.log_ratio = np.log([r.ratio for r in rows])
+        self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
+        self.log_batch = np.log([r.batch_ratio for r in rows])
+        counts = {src: sum(r.source == src for r in rows) for src in {r.source for r in rows}}
+        # w = 0 lets the largest source (Lambda PyTorch, 198 rows) set the fit, w = 1 gives each source the same weight
+        self.weight = np.array([counts[r.source] ** -weight_power for r in rows])
+        self.ref_cuda, _ = compute_terms(ref, "fp32", base)
+        self.ref_old, self.ref = ref.architecture in OLD_SM_ARCHS, ref
+
+    def predict(self, p: PerfParams, classes: Sequence[str] = CLASSES) -> np.ndarray:
+        c_ref = self.ref_cuda * (p.pascal_compute_efficiency if self.ref_old else 1.0)
+        share = np.array([p.compute_share[k] for k in classes])[self.cls] + p.model_size_slope * self.log_size
+        share = np.clip(share, *SHARE_BOUNDS)
+        o = np.minimum(p.overhead_ref * (10.0 ** -self.log_size) ** p.overhead_exponent, OVERHEAD_MAX)
+        f = np.clip(p.tensor_matmul_share + p.tensor_share_slope * self.log_size, *MATMUL_SHARE_BOUNDS)
+        b_ref = dram_bandwidth(self.ref, p)
+        ratio = self.base.time(p, share, c_ref, b_ref, o, f) / self.target.time(p, share, c_ref, b_ref, o, f)
+        return ratio * np.exp(p.batch_exponent * self.log_batch)
+
+
+def _loss(design: Design, p: PerfParams, classes: Sequence[str] = CLASSES, delta: float = 0.1) -> float:
+    """Huber loss on log(predicted / measured): robust to the few odd rows, close to the median's L1."""
+    res = np.log(design.predict(p, classes)) - design.log_ratio
+    a = np.abs(res)
+    return float(np.sum(design.weight * np.where(a <= delta, 0.5 * res**2, delta * (a - 0.5 * delta))))
+
+
+def nelder_mead(
+    f: Callable[[np.ndarray], float], x0: np.ndarray, step: float = 0.5, iters: int = 600, tol: float = 1e-9
+) -> np.ndarray:
+    """Plain Nelder-Mead (no SciPy dependency): enough for a handful of smooth parameters."""
+    n = len(x0)
+    simplex = [x0] + [x0 + step * np.eye(n)[i] for i in range(n)]
+    vals = [f(x) for x in simplex]
+    for _ in range(iters):
+        order = np.argsort(vals)
+        simplex, vals = [simplex[i] for i in order], [vals[i] for i in order]
+        if abs(vals[-1] - vals[0]) < tol:
+            break
+        centroid = np.mean(simplex[:-1], axis=0)
+        xr = centroid + (centroid - simplex[-1])
+        fr = f(xr)
+        if fr < vals[0]:
+            xe = centroid + 2.0 * (centroid - simplex[-1])
+            fe = f(xe)
+            simplex[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < vals[-2]:
+            simplex[-1], vals[-1] = xr, fr
+        else:
+            xc = centroid + 0.5 * (simplex[-1] - centroid)
+            fc = f(xc)
+            if fc < vals[-1]:
+                simplex[-1], vals[-1] = xc, fc
+            else:
+                simplex = [simplex[0] + 0.5 * (x - simplex[0]) for x in simplex]
+                vals = [f(x) for x in simplex]
+    return simplex[int(np.argmin(vals))]
+
+
+def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None,
+               x0: Optional[np.ndarray] = None) -> tuple[np.ndarray, PerfParams]:
+    """(unconstrained vector, parameters) of the best fit; from `x0` (one warm start) when given, else from
+    several starting points (the logistic squeeze has flat edges) with the best result refined once more."""
+    base = base or PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
+    variant = variant or DEFAULT_VARIANT
+    if variant not in VARIANTS:
+        raise ValueError(f"fit_vector fits one variant of {tuple(VARIANTS)}, not {variant!r} (use fit for {AVERAGE!r})")
+    extras, weight_power = VARIANTS[variant]
+    design = Design(rows, ref, base, weight_power=weight_power)
+    loss = lambda v: _loss(design, params_from_vector(v, base, variant))  # noqa: E731
+    if x0 is None:
+        starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
+        tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0] + [v for e in extras for v in EXTRAS[e]]
+        x0 = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
+    x = nelder_mead(loss, np.asarray(x0, dtype=float), step=0.1, iters=900)
+    p = params_from_vector(x, base, variant)
+    pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",),
+                    weight_power=weight_power)
+    g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
+                    np.array([_logit(0.5)]), step=0.5, iters=200)
+    generic = _sig(float(g[0]))
+    seen = {r.wclass for r in rows}  # a class without rows keeps no fitted share: it falls back to the pooled one
+    return x, replace(p, compute_share={**{k: (v if k in seen else generic) for k, v in p.compute_share.items()},
+                                        "generic": generic})
+
+
+def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None) -> PerfParams:
+    """Fit the ten free numbers of v3 (three compute shares, tensor and Pascal efficiency, amp memory, size slope k,
+    pro clock factor, overhead share, batch exponent) plus the variant's extras; then the generic share.
+    Variant `average`: every member fitted on the same rows, combined by geometric mean (PerfParams.members)."""
+    variant = variant or DEFAULT_VARIANT
+    if variant == AVERAGE:
+        return average_of({m: fit_vector(rows, ref, base, m)[1] for m in AVERAGE_MEMBERS})
+    return fit_vector(rows, ref, base, variant)[1]
+
+
+def average_of(members: dict[str, PerfParams]) -> PerfParams:
+    """The `average` variant from fitted members: predicts the geometric mean of their predictions."""
+    first = next(iter(members.values()))
+    return replace(first, members=dict(members))
+
+

@@ -1,0 +1,162 @@
+"""Cross-validate the speed model: hold out a source, GPU or architecture, choose the variant by nested
+leave-one-source-out, summarise the errors and turn them into the stated ranges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from planner.catalog.models import GpuChip
+from planner.perf.model import (
+    geometric_mean, PerfParams,
+)
+from planner.perf.sources import (
+    Row,
+)
+
+
+from planner.perf.fitting import AVERAGE, AVERAGE_MEMBERS, CANDIDATES, fit, fit_vector, predict
+
+# Range = estimate x these quantiles of measured/predicted, per precision group: the narrowest pair of those tried
+# (5/95, 2.5/97.5, 1/99) whose nested leave-one-source-out coverage reaches the 90 % aim (see nested_coverage).
+RANGE_QUANTILES = (0.01, 0.99)
+
+@dataclass(frozen=True)
+class Held:
+    row: Row
+    predicted: float
+
+    @property
+    def error(self) -> float:  # relative error of the prediction, signed
+        return self.predicted / self.row.ratio - 1.0
+
+
+def cross_validate(rows: list[Row], ref: GpuChip, group: Callable[[Row], str], base: Optional[PerfParams] = None,
+                   variant: Optional[str] = None) -> list[Held]:
+    """Refit without each group (a source, GPU or architecture) and predict the held-out rows."""
+    out: list[Held] = []
+    for g in sorted({group(r) for r in rows}):
+        train = [r for r in rows if group(r) != g]
+        test = [r for r in rows if group(r) == g]
+        p = fit(train, ref, base, variant)
+        out += [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
+    return out
+
+
+def median_error(held: Sequence[Held]) -> float:
+    return float(np.median(np.abs([h.error for h in held])))
+
+
+def inner_loso(rows: list[Row], ref: GpuChip, variant: str, x0: np.ndarray) -> list[Held]:
+    """Leave-one-source-out inside `rows` for one variant; each fit warm-started from x0 (a fit on `rows`)."""
+    out: list[Held] = []
+    for src in sorted({r.source for r in rows}):
+        train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
+        p = fit_vector(train, ref, variant=variant, x0=x0)[1]
+        out += [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
+    return out
+
+
+def average_held(members: Sequence[Sequence[Held]]) -> list[Held]:
+    """Held-out rows of `average` from its members' held-out rows (same rows, same order): the geometric mean of their
+    predictions, each member fitted on the same training rows, so the average needs no fit of its own."""
+    for hs in members[1:]:
+        if [h.row for h in hs] != [h.row for h in members[0]]:
+            raise ValueError("average_held: the members' held-out rows differ")
+    return [Held(h.row, geometric_mean([m[i].predicted for m in members])) for i, h in enumerate(members[0])]
+
+
+def choose_variant(rows: list[Row], ref: GpuChip, variants: Sequence[str] = CANDIDATES) -> tuple[str, dict[str, float]]:
+    """The variant with the lowest leave-one-source-out median error on `rows` alone, and every variant's error
+    (ties: the first in `variants`). `average` reuses its members' inner fits."""
+    errors, held = {}, {}
+    for v in [v for v in variants if v != AVERAGE] + [m for m in AVERAGE_MEMBERS if AVERAGE in variants and m not in variants]:
+        x0 = fit_vector(rows, ref, variant=v)[0]
+        held[v] = inner_loso(rows, ref, v, x0)
+    for v in variants:
+        h = average_held([held[m] for m in AVERAGE_MEMBERS]) if v == AVERAGE else held[v]
+        errors[v] = round(median_error(h), 4)
+    return min(errors, key=errors.__getitem__), errors
+
+
+def _nested_fold(args: tuple[list[Row], GpuChip, str, Sequence[str]]) -> tuple[str, str, dict[str, float], list[Held]]:
+    rows, ref, src, variants = args
+    train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
+    chosen, errors = choose_variant(train, ref, variants)
+    p = fit(train, ref, variant=chosen)
+    return src, chosen, errors, [Held(r, v) for r, v in zip(test, predict(test, p, ref))]
+
+
+def nested_loso(rows: list[Row], ref: GpuChip, variants: Sequence[str] = CANDIDATES,
+                workers: int = 1) -> tuple[list[Held], dict[str, dict[str, object]]]:
+    """Leave-one-source-out where the variant is chosen inside each training fold (by an inner leave-one-source-out
+    over the other sources), so the held-out source never influences which model predicts it."""
+    folds = [(rows, ref, src, variants) for src in sorted({r.source for r in rows})]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(_nested_fold, folds))
+    else:
+        results = [_nested_fold(f) for f in folds]
+    held = [h for *_, hs in results for h in hs]
+    return held, {src: {"chosen": chosen, "inner_median_error": errors} for src, chosen, errors, _ in results}
+
+
+def summarise(held: list[Held]) -> dict[str, object]:
+    err = np.array([h.error for h in held])
+    per_arch = {}
+    for arch in sorted({h.row.chip.architecture for h in held}):
+        e = np.array([h.error for h in held if h.row.chip.architecture == arch])
+        per_arch[arch] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                          "bias": round(float(np.median(e)), 4)}
+    per_prec = {}
+    for prec in sorted({h.row.precision for h in held}):
+        e = np.array([h.error for h in held if h.row.precision == prec])
+        per_prec[prec] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                          "bias": round(float(np.median(e)), 4)}
+    ratio = np.array([h.row.ratio / h.predicted for h in held])
+    q = [round(float(np.quantile(ratio, qq)), 4) for qq in RANGE_QUANTILES]
+    per_gpu = {}
+    for cid in sorted({h.row.chip.id for h in held}):
+        e = np.array([h.error for h in held if h.row.chip.id == cid])
+        per_gpu[cid] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                        "bias": round(float(np.median(e)), 4)}
+    per_source = {}
+    for src in sorted({h.row.source for h in held}):
+        e = np.array([h.error for h in held if h.row.source == src])
+        per_source[src] = {"rows": int(e.size), "median_abs_error": round(float(np.median(np.abs(e))), 4),
+                           "bias": round(float(np.median(e)), 4)}
+    return {"per_gpu": per_gpu, "per_source": per_source,"rows": int(err.size), "median_abs_error": round(float(np.median(np.abs(err))), 4),
+            "p90_abs_error": round(float(np.quantile(np.abs(err), 0.9)), 4), "bias": round(float(np.median(err)), 4),
+            "measured_over_predicted_q10_q90": q, "per_architecture": per_arch, "per_precision": per_prec}
+
+
+def range_group(row: Row) -> str:
+    """Which range applies: 'fp32' when both runs use CUDA-core fp32 math, else 'tensor' (amp or tf32 on a side)."""
+    return "fp32" if row.precision == "fp32" and row.ref_precision == "fp32" else "tensor"
+
+
+def range_quantiles(held: Sequence[Held]) -> dict[str, list[float]]:
+    """Per range group: RANGE_QUANTILES of measured / predicted over held-out rows."""
+    out = {}
+    for g in ("fp32", "tensor"):
+        r = np.array([h.row.ratio / h.predicted for h in held if range_group(h.row) == g])
+        out[g] = [round(float(np.quantile(r, q)), 4) for q in RANGE_QUANTILES] if r.size else [0.7, 1.3]
+    return out
+
+
+def nested_coverage(held: list[Held]) -> float:
+    """Share of held-out rows inside the range built without their own source: for each source, the per-group
+    range comes from the other sources' held-out rows only (no row sets its own range)."""
+    inside = 0
+    for src in {h.row.source for h in held}:
+        ranges = range_quantiles([h for h in held if h.row.source != src])
+        for h in held:
+            if h.row.source == src:
+                lo, hi = ranges[range_group(h.row)]
+                inside += lo <= h.row.ratio / h.predicted <= hi
+    return round(inside / len(held), 4)
+
+
