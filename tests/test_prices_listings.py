@@ -127,3 +127,20 @@ def test_a_page_with_thousands_of_results_reads_the_first_ones_only() -> None:
     assert len(offers) == MAX_RESULTS
     assert [o.price for o in offers[:2]] == [Decimal("1.50"), Decimal("2.50")]
     assert offers[-1].name == f"Carte {MAX_RESULTS}"
+
+
+def test_the_page_time_cap_holds_inside_a_long_listing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listing of many results stops at the page's time cap with a reason, not after reading every result."""
+    import sys
+
+    extract_module = sys.modules["planner.prices.extract"]  # the package exports the function under the same name
+
+    items = "".join(f'<li class="pdt-item"><h3><a href="/p{i}">Carte {i}</a></h3>'
+                    f'<div class="basket"><div class="price">{100 + i}€99</div></div></li>' for i in range(150))
+    html = f"<html><body><ul>{items}</ul></body></html>"
+    url = "https://www.ldlc.com/recherche/carte/"
+    assert extract(html, url).kind == "listing"  # readable in time: all offers
+    clock = iter(range(0, 10_000))  # every look at the clock is one more second: the cap is reached mid-listing
+    monkeypatch.setattr(extract_module.time, "monotonic", lambda: float(next(clock)))
+    result = extract(html, url, time_cap_s=40)
+    assert result.kind == "error" and "time cap" in (result.reason or "")

@@ -105,7 +105,7 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
     mains = _shown_only_elsewhere(p, [c for c in priced if c.role == "main"], dec)
     items = [c for c in priced if c.role == "item"]
     if not mains:
-        listed = _listing(p, reg, retailer, url)
+        listed = _listing(p, reg, retailer, url, check_time)
         if listed:
             return ExtractResult(False, listed, None, "listing")
         if len(items) >= 2:
@@ -149,13 +149,14 @@ def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:
     return None
 
 
-def _listing(p: Page, reg: Registry, retailer: Optional[Retailer], url: Optional[str]) -> list[ExtractedOffer]:
+def _listing(p: Page, reg: Registry, retailer: Optional[Retailer], url: Optional[str],
+             check_time: Callable[[], None]) -> list[ExtractedOffer]:
     """Search/listing results via the retailer's selectors (or any configured retailer whose markup matches)."""
     tried = [retailer] if retailer is not None and retailer.listing else []
     tried += [r for r in reg.retailers if r.listing and r is not retailer]
     need = 1 if url and _SEARCH_PATH.search(url) else 2
     for r in tried:
-        offers = listing_offers(p, r, url)
+        offers = listing_offers(p, r, url, check_time)
         if len(offers) >= need:
             return offers
     return []

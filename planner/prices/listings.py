@@ -6,7 +6,7 @@ import json
 import re
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 from urllib.parse import urljoin
 
 import soupsieve
@@ -108,7 +108,8 @@ def _text(tag: Optional[Tag]) -> str:
     return " ".join("".join(parts).split())
 
 
-def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> list[ExtractedOffer]:
+def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str],
+                   check_time: Callable[[], None] = lambda: None) -> list[ExtractedOffer]:
     """One offer per result item that shows a price, in page order (route 'selector'), from the first
     MAX_RESULTS items.
 
@@ -118,7 +119,9 @@ def listing_offers(page: Page, retailer: Retailer, base_url: Optional[str]) -> l
     if cfg is None or not lxml_select(page.root, cfg.item):
         return []
     out: list[ExtractedOffer] = []
+    check_time()  # the page's time cap (extract): checked before the parse and between results
     for item in _select(soup_of(page), cfg.item, limit=MAX_RESULTS):
+        check_time()
         if not _shown(item):
             continue  # hidden template or carousel clone
         name = _text(_first(item, cfg.name)) or None
