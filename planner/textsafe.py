@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from rich.markup import escape as _rich_escape
 
@@ -52,7 +53,7 @@ def md_link(text: object, url: object) -> str:
     return f"[{cell}]({url})" if safe_url(url) else cell
 
 
-def md_table(header: list[str], rows: list[list[str]]) -> str:
+def md_table(header: list[str], rows: Iterable[list[str]]) -> str:
     """A Markdown table of cells the caller made literal (md_cell, md_link, or its own escaping)."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(cells) + " |" for cells in rows]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 
 from planner.doctor.report import EventReport, MetricsReport
@@ -21,10 +20,6 @@ def stamp_text(t: datetime, clock: str, short: bool = False) -> str:
 _stamp = stamp_text
 
 
-def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
-    return md_table(header, list(rows)).split("\n")
-
-
 def events_markdown(report: EventReport, title: str = "Doctor report") -> str:
     """Incidents, evidence, hypotheses and runbook of `doctor events` as Markdown."""
     clock = "utc" if report.utc else report.clock
@@ -36,9 +31,9 @@ def events_markdown(report: EventReport, title: str = "Doctor report") -> str:
         lines += ["No GPU, power or crash events found.", ""]
     for n, inc in enumerate(report.incidents, 1):
         lines += [f"### Incident {n}: {_stamp(inc.start, clock)} to {_stamp(inc.end, clock)}", ""]
-        lines += _table(["time", "source", "id", "while", "what it means"],
-                        ([_stamp(ev.time, clock), md_escape(ev.source), str(ev.id), ev.load, md_escape(ev.summary)]
-                         for ev in inc.events))
+        lines.append(md_table(["time", "source", "id", "while", "what it means"],
+                              ([_stamp(ev.time, clock), md_escape(ev.source), str(ev.id), ev.load,
+                                md_escape(ev.summary)] for ev in inc.events)))
         lines.append("")
     if report.smi:
         lines += ["## nvidia-smi evidence", ""]
@@ -70,9 +65,9 @@ def metrics_markdown(report: MetricsReport, title: str = "Training metrics repor
     if not report.findings:
         lines += ["No weak signal found.", ""]
     else:
-        lines += _table(["severity", "steps", "kind", "finding"],
-                        ([f.severity, f"{f.from_step}-{f.to_step}", md_escape(f.kind), md_escape(f.message)]
-                         for f in report.findings))
+        lines.append(md_table(["severity", "steps", "kind", "finding"],
+                              ([f.severity, f"{f.from_step}-{f.to_step}", md_escape(f.kind), md_escape(f.message)]
+                               for f in report.findings)))
         lines.append("")
     lines += [f"- note: {md_escape(note)}" for note in report.notes]
     return "\n".join(lines).rstrip() + "\n"
