@@ -23,10 +23,8 @@ def warm_up() -> str:
     from ui.state import DEFAULTS, inputs_from_state
 
     start = time.perf_counter()
-    key = services.catalog_key()
-    services.catalog()
     request = inputs_from_state(dict(DEFAULTS)).model_dump_json()
-    services.describe(request, key)  # solves the default request and reports it, as the Plan tab does
+    services.describe(request, services.catalog_key())  # loads the catalog, solves and reports, as the Plan tab does
     return f"planner: warmed up in {time.perf_counter() - start:.1f} s (catalog, speed model, default plan)"
 
 
