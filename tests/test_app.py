@@ -3,42 +3,16 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from planner.catalog.load import load_catalog
 from planner.request import Request
 from planner.share import encode_token
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-REPO = Path(__file__).resolve().parents[1]
-APP = str(REPO / "app.py")
+from helpers_app import REPO, _isolated, open_tab, run  # noqa: F401  (_isolated: autouse fixture)
+
 DOCTOR_LOG = REPO / "tests" / "data" / "doctor" / "user-system.csv"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shipped catalog, no personal price history, no base-URL override."""
-    monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
-    monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
-    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
-
-
-def run(at=None, **query: str):
-    at = at or AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def open_tab(at, name: str):
-    """Click a tab: only the open tab is drawn (the Plan is always worked out)."""
-    at.session_state["tab"] = name
-    return run(at)
 
 
 def open_inputs(at):

@@ -5,35 +5,16 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timedelta
-from pathlib import Path
 
-import pytest
 
-AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
-REPO = Path(__file__).resolve().parents[1]
-APP = str(REPO / "app.py")
+from helpers_app import REPO, _isolated, open_tab, run  # noqa: F401  (_isolated: autouse fixture)
+
 LINUX = REPO / "tests" / "data" / "doctor" / "linux"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
-    monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
-    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
-
-
-def run(at=None):
-    at = at or AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def doctor_tab():
     """A page with the Doctor tab open (only the open tab is drawn)."""
-    at = run()
-    at.session_state["tab"] = "Doctor"
-    return run(at)
+    return open_tab(run(), "Doctor")
 
 
 def night_metrics() -> bytes:
