@@ -204,7 +204,7 @@ def view_of(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> 
 def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Draw the tab; returns the view of the build on show (None when nothing fits)."""
     if shared is not None:
-        view = view_from_parts(cat, list(shared["parts"]), inputs, shared["origin"])
+        view = view_of(cat, inputs, shared)
         st.subheader(f"{ORIGIN_TITLES.get(shared['origin'], 'Shared build')}: {view['headline']}")
         st.caption("Prices are today's catalog prices. Change any input in the sidebar to re-plan from scratch.")
         render_view(view, inputs, cat)

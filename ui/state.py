@@ -47,6 +47,16 @@ MORE = ("in_min_vram", "in_deadline", "in_cooler", "in_used", "in_gpus", "in_max
         "in_accept")
 
 
+def chosen_parts(ss: MutableMapping[str, Any]) -> dict[str, int]:
+    """How many entries each part list and maker filter holds (the 'Parts and makers' switch says so)."""
+    return {k: len(ss.get(k) or []) for k in PART_LISTS}
+
+
+def changed_settings(ss: MutableMapping[str, Any]) -> list[str]:
+    """The constraints and preferences set away from the page's defaults."""
+    return [k for k in MORE if ss.get(k, DEFAULTS[k]) != DEFAULTS[k]]
+
+
 def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
     for key, value in DEFAULTS.items():
         if key not in ss:
@@ -56,7 +66,7 @@ def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
 # Inputs that are not drawn on every run: the other tabs' (only the open tab is drawn) and the sidebar's part lists
 # (drawn when opened). Streamlit drops the value of a widget a run did not draw; writing these back at the top of
 # each run keeps them (buttons and file uploaders cannot be written: the Doctor keeps its uploaded files aside).
-TAB_INPUTS = (*DEFAULTS, "chk_gpus", "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
+TAB_INPUTS = (*DEFAULTS, "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
               "doc_tgp", "doc_cpu", "doc_psu", "doc_gpu", "doc_steps", "doc_busy")
 TAB_INPUT_PREFIXES = ("chk_",)
 NOT_WRITABLE = ("chk_open",)
@@ -138,8 +148,8 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_used"] = inputs.used
     ss["in_alts"] = int(inputs.alternatives)
     ss["in_accept"] = list(inputs.accepted_warnings)
-    ss["in_parts_open"] = any(ss[k] for k in PART_LISTS)  # a shared build shows what it sets
-    ss["in_more_open"] = any(ss[k] != DEFAULTS[k] for k in MORE)
+    ss["in_parts_open"] = any(chosen_parts(ss).values())  # a shared build shows what it sets
+    ss["in_more_open"] = bool(changed_settings(ss))
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
 

@@ -7,7 +7,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import TYPE_LABELS
 from planner.service import rule_summary, warning_rules
-from ui.state import CURRENCIES, DEFAULTS, MORE, PART_LISTS
+from ui.state import CURRENCIES, PART_LISTS, changed_settings, chosen_parts
 
 
 def _part_label(cat: Catalog):
@@ -53,7 +53,7 @@ def sidebar(cat: Catalog) -> None:
     # Each list or menu costs the browser time to draw (three lists over the whole catalog: about 1 s on a first
     # visit here), so the less used inputs are drawn when opened; their values are kept while hidden
     # (ui.state.keep_inputs) and the switch says what is set.
-    chosen = {k: len(st.session_state.get(k) or []) for k in PART_LISTS}
+    chosen = chosen_parts(st.session_state)
     summary = ", ".join(f"{n} {what}" for n, what in zip(chosen.values(), PART_LISTS.values()) if n)
     sb.toggle(f"Parts and makers ({summary or 'none chosen'})", key="in_parts_open",
               help="Parts you own, parts that must be used or left out, board and chip makers to leave out")
@@ -69,7 +69,7 @@ def sidebar(cat: Catalog) -> None:
                        help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is "
                             "NVIDIA)")
 
-    changed = [k for k in MORE if st.session_state.get(k, DEFAULTS[k]) != DEFAULTS[k]]
+    changed = changed_settings(st.session_state)
     sb.toggle(f"Constraints and preferences ({len(changed)} changed)" if changed else
               "Constraints and preferences (defaults)", key="in_more_open",
               help="GPU count, VRAM floor, deadline, cooler, used parts, wall power cap, power limit, alternatives, "
