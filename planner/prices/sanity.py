@@ -1,4 +1,4 @@
-"""Is this a price a consumer pays? Hard bounds, words around a price (ex-VAT, instalment, struck, 'from'), category ranges."""
+"""Is this a price a consumer pays? Hard bounds, words around a price (ex-VAT, instalment, struck, 'from', shipping), category ranges."""
 
 from __future__ import annotations
 
@@ -153,6 +153,25 @@ _FROM_BEFORE = re.compile(
     re.I,
 )
 
+# A shipping-cost label right before an amount ("Frais de port : 4,99 €", "Versandkosten 3,95 €", "דמי משלוח: 10 ₪"),
+# by language: en, fr, de, es, it, nl, pt, pl, cs/sk, sl/hr/sr, sv/no/da, fi, hu, ro, ru/uk, tr, ja, zh, ko, he, ar.
+_SHIPPING_WORDS = (
+    "shipping", "delivery", "postage", "p&p", "frais de port", "frais de livraison", "livraison", "versandkosten",
+    "versand", "lieferkosten", "porto", "gastos de envío", "costo de envío", "envío", "envio", "spese di spedizione",
+    "spedizione", "verzendkosten", "verzending", "bezorgkosten", "frete", "portes", "koszt dostawy", "dostawa",
+    "wysyłka", "doprava", "poštovné", "poštnina", "dostava", "frakt", "fragt", "leverans", "levering",
+    "toimituskulut", "toimitus", "szállítási díj", "szállítás", "livrare", "доставка", "kargo", "送料", "运费", "運費",
+    "배송비", "דמי משלוח", "משלוח", "الشحن", "شحن",
+)
+_SHIPPING_BEFORE = re.compile(
+    r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(_SHIPPING_WORDS, key=len, reverse=True)) + r")"
+    r"(?:\s*(?:costs?|fees?|charges?|price|prix|kosten|cost))?\s*[:：]?\s*[+]?\s*$",
+    re.I,
+)
+# A sign glued to the amount: an option's surcharge or reduction ("Z dioptrijo (+40.00€)", "(-40.00€)"), never the
+# product's price. A spaced dash is a separator ("Washing machine - £50"), not a sign.
+_SIGNED_BEFORE = re.compile(r"(?:^|[\s(\[])[+\-−–]$")
+
 
 def context_problem(before: str, after: str) -> Optional[str]:
     """Why a price with this text before/after it on the same line is not what a buyer pays, or None."""
@@ -166,6 +185,10 @@ def context_problem(before: str, after: str) -> Optional[str]:
         return "struck-through (former) price"
     if _FROM_BEFORE.search(b):
         return "a 'from' price (several offers or variants)"
+    if _SIGNED_BEFORE.search(b):
+        return "a signed amount (an option's surcharge or reduction)"
+    if _SHIPPING_BEFORE.search(b):
+        return "a shipping cost, not the product's price"
     return None
 
 

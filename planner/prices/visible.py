@@ -68,6 +68,11 @@ _NOT_NOW = re.compile(
     r"per-?unit|eco-?tax|eco-?part|deposit|basis|typical|range|from)",
     re.I,
 )
+# The _NOT_NOW words that mean "superseded by another price shown beside it" rather than "another kind of amount":
+# a lone price under such a class (OpenCart's "price-old-live" with no "price-new") is the price.
+_SUPERSEDED = re.compile(r"(?:^|[-_\s])(?:old|was|before|original|former|previous|list-?price|msrp|rrp|compare)\w*",
+                         re.I)
+_NEIGHBOUR_CHARS = 300  # how near another price must be to count as the one that supersedes it
 _NOW = re.compile(
     r"(?:^|[-_\s])(?:current|now|sale|final|our|selling|actual|main|primary|special|deal|buy-?box|pdp|"
     r"product-?price|offer|big|large|promo|ttc|with-?tax|vat-?on|to-?pay)",
@@ -303,7 +308,17 @@ def spot_problem(page: Page, offset: int, raw: str) -> Optional[str]:
     return context_problem(before, after)
 
 
-def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) -> float:
+def _superseded_by_nothing(spot: PriceSpot, cls: str, payable: Sequence[PriceSpot]) -> bool:
+    """Does only a 'superseded' class word ('old', 'was'...) mark this price while no other payable price stands
+    beside it? Then nothing supersedes it: the class is the theme's name for its one price."""
+    if _NOT_NOW.search(_SUPERSEDED.sub(" ", cls)):
+        return False
+    return not any(abs(o.offset - spot.offset) <= _NEIGHBOUR_CHARS and o.parsed.amount != spot.parsed.amount
+                   for o in payable)
+
+
+def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element],
+               payable: Sequence[PriceSpot] = ()) -> float:
     el = spot.element
     anchor_offset = page.spans[anchor][0] if anchor is not None else None
     score = 0.0
@@ -316,7 +331,7 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element]) ->
         score -= 6
     if any("line-through" in (a.get("style") or "") or a.get("data-a-strike") == "true" for a in near):
         score -= 6
-    if _NOT_NOW.search(cls):
+    if _NOT_NOW.search(cls) and not _superseded_by_nothing(spot, cls, payable):
         score -= 4
     if _PRICE_WORD.search(cls):
         score += 2
@@ -362,10 +377,8 @@ def main_price(
             if parsed is not None:
                 return PriceSpot(parsed, page.spans.get(el, (0, 0))[0], el, 99.0, t), "selector"
     anchor_offset = page.spans[anchor][0] if anchor is not None else None
-    spots = [
-        PriceSpot(s.parsed, s.offset, s.element, score_spot(page, s, anchor), s.text)
-        for s in price_spots(page, decimal_separator, currency_hint)
-    ]
+    payable = price_spots(page, decimal_separator, currency_hint)
+    spots = [PriceSpot(s.parsed, s.offset, s.element, score_spot(page, s, anchor, payable), s.text) for s in payable]
     if not spots:
         return None, "text"
     best = max(spots, key=lambda s: (s.score, -abs(s.offset - (anchor_offset or 0))))

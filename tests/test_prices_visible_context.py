@@ -1,0 +1,62 @@
+"""Visible prices that are not the product's price: shipping fees, an option's signed surcharge; a lone 'old' class."""
+
+from decimal import Decimal
+
+import pytest
+
+from planner.prices.extract import extract
+from planner.prices.sanity import context_problem
+
+_PAGE = """<html><head><title>{title}</title></head><body>
+<h1>{title}</h1>
+<div class="product-info">{buybox}</div>
+<div class="benefits">{benefits}</div>
+<div class="other-things"><h3>Podobni izdelki</h3><h4>Another mask M-212</h4>
+<div class="prices"><span class="price">150.00€</span></div></div>
+</body></html>"""
+
+
+def _offer_price(buybox: str, title: str = "Diving mask with dioptre") -> Decimal | None:
+    benefits = "<p>Frame and lens warranty</p><p>Free shipping</p><p>Risk-free purchase</p>" * 8
+    r = extract(_PAGE.format(title=title, buybox=buybox, benefits=benefits), url="https://shop.example.si/mask")
+    return r.offers[0].price if r.offers else None
+
+
+@pytest.mark.parametrize("label", ["Shipping:", "Frais de port :", "Versandkosten", "Gastos de envío:",
+                                   "Spese di spedizione", "דמי משלוח:", "送料", "Delivery fee +"])
+def test_a_shipping_label_marks_the_amount_after_it_as_not_the_price(label: str) -> None:
+    assert context_problem(f"Product page {label} ", "") == "a shipping cost, not the product's price"
+
+
+@pytest.mark.parametrize("before", ["Price: ", "Washing machine - ", "Livraison offerte. Prix ", ""])
+def test_words_that_are_not_a_shipping_label_leave_the_price_alone(before: str) -> None:
+    assert context_problem(before, "") is None
+
+
+def test_an_out_of_stock_page_showing_only_its_shipping_fee_has_no_price() -> None:
+    box = "<p>Out of stock</p><p>Delivery with BoxIT</p><p>Shipping fee: 10 €</p>"
+    assert _offer_price(box) != Decimal("10")
+
+
+@pytest.mark.parametrize("sign", ["+", "-", "−"])
+def test_an_options_signed_surcharge_is_not_a_price(sign: str) -> None:
+    assert context_problem(f"With dioptre ({sign}", "€)") is not None
+    assert context_problem(f"Option {sign}", "") is not None
+
+
+def test_a_spaced_dash_is_a_separator_not_a_sign() -> None:
+    assert context_problem("Indesit washing machine - ", "") is None
+
+
+def test_a_lone_price_under_an_old_class_is_the_price() -> None:
+    # OpenCart themes name the one live price "price-old-live" when no special price exists
+    box = ('<ul id="price-list"><li class="price"><span class="price-old-live">100.00€</span></li>'
+           '<li class="price-tax">Brez DDV: <span class="price-tax-live">81.97€</span></li></ul>'
+           '<label>Without dioptre (-40.00€)</label><label>With dioptre</label>')
+    assert _offer_price(box) == Decimal("100.00")
+
+
+def test_an_old_price_next_to_the_current_one_still_loses() -> None:
+    box = ('<ul id="price-list"><li class="price"><span class="price-old-live">100.00€</span> '
+           '<span class="price-new">89.00€</span></li></ul>')
+    assert _offer_price(box) == Decimal("89.00")
