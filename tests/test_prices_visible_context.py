@@ -1,4 +1,5 @@
-"""Visible prices that are not the product's price: shipping fees, an option's signed surcharge; a lone 'old' class."""
+"""Visible prices that are not the product's price (shipping fees, signed surcharges, other products under a
+"Similar products" heading) and a lone price under an 'old' class that is."""
 
 from decimal import Decimal
 
@@ -11,14 +12,16 @@ _PAGE = """<html><head><title>{title}</title></head><body>
 <h1>{title}</h1>
 <div class="product-info">{buybox}</div>
 <div class="benefits">{benefits}</div>
-<div class="other-things"><h3>Podobni izdelki</h3><h4>Another mask M-212</h4>
+<div class="other-things">{heading}<h4>Another mask M-212</h4>
 <div class="prices"><span class="price">150.00€</span></div></div>
 </body></html>"""
 
 
-def _offer_price(buybox: str, title: str = "Diving mask with dioptre") -> Decimal | None:
-    benefits = "<p>Frame and lens warranty</p><p>Free shipping</p><p>Risk-free purchase</p>" * 8
-    r = extract(_PAGE.format(title=title, buybox=buybox, benefits=benefits), url="https://shop.example.si/mask")
+def _offer_price(buybox: str, title: str = "Diving mask with dioptre", heading: str = "<div>Podobni izdelki</div>",
+                 repeat: int = 8) -> Decimal | None:
+    benefits = "<p>Frame and lens warranty</p><p>Free shipping</p><p>Risk-free purchase</p>" * repeat
+    page = _PAGE.format(title=title, buybox=buybox, benefits=benefits, heading=heading)
+    r = extract(page, url="https://shop.example.si/mask")
     return r.offers[0].price if r.offers else None
 
 
@@ -60,3 +63,13 @@ def test_an_old_price_next_to_the_current_one_still_loses() -> None:
     box = ('<ul id="price-list"><li class="price"><span class="price-old-live">100.00€</span> '
            '<span class="price-new">89.00€</span></li></ul>')
     assert _offer_price(box) == Decimal("89.00")
+
+
+@pytest.mark.parametrize("heading", ["<h3>Podobni izdelki</h3>", "<h2>Similar products</h2>", "<h2>Ähnliche Artikel</h2>",
+                                     "<h4>Customers who bought this item also bought</h4>"])
+def test_prices_after_an_other_products_heading_are_other_products(heading: str) -> None:
+    # the product's only price is weakly marked (a lone 'was' class far from the title); the card right after
+    # the heading would win on distance alone, but it belongs to another product
+    box = '<div class="price-was">100.00€</div>'
+    assert _offer_price(box, heading=heading, repeat=0) == Decimal("100.00")
+    assert _offer_price(box, heading="<div>Our shop</div>", repeat=0) is not None  # no heading: still a price

@@ -317,6 +317,37 @@ def _superseded_by_nothing(spot: PriceSpot, cls: str, payable: Sequence[PriceSpo
                    for o in payable)
 
 
+# Headings that open a block of other products, by language (the block's classes may say nothing: "Podobni izdelki").
+_OTHERS_HEADING = re.compile(
+    r"^\W*(?:similar|related|recommended|other|more)\s+(?:products|items|articles)|you (?:may|might) (?:also )?like|"
+    r"customers (?:who|also)|frequently bought|people also|produits? (?:similaires|associés|recommandés)|"
+    r"vous aimerez aussi|vous aimerez peut-être|les clients ont aussi|ähnliche (?:produkte|artikel)|"
+    r"das könnte (?:dir|ihnen) auch gefallen|kunden kauften auch|passende artikel|productos (?:similares|relacionados)|"
+    r"también te puede interesar|prodotti (?:simili|correlati)|potrebbe interessarti|vergelijkbare (?:producten|artikelen)|"
+    r"gerelateerde producten|produtos (?:semelhantes|relacionados)|podobn[ie] (?:izdelki|produkty|výrobky)|"
+    r"podobné produkty|powiązane produkty|liknande produkter|lignende produkter|samankaltaiset tuotteet|"
+    r"hasonló termékek|produse similare|похожие товары|benzer ürünler|関連商品|相關商品|相关商品|猜你喜欢|"
+    r"מוצרים דומים|לקוחות שרכשו",
+    re.I,
+)
+_HEADING_TAGS = frozenset({"h2", "h3", "h4", "h5", "h6"})
+
+
+def others_from(page: Page, anchor: Optional[etree._Element]) -> Optional[int]:
+    """Offset of the first heading after the title that opens a block of other products ("Similar products"),
+    or None: prices after it belong to other products' cards."""
+    if anchor is None or anchor not in page.spans:
+        return None
+    key = ("others_from", id(anchor))
+    if key not in page.memo:
+        a_end = page.spans[anchor][1]
+        page.memo[key] = next(
+            (page.spans[el][0] for el in page.order
+             if el.tag in _HEADING_TAGS and page.spans[el][0] >= a_end
+             and len(page.text_of(el)) <= 80 and _OTHERS_HEADING.search(page.text_of(el))), None)
+    return page.memo[key]
+
+
 def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element],
                payable: Sequence[PriceSpot] = ()) -> float:
     el = spot.element
@@ -327,6 +358,10 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element],
                    for a in near)
     if in_section(page, el, anchor):
         score -= 6
+    else:
+        others = others_from(page, anchor)
+        if others is not None and spot.offset > others:
+            score -= 6
     if any(a.tag in ("del", "s", "strike") for a in near):
         score -= 6
     if any("line-through" in (a.get("style") or "") or a.get("data-a-strike") == "true" for a in near):
