@@ -28,7 +28,8 @@ def _offer_price(buybox: str, title: str = "Diving mask with dioptre", heading: 
 @pytest.mark.parametrize("label", ["Shipping:", "Frais de port :", "Versandkosten", "Gastos de envío:",
                                    "Spese di spedizione", "דמי משלוח:", "送料", "Delivery fee +"])
 def test_a_shipping_label_marks_the_amount_after_it_as_not_the_price(label: str) -> None:
-    assert context_problem(f"Product page {label} ", "") == "a shipping cost, not the product's price"
+    assert context_problem(f"Product page {label} ", "") == \
+        "shipping (a fee, or a total with it), not the product's price"
 
 
 @pytest.mark.parametrize("before", ["Price: ", "Washing machine - ", "Livraison offerte. Prix ", ""])
@@ -73,3 +74,8 @@ def test_prices_after_an_other_products_heading_are_other_products(heading: str)
     box = '<div class="price-was">100.00€</div>'
     assert _offer_price(box, heading=heading, repeat=0) == Decimal("100.00")
     assert _offer_price(box, heading="<div>Our shop</div>", repeat=0) is not None  # no heading: still a price
+
+
+def test_a_total_with_shipping_is_not_the_products_price_either() -> None:
+    assert context_problem("Price incl. shipping: ", "") is not None
+    assert context_problem("מחיר כולל משלוח: ", "") is not None

@@ -153,8 +153,9 @@ _FROM_BEFORE = re.compile(
     re.I,
 )
 
-# A shipping-cost label right before an amount ("Frais de port : 4,99 €", "Versandkosten 3,95 €", "דמי משלוח: 10 ₪"),
-# by language: en, fr, de, es, it, nl, pt, pl, cs/sk, sl/hr/sr, sv/no/da, fi, hu, ro, ru/uk, tr, ja, zh, ko, he, ar.
+# A shipping label right before an amount: a fee ("Frais de port : 4,99 €", "Versandkosten 3,95 €", "דמי משלוח: 10 ₪")
+# or a total with shipping ("מחיר כולל משלוח: 1,718 ₪", price incl. shipping); neither is the product's price.
+# By language: en, fr, de, es, it, nl, pt, pl, cs/sk, sl/hr/sr, sv/no/da, fi, hu, ro, ru/uk, tr, ja, zh, ko, he, ar.
 _SHIPPING_WORDS = (
     "shipping", "delivery", "postage", "p&p", "frais de port", "frais de livraison", "livraison", "versandkosten",
     "versand", "lieferkosten", "porto", "gastos de envío", "costo de envío", "envío", "envio", "spese di spedizione",
@@ -188,7 +189,7 @@ def context_problem(before: str, after: str) -> Optional[str]:
     if _SIGNED_BEFORE.search(b):
         return "a signed amount (an option's surcharge or reduction)"
     if _SHIPPING_BEFORE.search(b):
-        return "a shipping cost, not the product's price"
+        return "shipping (a fee, or a total with it), not the product's price"
     return None
 
 
