@@ -212,9 +212,12 @@ def test_out_of_range_link_values_are_clamped_not_a_crash() -> None:
     assert at.text_input(key="in_budget").value == "50"  # shown as sent; the solver says what it buys
     assert at.number_input(key="in_hours").value == 0.1
     assert at.session_state["in_brands"] == [] and not at.toggle(key="in_parts_open").value  # nothing left to show
-    # a Request asks for 0 alternatives where the page's default is 2: the switch opens to show that setting
-    assert at.session_state["in_alts"] == 0 and at.toggle(key="in_more_open").value
-    assert at.toggle(key="in_more_open").label == "Constraints and preferences (1 changed)"
+    # a Request (e.g. a CLI link) asks for no alternatives: the page keeps its own 2, and nothing else differs
+    assert at.session_state["in_alts"] == 2 and not at.toggle(key="in_more_open").value
+    assert at.toggle(key="in_more_open").label == "Constraints and preferences (defaults)"
+    at = run(b=encode_token(Request(alternatives=4, gpu_count=2), []))  # a page's link that asks for some keeps them
+    assert at.session_state["in_alts"] == 4 and at.toggle(key="in_more_open").value
+    assert at.toggle(key="in_more_open").label == "Constraints and preferences (2 changed)"
 
 
 def test_importing_the_markdown_list_gives_the_same_parts() -> None:

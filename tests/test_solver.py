@@ -299,3 +299,22 @@ def test_model_size_reaches_the_score_and_the_checker_agrees(cat) -> None:
     plan = small.plans[0]
     report = check_parts(cat, list(plan.parts.values()), model_params=15e6)
     assert not report.problems and not report.warnings, [f.message for f in report.problems + report.warnings]
+
+
+def test_a_catalog_level_conflict_names_the_compatibility_rule_not_just_the_catalog(cat) -> None:
+    # without a Threadripper, no CPU gives 3 GPUs x8 each: no user requirement is at fault, a rule is
+    threadrippers = [c.id for c in cat.by_category("cpu") if c.socket == "sTR5"]
+    assert threadrippers, "the catalog has a 3-GPU platform"
+    rec = solve(cat, budget=30000, gpu_count=3, excluded=tuple(threadrippers), accepted_warnings=("case_airflow",))
+    assert rec.status == "infeasible"
+    text = " | ".join(rec.why_not.conflicts)
+    assert "compatibility: several GPUs need x8 from the CPU each" in text, text
+    assert "catalog holds no compatible combination" not in text
+
+
+def test_the_ram_rule_naming_vram_does_not_trigger_the_vram_suggestion(cat) -> None:
+    # the shipped catalog's 3-GPU platform (TRX50, pitch-2 slots) takes only 2-slot cards; 3 x 48 GB asks 288 GB
+    rec = solve(cat, budget=30000, gpu_count=3, accepted_warnings=("case_airflow",))
+    assert rec.status == "infeasible" and any("total VRAM" in c for c in rec.why_not.conflicts)
+    text = " | ".join(rec.why_not.suggestions)
+    assert "GB of VRAM" not in text and "no GPU in the catalog meets" not in text, text

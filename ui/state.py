@@ -146,12 +146,14 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_gpus"] = int(inputs.gpu_count or 0)
     ss["in_power"] = int(round(inputs.power_fraction * 100))
     ss["in_used"] = inputs.used
-    ss["in_alts"] = int(inputs.alternatives)
+    # how many alternatives to show is the viewer's choice: a link asking none (a Request's default, e.g. one made
+    # by the CLI) keeps the page's own setting
+    ss["in_alts"] = int(inputs.alternatives) or int(ss.get("in_alts", DEFAULTS["in_alts"]))
     ss["in_accept"] = list(inputs.accepted_warnings)
-    ss["in_parts_open"] = any(chosen_parts(ss).values())  # a shared build shows what it sets
-    ss["in_more_open"] = bool(changed_settings(ss))
     for key, (low, high) in RANGES.items():
         ss[key] = type(DEFAULTS[key])(min(max(ss[key], low), high))
+    ss["in_parts_open"] = any(chosen_parts(ss).values())  # a shared build shows what it sets
+    ss["in_more_open"] = bool(changed_settings(ss))  # after clamping: what the widgets will show
 
 
 def budget_text(amount: Decimal) -> str:

@@ -158,7 +158,7 @@ class Cpu(Part):
     memory_types: StrList
     max_memory_gb: OptInt = None
     pcie_gen: OptInt = None
-    gpu_pcie_lanes: OptInt = None  # lanes the CPU gives the first x16 slot (8500G: 4)
+    gpu_pcie_lanes: OptInt = None  # lanes the CPU gives the GPU slots in all (AM5: 16, x8/x8 for two; 8500G: 4)
     integrated_graphics: OptBool = None
 
     @field_validator("memory_types")

@@ -93,9 +93,25 @@ class _Session:
             return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
         core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         if not core:
-            return self.explain_unknown() or WhyNot(["the catalog holds no compatible combination of parts"],
-                                                    ["check `planner catalog validate` and the owned/pinned parts"])
+            return self.explain_unknown() or self.explain_catalog()
         return WhyNot(core, self.suggest(core))
+
+    def explain_catalog(self) -> WhyNot:
+        """No combination of catalog parts passes the compatibility rules with the requirements: name the rules that
+        collide (each rule a switch; the solver's infeasible core), over every candidate part, not the pruned set."""
+        m, _, names = build_model(self.cands.parts, self.cands, self.req, self.catalog, with_assumptions=True,
+                                  gate_problems=True)
+        solver = _solver(self.time_limit, 1)
+        core = ([names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+                if solver.Solve(m.model) == cp_model.INFEASIBLE else [])
+        rules = [s for s in core if s.startswith("compatibility: ")]
+        if not rules:
+            return WhyNot(["the catalog holds no compatible combination of parts"],
+                          ["check `planner catalog validate` and the owned/pinned parts"])
+        what = f"{self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "this build"
+        return WhyNot([f"no parts in the catalog for {what} pass these together: " + "; ".join(core)],
+                      ["add parts that meet them to the catalog (data/*.csv and data/offers/), or relax a requirement"
+                       " named above"])
 
     def explain_unknown(self) -> Optional[WhyNot]:
         """Is unknown safety/fit data the blocker? Re-solve trusting it; if a build appears, name its unverified parts."""
@@ -124,7 +140,7 @@ class _Session:
                 what = self.describe_targets(relaxed)
                 out.append(f"the cheapest build{what} costs {format_money(cost, req.currency)}; raise the budget by "
                            f"{format_money(extra, req.currency)}")
-        if any("VRAM" in s for s in core):
+        if any("GB of VRAM per GPU" in s for s in core):
             relaxed = req.model_copy(update={"min_vram_gb": None})
             best = self.max_vram(relaxed)
             within = "the budget buys" if req.budget is not None else "any compatible build offers"
@@ -133,7 +149,7 @@ class _Session:
             else:
                 out.append("no GPU in the catalog meets the other requirements either; relax them first")
         for s in core:
-            if s.startswith("total at most") or "VRAM" in s:
+            if s.startswith("total at most") or "GB of VRAM per GPU" in s:
                 continue
             out.append(f"or drop the requirement '{s}'")
         _ = sentences

@@ -92,13 +92,17 @@ class Gate:
 Switch = Callable[[str], Any]  # sentence -> enforcement literal (None: always on)
 
 
-def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, catalog: Catalog) -> dict[str, Any]:
-    """Rules (problems always; warnings as a switchable requirement each) and the user's requirements.
-    Returns the objective terms {'price', 'score'}."""
+def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, catalog: Catalog,
+               gate_problems: bool = False) -> dict[str, Any]:
+    """Rules (problems always, or each as a switch when `gate_problems`, to explain a catalog with no compatible
+    build; warnings as a switchable requirement each) and the user's requirements. Returns the objective terms."""
     base_model = m.model
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
+            if gate_problems:
+                m.model = Gate(base_model, switch(f"compatibility: {rule.summary}"))
             rule.encode(m)
+            m.model = base_model
         elif req.avoid_warnings and rule.blocks and rule.name not in req.accepted_warnings:
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
             rule.encode(m)
@@ -175,9 +179,11 @@ def record(cands: Candidates, req: Request, catalog: Catalog) -> RecordingEncode
 
 
 def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Request, catalog: Catalog,
-                with_assumptions: bool, trust_unknown: bool = False) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
-    """A fresh model over `parts`. With assumptions, each requirement gets a named literal. `trust_unknown` treats
-    every part as pinned (unknown data passes strict rules): the relaxation that explains a 'no build'."""
+                with_assumptions: bool, trust_unknown: bool = False, gate_problems: bool = False
+                ) -> tuple[ModelEncoder, dict[str, Any], dict[int, str]]:
+    """A fresh model over `parts`. With assumptions, each requirement gets a named literal (and each compatibility
+    rule too with `gate_problems`). `trust_unknown` treats every part as pinned (unknown data passes strict rules):
+    the relaxation that explains a 'no build'."""
     pins = frozenset(p.id for ps in parts.values() for p in ps) if trust_unknown else pinned_ids(req, catalog)
     m = ModelEncoder(parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
                      req.model_params, pins)
@@ -190,7 +196,7 @@ def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Request, ca
         names[lit.Index()] = sentence
         return lit
 
-    terms = encode_all(m, req, cands, switch, catalog)
+    terms = encode_all(m, req, cands, switch, catalog, gate_problems=gate_problems)
     if with_assumptions:
         m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i in names])
     return m, terms, names
