@@ -15,6 +15,7 @@ from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
     build_name_index, name_key,
 )
+from planner.perf.families import parent_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     CALIBRATION_CSV, SHARED_CSV, Row, all_rows, normalise, write_calibration,
 )
@@ -53,7 +54,16 @@ def _fitted_json(p: PerfParams) -> dict[str, object]:
             "tensor_matmul_share": round(p.tensor_matmul_share, 4), "tensor_share_slope": round(p.tensor_share_slope, 4),
             "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
             "power_density_threshold": round(p.power_density_threshold, 4),
-            "power_density_exponent": round(p.power_density_exponent, 4)}
+            "power_density_exponent": round(p.power_density_exponent, 4),
+            **({"family_offsets": {f: [round(a, 4), round(b, 4)] for f, (a, b) in p.family_offsets.items()},
+                "family_shares": family_shares(p)} if p.family_offsets else {})}
+
+
+def family_shares(p: PerfParams) -> dict[str, dict[str, float]]:
+    """Readable form of the `families` offsets: each measured family's compute share and tensor-core share at 1e8."""
+    return {f: {"compute_share": round(shifted_share(p.compute_share[parent_of(f)], a), 4),
+                "tensor_matmul_share": round(shifted_matmul_share(p.tensor_matmul_share, b), 4)}
+            for f, (a, b) in p.family_offsets.items()}
 
 
 def params_json(p: PerfParams, rows: Sequence[Row]) -> dict[str, object]:

@@ -16,6 +16,7 @@ from planner.catalog.load import load_chips
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
+from planner.perf.families import USER_FAMILY, shifted_matmul_share, shifted_share
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
@@ -69,6 +70,9 @@ class PerfParams:
     power_density_threshold: float = 0.0  # relative board power per unit of compute below which the clock drops; 0 = off
     power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
+    # variant `families`: family -> (logit offset of its compute share from its parent class's, logit offset of its
+    # tensor-core share from f0); a family without an entry answers with its parent class (planner.perf.families)
+    family_offsets: dict[str, tuple[float, float]] = field(default_factory=dict)
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     # variant `average`: the fitted members (name -> params); step time = geometric mean of theirs, so a speedup is the
     # geometric mean of the members' speedups. The other physics fields of an average are its first member's, unused.
@@ -108,6 +112,7 @@ class PerfParams:
             power_density_threshold=float(p.get("power_density_threshold", 0.0)),
             power_density_exponent=float(p.get("power_density_exponent", 1.0 / 3.0)),
             batch_exponent=float(p.get("batch_exponent", 0.0)),
+            family_offsets={k: (float(v[0]), float(v[1])) for k, v in p.get("family_offsets", {}).items()},
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
                     for t, groups in data.get("ranges", {}).items()},
@@ -151,7 +156,9 @@ def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: 
     """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
     the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    f = p.tensor_matmul_share + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
+    fam = p.family_offsets.get(USER_FAMILY.get(workload, ""))
+    f0 = shifted_matmul_share(p.tensor_matmul_share, fam[1]) if fam else p.tensor_matmul_share
+    f = f0 + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
 
 
@@ -243,7 +250,9 @@ def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = 
     None = the class's typical size (p.typical_params, the geometric mean of the calibration rows of that class).
     """
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    share = p.compute_share[workload] + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
+    fam = p.family_offsets.get(USER_FAMILY.get(workload, ""))  # variant `families`: the class's named family
+    base = shifted_share(p.compute_share[workload], fam[0]) if fam else p.compute_share[workload]
+    share = base + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
 
 
