@@ -100,8 +100,9 @@ def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional
         rows = list(rows)
         return np.exp(np.mean([np.log(predict(rows, m, ref, v)) for m in p.members.values()], axis=0))
 
-    def t(chip: GpuChip, prec: str, r: Row) -> float:
-        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0))
+    def t(chip: GpuChip, prec: str, r: Row) -> float:  # a row's own family ("" = none: its class)
+        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0),
+                                  family_of(r.workload) if r.workload else "")
     return np.array([t(r.ref_chip or ref, r.ref_precision, r) / t(r.chip, r.precision, r) * r.batch_ratio ** p.batch_exponent
                      for r in rows])
 

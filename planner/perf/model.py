@@ -152,11 +152,12 @@ def is_pro(chip: GpuChip) -> bool:
     return chip.vendor == "NVIDIA" and chip.segment != "consumer"
 
 
-def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic") -> float:
+def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic",
+                 family: Optional[str] = None) -> float:
     """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
     the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    fam = p.family_offsets.get(USER_FAMILY.get(workload, ""))
+    fam = p.family_offsets.get(USER_FAMILY.get(workload, "") if family is None else family)
     f0 = shifted_matmul_share(p.tensor_matmul_share, fam[1]) if fam else p.tensor_matmul_share
     f = f0 + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
@@ -244,13 +245,15 @@ def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
     return dram_bandwidth(chip, p) / (p.amp_memory_factor if precision == "amp" else 1.0)
 
 
-def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
+def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None,
+                  family: Optional[str] = None) -> float:
     """Compute-bound share of a 1080 Ti fp32 step: class share shifted by k per decade of parameters, clipped.
 
     None = the class's typical size (p.typical_params, the geometric mean of the calibration rows of that class).
     """
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    fam = p.family_offsets.get(USER_FAMILY.get(workload, ""))  # variant `families`: the class's named family
+    # variant `families`: the family's offsets (the calibration row's own; for the product, the class's named family)
+    fam = p.family_offsets.get(USER_FAMILY.get(workload, "") if family is None else family)
     base = shifted_share(p.compute_share[workload], fam[0]) if fam else p.compute_share[workload]
     share = base + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
@@ -277,16 +280,16 @@ def geometric_mean(values: list[float]) -> float:
 
 def relative_step_time(
     chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None,
-    power_fraction: float = 1.0,
+    power_fraction: float = 1.0, family: Optional[str] = None,
 ) -> float:
     """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
     bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up. For the `average` variant:
     the geometric mean of the members' step times, so every speedup is the geometric mean of the members' speedups."""
     if p.members:
-        return geometric_mean([relative_step_time(chip, precision, workload, m, ref, model_params, power_fraction)
-                               for m in p.members.values()])
-    share = compute_share(p, workload, model_params)
-    f = matmul_share(p, model_params, workload)
+        return geometric_mean([relative_step_time(chip, precision, workload, m, ref, model_params, power_fraction,
+                                                  family) for m in p.members.values()])
+    share = compute_share(p, workload, model_params, family)
+    f = matmul_share(p, model_params, workload, family)
     t = share * compute_tflops(ref, "fp32", p, f) / compute_tflops(chip, precision, p, f)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
     t /= (p.amd_software_factor if chip.vendor == "AMD" else 1.0) * power_scale(power_fraction)
