@@ -9,13 +9,15 @@ import sys
 from datetime import date
 from typing import Optional, Sequence
 
+import numpy as np
+
 from planner.catalog.load import load_chips
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
     build_name_index, name_key,
 )
-from planner.perf.families import parent_of, shifted_matmul_share, shifted_share
+from planner.perf.families import family_of, parent_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     CALIBRATION_CSV, SHARED_CSV, Row, all_rows, normalise, write_calibration,
 )
@@ -23,7 +25,8 @@ from planner.perf.fitting import (
     AVERAGE, AVERAGE_MEMBERS, CLASSES, DEFAULT_VARIANT, EXTRA_NAMES, FITTED, VARIANTS, fit, predict,
 )
 from planner.perf.validate import (
-    RANGE_QUANTILES, Held, choose_variant, cross_validate, nested_coverage, nested_loso, range_quantiles, summarise,
+    RANGE_QUANTILES, Held, choose_variant, cross_validate, grouped_errors, nested_coverage, nested_loso,
+    range_quantiles, summarise,
 )
 
 FIT_COMMAND = "python -m planner.perf.fit --write"
@@ -165,6 +168,24 @@ def format_report(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def diagnose(rows: list[Row], ref: GpuChip, variant: str = DEFAULT_VARIANT) -> str:
+    """Where the error sits: in-sample and leave-one-source-out residuals of one variant by workload family and
+    precision, then by source, benchmark and precision (a diagnostic; nothing here feeds the fit)."""
+    p = fit(rows, ref, variant=variant)
+    views = {"in_sample": [Held(r, v) for r, v in zip(rows, predict(rows, p, ref))],
+             "leave_one_source_out": cross_validate(rows, ref, lambda r: r.source, variant=variant)}
+    lines = [f"diagnosis of variant {variant} ({len(rows)} rows); error = predicted / measured - 1"]
+    for name, held in views.items():
+        lines.append(f"{name}: median |error| {float(np.median([abs(h.error) for h in held])):.1%}")
+        for title, key in (("family x precision", lambda h: (family_of(h.row.workload), h.row.precision)),
+                           ("source x benchmark x precision",
+                            lambda h: (h.row.source, h.row.workload.split(" (")[0][:40], h.row.precision))):
+            lines.append(f"  by {title}:")
+            lines += [f"    {' / '.join(k):72s} rows {n:3d}  median |error| {m:6.1%}  bias {b:+6.1%}"
+                      for k, n, m, b in grouped_errors(held, key)]
+    return "\n".join(lines)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m planner.perf.fit", description=__doc__)
     ap.add_argument("--normalise", action="store_true", help=f"rebuild {CALIBRATION_CSV.relative_to(DATA_DIR.parent)} from {SHARED_CSV}")
@@ -172,8 +193,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--nested", action="store_true", help="choose the model variant and report nested leave-one-source-"
                     "out (the variant chosen inside each training fold; several minutes)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the nested folds (default 2)")
+    ap.add_argument("--diagnose", action="store_true", help="print in-sample and leave-one-source-out residuals of "
+                    "the shipped variant by workload family, source, benchmark and precision, then stop (~30 s)")
     args = ap.parse_args(argv)
     chips = load_chips()
+    if args.diagnose:
+        print(diagnose(all_rows(chips), chips[REFERENCE_CHIP],
+                       json.loads(PARAMS_FILE.read_text(encoding="utf-8")).get("variant", DEFAULT_VARIANT)))
+        return 0
     if args.normalise:
         if not SHARED_CSV.exists():
             print(f"error: {SHARED_CSV} not found (../shared must sit beside the repo)", file=sys.stderr)
