@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 # Family -> (parent class of the fit, what defines it physically). Written down (with data/calibration/README.md)
 # before any fit with families (issue 14, round 4); a benchmark's family follows from its architecture, never from
@@ -49,6 +50,12 @@ def family_of(workload: str) -> str:
     raise ValueError(f"no workload family for benchmark {workload!r}; add it to planner/perf/families.py PREFIXES")
 
 
+def offsets_of(offsets: dict[str, tuple[float, float]], workload: str, family: Optional[str] = None) -> tuple[float, float]:
+    """(share, matmul) logit offsets that apply: the named family's (a calibration row's own), else the product
+    class's family (USER_FAMILY); (0, 0) = the parent class, also for every variant other than `families`."""
+    return offsets.get(USER_FAMILY.get(workload, "") if family is None else family, (0.0, 0.0))
+
+
 def parent_of(family: str) -> str:
     return FAMILIES[family][0]
 
@@ -60,6 +67,8 @@ def _logit(p: float) -> float:
 
 def shifted_share(share: float, offset: float) -> float:
     """A family's compute-bound share: its parent's moved by `offset` in logit space (0 = the parent's), in (0, 1)."""
+    if offset == 0.0:
+        return share  # exactly the parent's (no logit round trip), e.g. a bound of 1.0
     return 1.0 / (1.0 + math.exp(-(_logit(share) + offset)))
 
 

@@ -7,6 +7,7 @@ import json
 import math
 import csv
 import re
+import statistics
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -16,7 +17,7 @@ from planner.catalog.load import load_chips
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
-from planner.perf.families import USER_FAMILY, shifted_matmul_share, shifted_share
+from planner.perf.families import offsets_of, shifted_matmul_share, shifted_share
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
@@ -157,8 +158,7 @@ def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: 
     """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
     the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    fam = p.family_offsets.get(USER_FAMILY.get(workload, "") if family is None else family)
-    f0 = shifted_matmul_share(p.tensor_matmul_share, fam[1]) if fam else p.tensor_matmul_share
+    f0 = shifted_matmul_share(p.tensor_matmul_share, offsets_of(p.family_offsets, workload, family)[1])
     f = f0 + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
 
@@ -195,8 +195,7 @@ def _arch_power_density() -> dict[str, float]:
     for c in load_chips().values():
         if c.vendor == "NVIDIA" and c.tdp_w and c.fp32_tflops:
             groups.setdefault(c.architecture, []).append(board_power_density(c))
-    return {a: sorted(v)[len(v) // 2] if len(v) % 2 else 0.5 * (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2])
-            for a, v in groups.items()}
+    return {a: statistics.median(v) for a, v in groups.items()}
 
 
 def relative_power_density(chip: GpuChip) -> float:
@@ -252,9 +251,7 @@ def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = 
     None = the class's typical size (p.typical_params, the geometric mean of the calibration rows of that class).
     """
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    # variant `families`: the family's offsets (the calibration row's own; for the product, the class's named family)
-    fam = p.family_offsets.get(USER_FAMILY.get(workload, "") if family is None else family)
-    base = shifted_share(p.compute_share[workload], fam[0]) if fam else p.compute_share[workload]
+    base = shifted_share(p.compute_share[workload], offsets_of(p.family_offsets, workload, family)[0])
     share = base + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
 
