@@ -15,7 +15,7 @@ from planner.catalog.load import load_chips
 from planner.perf.families import (
     FAMILIES, USER_FAMILY, family_of, parent_of, shifted_matmul_share, shifted_share,
 )
-from planner.perf.fit import params_json
+from planner.perf.fit import diagnose, params_json
 from planner.perf.fitting import (
     AVERAGE_MEMBERS, CANDIDATES, FAMILIES_VARIANT, FAMILY_NAMES, EXTRAS, Design, family_prior, fit, fit_vector, predict,
 )
@@ -135,3 +135,10 @@ def test_product_answers_with_the_named_family(small, chips, rows, tmp_path) -> 
     parent = PerfModel(m.chips, replace(m.params, family_offsets={}), m.calibrated_chips, m.power_variants)
     assert m.speedup("rtx-4090", workload="transformer").value < parent.speedup("rtx-4090", workload="transformer").value
     assert m.speedup("rtx-4090", workload="generic").value == pytest.approx(parent.speedup("rtx-4090", workload="generic").value)
+
+
+def test_diagnosis_groups_the_residuals_by_family(small, chips) -> None:
+    text = diagnose(small, chips[REFERENCE_CHIP], "v3")
+    assert "in_sample" in text and "leave_one_source_out" in text
+    for fam in {family_of(r.workload) for r in small}:
+        assert f"{fam} / amp" in text or f"{fam} / fp32" in text or f"{fam} / tf32" in text

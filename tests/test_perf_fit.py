@@ -280,6 +280,8 @@ def test_stored_variant_and_nested_report(chips) -> None:
     sel = doc["variant_selection"]
     errs = sel["loso_median_error_per_variant"]
     assert sel["chosen_on_all_sources"] == doc["variant"] == min(errs, key=errs.__getitem__) == DEFAULT_VARIANT
+    assert list(errs) == list(CANDIDATES)  # the stored run chose among every candidate (round 4: `families` too)
+    assert all(list(f["inner_median_error"]) == list(CANDIDATES) for f in sel["per_held_out_source"].values())
     nested = doc["error"]["nested_leave_one_source_out"]
     assert set(sel["per_held_out_source"]) == set(nested["per_source"])
     assert nested["rows"] == doc["error"]["leave_one_source_out"]["rows"]
