@@ -9,12 +9,15 @@ import sys
 from datetime import date
 from typing import Optional, Sequence
 
+import numpy as np
+
 from planner.catalog.load import load_chips
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
     build_name_index, name_key,
 )
+from planner.perf.families import family_of, parent_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     CALIBRATION_CSV, SHARED_CSV, Row, all_rows, normalise, write_calibration,
 )
@@ -22,7 +25,8 @@ from planner.perf.fitting import (
     AVERAGE, AVERAGE_MEMBERS, CLASSES, DEFAULT_VARIANT, EXTRA_NAMES, FITTED, VARIANTS, fit, predict,
 )
 from planner.perf.validate import (
-    RANGE_QUANTILES, Held, choose_variant, cross_validate, nested_coverage, nested_loso, range_quantiles, summarise,
+    RANGE_QUANTILES, Held, choose_variant, cross_validate, grouped_errors, nested_coverage, nested_loso,
+    range_quantiles, summarise,
 )
 
 FIT_COMMAND = "python -m planner.perf.fit --write"
@@ -53,7 +57,16 @@ def _fitted_json(p: PerfParams) -> dict[str, object]:
             "tensor_matmul_share": round(p.tensor_matmul_share, 4), "tensor_share_slope": round(p.tensor_share_slope, 4),
             "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
             "power_density_threshold": round(p.power_density_threshold, 4),
-            "power_density_exponent": round(p.power_density_exponent, 4)}
+            "power_density_exponent": round(p.power_density_exponent, 4),
+            **({"family_offsets": {f: [round(a, 4), round(b, 4)] for f, (a, b) in p.family_offsets.items()},
+                "family_shares": family_shares(p)} if p.family_offsets else {})}
+
+
+def family_shares(p: PerfParams) -> dict[str, dict[str, float]]:
+    """Readable form of the `families` offsets: each measured family's compute share and tensor-core share at 1e8."""
+    return {f: {"compute_share": round(shifted_share(p.compute_share[parent_of(f)], a), 4),
+                "tensor_matmul_share": round(shifted_matmul_share(p.tensor_matmul_share, b), 4)}
+            for f, (a, b) in p.family_offsets.items()}
 
 
 def params_json(p: PerfParams, rows: Sequence[Row]) -> dict[str, object]:
@@ -155,6 +168,24 @@ def format_report(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def diagnose(rows: list[Row], ref: GpuChip, variant: str = DEFAULT_VARIANT) -> str:
+    """Where the error sits: in-sample and leave-one-source-out residuals of one variant by workload family and
+    precision, then by source, benchmark and precision (a diagnostic; nothing here feeds the fit)."""
+    p = fit(rows, ref, variant=variant)
+    views = {"in_sample": [Held(r, v) for r, v in zip(rows, predict(rows, p, ref))],
+             "leave_one_source_out": cross_validate(rows, ref, lambda r: r.source, variant=variant)}
+    lines = [f"diagnosis of variant {variant} ({len(rows)} rows); error = predicted / measured - 1"]
+    for name, held in views.items():
+        lines.append(f"{name}: median |error| {float(np.median([abs(h.error) for h in held])):.1%}")
+        for title, key in (("family x precision", lambda h: (family_of(h.row.workload), h.row.precision)),
+                           ("source x benchmark x precision",
+                            lambda h: (h.row.source, h.row.workload.split(" (")[0][:40], h.row.precision))):
+            lines.append(f"  by {title}:")
+            lines += [f"    {' / '.join(k):72s} rows {n:3d}  median |error| {m:6.1%}  bias {b:+6.1%}"
+                      for k, n, m, b in grouped_errors(held, key)]
+    return "\n".join(lines)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m planner.perf.fit", description=__doc__)
     ap.add_argument("--normalise", action="store_true", help=f"rebuild {CALIBRATION_CSV.relative_to(DATA_DIR.parent)} from {SHARED_CSV}")
@@ -162,8 +193,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--nested", action="store_true", help="choose the model variant and report nested leave-one-source-"
                     "out (the variant chosen inside each training fold; several minutes)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the nested folds (default 2)")
+    ap.add_argument("--diagnose", action="store_true", help="print in-sample and leave-one-source-out residuals of "
+                    "the shipped variant by workload family, source, benchmark and precision, then stop (~30 s)")
     args = ap.parse_args(argv)
     chips = load_chips()
+    if args.diagnose:
+        print(diagnose(all_rows(chips), chips[REFERENCE_CHIP],
+                       json.loads(PARAMS_FILE.read_text(encoding="utf-8")).get("variant", DEFAULT_VARIANT)))
+        return 0
     if args.normalise:
         if not SHARED_CSV.exists():
             print(f"error: {SHARED_CSV} not found (../shared must sit beside the repo)", file=sys.stderr)

@@ -14,9 +14,12 @@ from planner.perf.model import (
     MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams,
     compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, power_scale, relative_power_density, relative_step_time,
 )
+from planner.perf.families import FAMILIES, PRIOR_WEIGHT, RIDGE, family_of
 from planner.perf.sources import (
     Row,
 )
+
+FAMILY_NAMES = tuple(FAMILIES)
 
 
 CLASSES = ("transformer", "cnn", "rnn")  # rnn rows only inform the 'generic' share
@@ -31,18 +34,24 @@ EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrain
     "matmul": [0.0, 0.05],  # matmul share f0 (0.75 at the start) and its size slope: the rest stays on CUDA cores
     "l2": [math.log(150.0), math.log(32.0)],  # L2 bandwidth per SM-clock TFLOPS (GB/s) and half-hit L2 size (MB)
     "powercap": [0.0, 0.0],  # power-density threshold (0.65 at the start, in (0.3, 1)) and clock exponent (in [1/3, 1])
+    "families": [0.0] * (2 * len(FAMILY_NAMES)),  # per family: logit offsets of the compute share and the matmul share
 }
 EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb"),
-               "powercap": ("power_density_threshold", "power_density_exponent")}
+               "powercap": ("power_density_threshold", "power_density_exponent"),
+               "families": tuple(f"family_offsets.{f}.{k}" for f in FAMILY_NAMES for k in ("share", "matmul"))}
 # name -> (extras, source weight power w: row weight = rows of its source ^ -w)
 VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
     "powercap": (("powercap",), 0.5),  # issue 14, round 3: power-starved boards (T4, A10, L4) cannot hold their clock
+    # issue 14, round 4: `matmul` plus a compute share and a tensor-core share per workload family (families.py),
+    # each pulled to its parent class by a fixed prior; fitted by block coordinate descent (_fit_families)
+    "families": (("matmul", "families"), 1.0),
 }
-# Round 3b: `average` = equal-weight geometric mean of the predictions of every variant above, each fitted on the same
-# rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
+FAMILIES_VARIANT = "families"
+# Round 3b: `average` = equal-weight geometric mean of the predictions of the five round-3 variants, each fitted on the
+# same rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
 AVERAGE = "average"
-AVERAGE_MEMBERS: tuple[str, ...] = tuple(VARIANTS)
+AVERAGE_MEMBERS: tuple[str, ...] = ("v3", "v3-w0.5", "matmul", "l2", "powercap")
 CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
 DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
 
@@ -77,6 +86,9 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
         elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
             p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
                         power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
+        elif extra == "families":
+            p = replace(p, family_offsets={f: (float(x[i + 2 * j]), float(x[i + 2 * j + 1]))
+                                           for j, f in enumerate(FAMILY_NAMES)})
         i += len(EXTRAS[extra])
     return p
 
@@ -88,8 +100,9 @@ def predict(rows: Iterable[Row], p: PerfParams, ref: GpuChip, variants: Optional
         rows = list(rows)
         return np.exp(np.mean([np.log(predict(rows, m, ref, v)) for m in p.members.values()], axis=0))
 
-    def t(chip: GpuChip, prec: str, r: Row) -> float:
-        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0))
+    def t(chip: GpuChip, prec: str, r: Row) -> float:  # a row's own family ("" = none: its class)
+        return relative_step_time(chip, prec, r.wclass, p, ref, r.model_params, v.get(chip.id, 1.0),
+                                  family_of(r.workload) if r.workload else "")
     return np.array([t(r.ref_chip or ref, r.ref_precision, r) / t(r.chip, r.precision, r) * r.batch_ratio ** p.batch_exponent
                      for r in rows])
 
@@ -140,6 +153,7 @@ class Design:
         self.target = _Side([r.chip for r in rows], [r.precision for r in rows], base, v)
         self.base = _Side([r.ref_chip or ref for r in rows], [r.ref_precision for r in rows], base, v)
         self.cls = np.array([list(classes).index(r.wclass) for r in rows])
+        self.fam = np.array([FAMILY_NAMES.index(family_of(r.workload)) if r.workload else -1 for r in rows], dtype=int)
         self.log_ratio = np.log([r.ratio for r in rows])
         self.log_size = np.log10([r.model_params / MODEL_SIZE_REF for r in rows])
         self.log_batch = np.log([r.batch_ratio for r in rows])
@@ -151,20 +165,70 @@ class Design:
 
     def predict(self, p: PerfParams, classes: Sequence[str] = CLASSES) -> np.ndarray:
         c_ref = self.ref_cuda * (p.pascal_compute_efficiency if self.ref_old else 1.0)
-        share = np.array([p.compute_share[k] for k in classes])[self.cls] + p.model_size_slope * self.log_size
-        share = np.clip(share, *SHARE_BOUNDS)
+        share = np.array([p.compute_share[k] for k in classes])[self.cls]
+        f0 = np.full(share.shape, p.tensor_matmul_share)
+        if p.family_offsets:  # variant `families`: each family's shares moved from its parent's in logit space
+            a, b = (np.array([p.family_offsets.get(f, (0.0, 0.0))[k] for f in FAMILY_NAMES] + [0.0])[self.fam]
+                    for k in (0, 1))  # index -1 (no family) picks the trailing 0
+            share = 1.0 / (1.0 + np.exp(-(np.log(share / (1.0 - share)) + a)))
+            u = np.clip((f0 - 0.5) / 0.5, 1e-9, 1.0 - 1e-9)
+            f0 = 0.5 + 0.5 / (1.0 + np.exp(-(np.log(u / (1.0 - u)) + b)))
+        share = np.clip(share + p.model_size_slope * self.log_size, *SHARE_BOUNDS)
         o = np.minimum(p.overhead_ref * (10.0 ** -self.log_size) ** p.overhead_exponent, OVERHEAD_MAX)
-        f = np.clip(p.tensor_matmul_share + p.tensor_share_slope * self.log_size, *MATMUL_SHARE_BOUNDS)
+        f = np.clip(f0 + p.tensor_share_slope * self.log_size, *MATMUL_SHARE_BOUNDS)
         b_ref = dram_bandwidth(self.ref, p)
         ratio = self.base.time(p, share, c_ref, b_ref, o, f) / self.target.time(p, share, c_ref, b_ref, o, f)
         return ratio * np.exp(p.batch_exponent * self.log_batch)
 
 
+def _huber(res: np.ndarray, weight: np.ndarray, delta: float = 0.1) -> float:
+    a = np.abs(res)
+    return float(np.sum(weight * np.where(a <= delta, 0.5 * res**2, delta * (a - 0.5 * delta))))
+
+
 def _loss(design: Design, p: PerfParams, classes: Sequence[str] = CLASSES, delta: float = 0.1) -> float:
     """Huber loss on log(predicted / measured): robust to the few odd rows, close to the median's L1."""
-    res = np.log(design.predict(p, classes)) - design.log_ratio
-    a = np.abs(res)
-    return float(np.sum(design.weight * np.where(a <= delta, 0.5 * res**2, delta * (a - 0.5 * delta))))
+    return _huber(np.log(design.predict(p, classes)) - design.log_ratio, design.weight, delta)
+
+
+def family_prior(design: Design, p: PerfParams) -> float:
+    """Prior of the `families` variant: pseudo-measurements saying each family's rows behave as its parent class
+    predicts them (Huber on log(family / parent prediction), weight PRIOR_WEIGHT spread over the family's rows),
+    plus a small ridge on the offsets themselves (an offset its rows cannot see, e.g. the tensor share of a family
+    measured only in fp32, stays at 0)."""
+    if not p.family_offsets:
+        return 0.0
+    counts = np.bincount(design.fam[design.fam >= 0], minlength=len(FAMILY_NAMES))
+    w = np.where(design.fam >= 0, PRIOR_WEIGHT / np.maximum(counts[design.fam], 1), 0.0)
+    shift = np.log(design.predict(p)) - np.log(design.predict(replace(p, family_offsets={})))
+    return _huber(shift, w) + RIDGE * sum(a * a + b * b for a, b in p.family_offsets.values())
+
+
+def _fit_families(design: Design, base: PerfParams, x: np.ndarray, rounds: int) -> np.ndarray:
+    """Block coordinate descent for `families`: each measured family's two offsets alone (the rest fixed), then the
+    shared numbers with the offsets fixed, `rounds` times. Families without rows keep offsets 0 (their parent's)."""
+    x = np.asarray(x, dtype=float).copy()
+    n_shared = len(x) - len(EXTRAS["families"])
+    present = set(int(i) for i in design.fam if i >= 0)
+    for j in range(len(FAMILY_NAMES)):
+        if j not in present:
+            x[n_shared + 2 * j: n_shared + 2 * j + 2] = 0.0
+    loss = lambda v: (_loss(design, params_from_vector(v, base, FAMILIES_VARIANT))  # noqa: E731
+                      + family_prior(design, params_from_vector(v, base, FAMILIES_VARIANT)))
+    for _ in range(rounds):
+        for j in sorted(present):
+            k = n_shared + 2 * j
+
+            def part(v: np.ndarray, k: int = k) -> float:
+                y = x.copy()
+                y[k: k + 2] = v
+                return loss(y)
+            x[k: k + 2] = nelder_mead(part, x[k: k + 2], step=0.5, iters=200)
+
+        def shared(v: np.ndarray) -> float:
+            return loss(np.concatenate([v, x[n_shared:]]))
+        x[:n_shared] = nelder_mead(shared, x[:n_shared], step=0.1, iters=600)
+    return x
 
 
 def nelder_mead(
@@ -210,20 +274,27 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
     extras, weight_power = VARIANTS[variant]
     design = Design(rows, ref, base, weight_power=weight_power)
     loss = lambda v: _loss(design, params_from_vector(v, base, variant))  # noqa: E731
-    if x0 is None:
+    if variant == FAMILIES_VARIANT:  # start from `matmul` (offsets 0 = every family as its parent), or the warm start
+        start = x0 if x0 is not None else np.concatenate([fit_vector(rows, ref, base, "matmul")[0], EXTRAS["families"]])
+        x = _fit_families(design, base, start, rounds=2 if x0 is not None else 3)
+    elif x0 is None:
         starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
         tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0] + [v for e in extras for v in EXTRAS[e]]
         x0 = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
-    x = nelder_mead(loss, np.asarray(x0, dtype=float), step=0.1, iters=900)
+    if variant != FAMILIES_VARIANT:
+        x = nelder_mead(loss, np.asarray(x0, dtype=float), step=0.1, iters=900)
     p = params_from_vector(x, base, variant)
     pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",),
                     weight_power=weight_power)
-    g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}), ("generic",)),
+    g = nelder_mead(lambda v: _loss(pooled, replace(p, compute_share={"generic": _sig(v[0])}, family_offsets={}),
+                                    ("generic",)),
                     np.array([_logit(0.5)]), step=0.5, iters=200)
     generic = _sig(float(g[0]))
     seen = {r.wclass for r in rows}  # a class without rows keeps no fitted share: it falls back to the pooled one
+    fams = {family_of(r.workload) for r in rows if r.workload}  # a family without rows: its parent class (no entry)
     return x, replace(p, compute_share={**{k: (v if k in seen else generic) for k, v in p.compute_share.items()},
-                                        "generic": generic})
+                                        "generic": generic},
+                      family_offsets={f: o for f, o in p.family_offsets.items() if f in fams})
 
 
 def fit(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None) -> PerfParams:

@@ -7,6 +7,7 @@ import json
 import math
 import csv
 import re
+import statistics
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from planner.catalog.load import load_chips
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
+from planner.perf.families import offsets_of, shifted_matmul_share, shifted_share
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
@@ -69,6 +71,9 @@ class PerfParams:
     power_density_threshold: float = 0.0  # relative board power per unit of compute below which the clock drops; 0 = off
     power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
+    # variant `families`: family -> (logit offset of its compute share from its parent class's, logit offset of its
+    # tensor-core share from f0); a family without an entry answers with its parent class (planner.perf.families)
+    family_offsets: dict[str, tuple[float, float]] = field(default_factory=dict)
     typical_params: dict[str, float] = field(default_factory=dict)  # workload -> size used when none is given
     # variant `average`: the fitted members (name -> params); step time = geometric mean of theirs, so a speedup is the
     # geometric mean of the members' speedups. The other physics fields of an average are its first member's, unused.
@@ -108,6 +113,7 @@ class PerfParams:
             power_density_threshold=float(p.get("power_density_threshold", 0.0)),
             power_density_exponent=float(p.get("power_density_exponent", 1.0 / 3.0)),
             batch_exponent=float(p.get("batch_exponent", 0.0)),
+            family_offsets={k: (float(v[0]), float(v[1])) for k, v in p.get("family_offsets", {}).items()},
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
             ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
                     for t, groups in data.get("ranges", {}).items()},
@@ -147,11 +153,13 @@ def is_pro(chip: GpuChip) -> bool:
     return chip.vendor == "NVIDIA" and chip.segment != "consumer"
 
 
-def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic") -> float:
+def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: str = "generic",
+                 family: Optional[str] = None) -> float:
     """Share of the compute time spent in tensor-core-able ops (matmul, conv) at this size, clipped to [0.5, 1]:
     the rest (normalisation, activations, optimizer, loss scaling) stays on the CUDA cores whatever the precision."""
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    f = p.tensor_matmul_share + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
+    f0 = shifted_matmul_share(p.tensor_matmul_share, offsets_of(p.family_offsets, workload, family)[1])
+    f = f0 + p.tensor_share_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
 
 
@@ -187,8 +195,7 @@ def _arch_power_density() -> dict[str, float]:
     for c in load_chips().values():
         if c.vendor == "NVIDIA" and c.tdp_w and c.fp32_tflops:
             groups.setdefault(c.architecture, []).append(board_power_density(c))
-    return {a: sorted(v)[len(v) // 2] if len(v) % 2 else 0.5 * (sorted(v)[len(v) // 2 - 1] + sorted(v)[len(v) // 2])
-            for a, v in groups.items()}
+    return {a: statistics.median(v) for a, v in groups.items()}
 
 
 def relative_power_density(chip: GpuChip) -> float:
@@ -237,13 +244,15 @@ def bandwidth_gbs(chip: GpuChip, precision: str, p: PerfParams) -> float:
     return dram_bandwidth(chip, p) / (p.amp_memory_factor if precision == "amp" else 1.0)
 
 
-def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None) -> float:
+def compute_share(p: PerfParams, workload: str, model_params: Optional[float] = None,
+                  family: Optional[str] = None) -> float:
     """Compute-bound share of a 1080 Ti fp32 step: class share shifted by k per decade of parameters, clipped.
 
     None = the class's typical size (p.typical_params, the geometric mean of the calibration rows of that class).
     """
     size = model_params if model_params is not None else p.typical_params.get(workload, MODEL_SIZE_REF)
-    share = p.compute_share[workload] + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
+    base = shifted_share(p.compute_share[workload], offsets_of(p.family_offsets, workload, family)[0])
+    share = base + p.model_size_slope * math.log10(size / MODEL_SIZE_REF)
     return min(max(share, SHARE_BOUNDS[0]), SHARE_BOUNDS[1])
 
 
@@ -268,16 +277,16 @@ def geometric_mean(values: list[float]) -> float:
 
 def relative_step_time(
     chip: GpuChip, precision: str, workload: str, p: PerfParams, ref: GpuChip, model_params: Optional[float] = None,
-    power_fraction: float = 1.0,
+    power_fraction: float = 1.0, family: Optional[str] = None,
 ) -> float:
     """Step time relative to the reference chip at fp32: (1 - o) x (compute share / compute ratio + memory share /
     bandwidth ratio) / power scale + o, where o is the overhead share no GPU speeds up. For the `average` variant:
     the geometric mean of the members' step times, so every speedup is the geometric mean of the members' speedups."""
     if p.members:
-        return geometric_mean([relative_step_time(chip, precision, workload, m, ref, model_params, power_fraction)
-                               for m in p.members.values()])
-    share = compute_share(p, workload, model_params)
-    f = matmul_share(p, model_params, workload)
+        return geometric_mean([relative_step_time(chip, precision, workload, m, ref, model_params, power_fraction,
+                                                  family) for m in p.members.values()])
+    share = compute_share(p, workload, model_params, family)
+    f = matmul_share(p, model_params, workload, family)
     t = share * compute_tflops(ref, "fp32", p, f) / compute_tflops(chip, precision, p, f)
     t += (1.0 - share) * bandwidth_gbs(ref, "fp32", p) / bandwidth_gbs(chip, precision, p)
     t /= (p.amd_software_factor if chip.vendor == "AMD" else 1.0) * power_scale(power_fraction)

@@ -156,6 +156,7 @@ class Row:
     source: str = "lambda-pytorch"  # lab + harness: the unit of leave-one-source-out
     lab: str = "Lambda"
     batch_ratio: float = 1.0  # per-GPU batch of the measured run over the reference run's (1 = same or unknown)
+    workload: str = ""  # the benchmark as the source names it (column `workload`)
 
 
 def lambda_source(source: str) -> str:
@@ -184,7 +185,8 @@ def load_rows(path: Path = CALIBRATION_CSV, chips: Optional[dict[str, GpuChip]] 
                   if r["chip"] == REFERENCE_CHIP and r["precision"] == "fp32"}
     return [Row(chips[r["chip"]], r["precision"], r["workload_class"], float(r["ratio_vs_1080ti_fp32"]),
                 float(r["model_params"]), source=lambda_source(r["source"]),
-                batch_ratio=_batch_ratio(r["batch_size"], base_batch.get((family(r["source"]), r["workload"]))))
+                batch_ratio=_batch_ratio(r["batch_size"], base_batch.get((family(r["source"]), r["workload"]))),
+                workload=r["workload"])
             for r in raw if r["use_in_fit"] == "true"]
 
 
@@ -206,7 +208,7 @@ def load_independent_rows(path: Path = INDEPENDENT_CSV, chips: Optional[dict[str
             raise ValueError(f"{path.name}: no reference run {r['reference']!r} for {r['source']} / {r['workload']}")
         out.append(Row(chips[r["chip"]], r["precision"], r["workload_class"], float(r["throughput"]) / base[0],
                        float(r["model_params"]), chips[ref_chip], ref_prec, r["source"], r["lab"],
-                       _batch_ratio(r["batch_size"], base[1])))
+                       _batch_ratio(r["batch_size"], base[1]), r["workload"]))
     return out
 
 

@@ -160,3 +160,11 @@ def nested_coverage(held: list[Held]) -> float:
     return round(inside / len(held), 4)
 
 
+def grouped_errors(held: Sequence[Held], key: Callable[[Held], tuple]) -> list[tuple[tuple, int, float, float]]:
+    """(group, rows, median |error|, median signed error) per group of held-out (or in-sample) rows, largest first."""
+    groups: dict[tuple, list[float]] = {}
+    for h in held:
+        groups.setdefault(key(h), []).append(h.error)
+    out = [(k, len(e), float(np.median(np.abs(e))), float(np.median(e))) for k, e in groups.items()]
+    return sorted(out, key=lambda t: (-t[1], t[0]))
+
