@@ -26,7 +26,7 @@ from planner.perf.fitting import (
 )
 from planner.perf.validate import (
     RANGE_QUANTILES, Held, choose_variant, cross_validate, grouped_errors, nested_coverage, nested_loso,
-    range_quantiles, summarise,
+    range_quantiles, reproducibility, summarise,
 )
 
 FIT_COMMAND = "python -m planner.perf.fit --write"
@@ -183,6 +183,14 @@ def diagnose(rows: list[Row], ref: GpuChip, variant: str = DEFAULT_VARIANT) -> s
             lines.append(f"  by {title}:")
             lines += [f"    {' / '.join(k):72s} rows {n:3d}  median |error| {m:6.1%}  bias {b:+6.1%}"
                       for k, n, m, b in grouped_errors(held, key)]
+    pairs = reproducibility(rows)
+    lines.append("reproducibility: the same two GPUs, benchmark and precision measured by two sources "
+                 "(ratio of the larger to the smaller - 1)")
+    for precision in ("fp32", "tf32", "amp", "all"):
+        sizes = [d.size for d in pairs if precision in ("all", d.precision)]
+        if sizes:
+            lines.append(f"  {precision:5s} pairs {len(sizes):3d}  median {float(np.median(sizes)):6.1%}  "
+                         f"p90 {float(np.quantile(sizes, 0.9)):6.1%}")
     return "\n".join(lines)
 
 

@@ -12,9 +12,7 @@ from planner.catalog.models import GpuChip
 from planner.perf.model import (
     geometric_mean, PerfParams,
 )
-from planner.perf.sources import (
-    Row,
-)
+from planner.perf.sources import REFERENCE_CHIP, Row
 
 
 from planner.perf.fitting import AVERAGE, AVERAGE_MEMBERS, CANDIDATES, fit, fit_vector, predict
@@ -168,3 +166,60 @@ def grouped_errors(held: Sequence[Held], key: Callable[[Held], tuple]) -> list[t
     out = [(k, len(e), float(np.median(np.abs(e))), float(np.median(e))) for k, e in groups.items()]
     return sorted(out, key=lambda t: (-t[1], t[0]))
 
+
+
+# The benchmark a row measures, for comparing two sources' runs of the same one (the text of `workload` names it
+# differently per source); benchmarks on other inputs (GPU-Insights' 32x32 ResNet-50) are not the same benchmark.
+_BENCHMARKS = (("resnet-50", "resnet-50"), ("resnet50", "resnet-50"), ("resnet-101", "resnet-101"),
+               ("resnet-152", "resnet-152"), ("resnet152", "resnet-152"), ("inception v3", "inception-v3"),
+               ("inception v4", "inception-v4"), ("vgg-16", "vgg-16"), ("vgg16", "vgg-16"),
+               ("transformer-xl base", "transformer-xl-base"), ("transformer-xl large", "transformer-xl-large"),
+               ("tacotron2", "tacotron2"), ("waveglow", "waveglow"))
+
+
+def benchmark_of(workload: str) -> Optional[str]:
+    text = workload.lower()
+    if "32x32" in text:
+        return None
+    return next((key for word, key in _BENCHMARKS if word in text), None)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Two sources' measured speed ratio of the same two GPUs on the same benchmark and precision."""
+    benchmark: str
+    precision: str
+    gpus: tuple[str, str]
+    sources: tuple[str, str]
+    ratios: tuple[float, float]
+
+    @property
+    def size(self) -> float:  # how far apart, as a relative difference (>= 0)
+        a, b = self.ratios
+        return max(a, b) / min(a, b) - 1.0
+
+
+def reproducibility(rows: Sequence[Row]) -> list[Disagreement]:
+    """Every pair of GPUs that two sources ran on the same benchmark at the same precision, with both ratios: how
+    much labs disagree about the same measurement (no model can be closer than half of it to both)."""
+    groups: dict[tuple, dict[str, float]] = {}
+    for r in rows:
+        bench = benchmark_of(r.workload)
+        if bench is None:
+            continue
+        ref = r.ref_chip.id if r.ref_chip is not None else REFERENCE_CHIP
+        g = groups.setdefault((r.source, bench, r.precision, ref, r.ref_precision), {})
+        g[r.chip.id] = r.ratio
+        if r.ref_precision == r.precision:
+            g.setdefault(ref, 1.0)  # the reference run itself, at the same precision
+    by_pair: dict[tuple, list[tuple[str, float]]] = {}
+    for (source, bench, precision, _ref, _refp), ratios in groups.items():
+        chips = sorted(ratios)
+        for i, a in enumerate(chips):
+            for b in chips[i + 1:]:
+                by_pair.setdefault((bench, precision, a, b), []).append((source, ratios[a] / ratios[b]))
+    out = []
+    for (bench, precision, a, b), seen in sorted(by_pair.items()):
+        for i, (s1, r1) in enumerate(seen):
+            out += [Disagreement(bench, precision, (a, b), (s1, s2), (r1, r2)) for s2, r2 in seen[i + 1:] if s2 != s1]
+    return out
