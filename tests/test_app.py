@@ -156,11 +156,14 @@ def test_owned_parts_left_out_say_why_and_a_warning_can_be_accepted() -> None:
 def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
     at = run()
     frame = build_frame(at)
-    assert {"Condition", "Price kind", "Price date", "Age"} <= set(frame.columns)
-    assert not frame[["Age", "Link", "Price date"]].isin(["None", "nan"]).any().any()  # blanks, never "None"
+    assert {"Condition", "Price kind", "Price date"} <= set(frame.columns)
+    assert not frame[[c for c in ("Age", "Link", "Price date") if c in frame]].isin(["None", "nan"]).any().any()
+    if not (frame["Price kind"] == "scraped").any():  # no shop price seen: no empty Age / Link columns
+        assert "Age" not in frame and "Link" not in frame
     for _, row in frame.iterrows():
         if row["Price kind"] in ("estimate", "your research (undated)"):
-            assert row["Age"] == "" and not row["Price date"][:1].isdigit()  # no fresh-looking date
+            assert row.get("Age", "") == "" and not row["Price date"][:1].isdigit()  # no fresh-looking date
+            assert "@" not in row["Price"]  # "EUR 330.00", not "@ market estimate"
     psu_name = frame.set_index("Type").loc["Power Supply", "Part"]
     psu = next(m for m in at.metric if m.label.startswith("PSU"))
     assert psu.label == "PSU in this build"
@@ -168,6 +171,23 @@ def test_tables_show_used_price_kinds_and_the_plans_own_psu() -> None:
     assert psu.value.split()[0] in psu_name.replace("W", " W").split() or psu.value.split()[0] in psu_name
     alts = [t for t in md_tables(at.tabs[0]) if "Condition" in t.columns and "Key spec" not in t.columns]
     assert alts, "the alternatives' tables show the condition too"
+
+
+def test_a_shop_price_in_the_build_brings_the_age_and_link_columns(monkeypatch, tmp_path) -> None:
+    from decimal import Decimal
+
+    from planner.prices.store import NewObservation, PriceStore
+
+    cpu_name = build_frame(run()).set_index("Type").loc["CPU", "Part"]
+    cpu = next(p for p in load_catalog().by_category("cpu") if p.name == cpu_name)
+    db = tmp_path / "prices.sqlite"
+    PriceStore(db).record([NewObservation(cpu.id, "LDLC", Decimal("329.95"), "EUR", in_stock=True, category="cpu",
+                                          url="https://www.ldlc.com/fiche/PB00000001.html",
+                                          reference=Decimal("330"))], "LDLC")
+    monkeypatch.setenv("PLANNER_PRICE_DB", str(db))
+    row = build_frame(run()).set_index("Type").loc["CPU"]
+    assert row["Price kind"] == "scraped" and row["Price"] == "EUR 329.95 @ LDLC"
+    assert row["Age"].endswith(" d") and "ldlc.com" in row["Link"]
 
 
 def test_four_gpus_name_the_missing_board_and_chip_makers_are_offered() -> None:

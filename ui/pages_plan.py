@@ -70,11 +70,12 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
 
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = [{k: v for k, v in r.items() if k != "id"} for r in build_rows(build, cat)]
-    rows_table(rows, links=("Link",))
+    blank = {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column for it
+    rows_table([{k: v for k, v in r.items() if k not in blank} for r in rows], links=("Link",))
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
-    st.caption("Price @ retailer as last seen; Age = days since a shop showed that price (blank for estimates and "
-               "undated research).")
+    st.caption("Price @ shop as last seen there; Age = days since that shop showed it (estimates and undated "
+               "research have no age; the Age and Link columns appear when a shop price is in the build).")
 
 
 def verdicts(view: dict[str, Any]) -> None:

@@ -58,7 +58,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             price = "no price"
         else:
             price = (f"{ln.quantity} x " if ln.quantity > 1 else "") + format_money(ln.unit_price, build.currency)
-            price += f" @ {ln.retailer}" if ln.retailer else ""
+            price += f" @ {ln.retailer}" if ln.retailer and label.seen_on else ""  # a shop's price, not an estimate
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),
             "Part": ln.name,
