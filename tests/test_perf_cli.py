@@ -40,6 +40,14 @@ def test_speedup_verbatim_spec_name_and_vs() -> None:
     assert doc["baseline"] == "GeForce RTX 3090" and doc["results"][0]["id"] == "rtx-pro-6000-blackwell"
 
 
+def test_speedup_takes_gpu_names_as_arguments_too() -> None:
+    r = run("speedup", "RTX 5090", "H100 SXM", "--gpu", "A100 80GB", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert [x["id"] for x in json.loads(r.stdout)["results"]] == ["rtx-5090", "h100-sxm5-80gb", "a100-sxm4-80gb"]
+    bad = run("speedup", "RTX 9999")
+    assert bad.exit_code == 2 and "unknown GPU 'RTX 9999'" in bad.stderr
+
+
 def test_speedup_human_table() -> None:
     r = run("speedup", "--gpu", "RTX 5090")
     assert r.exit_code == 0 and "RTX 5090" in r.stdout and "x" in r.stdout

@@ -122,6 +122,7 @@ def register(app: typer.Typer) -> None:
     @app.command("speedup")
     @handle_errors
     def speedup_cmd(
+        names: Optional[list[str]] = typer.Argument(None, help="GPU names, as with --gpu: planner speedup 'RTX 5090'"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name (repeatable): 'RTX 4090', 'A100 80GB', 'H100 SXM'; none = all"),
         vs: str = typer.Option("GTX 1080 Ti", "--vs", help="Baseline GPU (runs fp32 if it has no tensor cores)"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
@@ -134,7 +135,7 @@ def register(app: typer.Typer) -> None:
         """Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."""
         m = load_perf_model()
         base = m.resolve(vs)
-        rows = speedup_rows(m, gpu, base.id, workload, precision, _fraction(power_limit), model_params)
+        rows = speedup_rows(m, [*(names or []), *gpu], base.id, workload, precision, _fraction(power_limit), model_params)
         size = _size_info(m, workload, model_params)
         base_prec = precision if base.has_tensor_cores else "fp32"
         if as_json:
