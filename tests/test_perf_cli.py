@@ -48,6 +48,17 @@ def test_speedup_takes_gpu_names_as_arguments_too() -> None:
     assert bad.exit_code == 2 and "unknown GPU 'RTX 9999'" in bad.stderr
 
 
+def test_sweep_and_memfit_take_gpu_names_as_arguments_too() -> None:
+    by_arg = json.loads(run("sweep", "2x RTX 3090", "--runs", "8", "--hours", "7", "--json").stdout)
+    by_opt = json.loads(run("sweep", "--gpu", "2x RTX 3090", "--runs", "8", "--hours", "7", "--json").stdout)
+    assert by_arg == by_opt
+    r = run("memfit", "RTX 5090", "--params", "15e6", "--json")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == run("memfit", "--gpu", "RTX 5090", "--params", "15e6", "--json").stdout
+    none = run("sweep", "--runs", "8", "--hours", "7")
+    assert none.exit_code == 2 and "give a GPU" in none.stderr
+
+
 def test_speedup_human_table() -> None:
     r = run("speedup", "--gpu", "RTX 5090")
     assert r.exit_code == 0 and "RTX 5090" in r.stdout and "x" in r.stdout

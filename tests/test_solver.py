@@ -318,3 +318,13 @@ def test_the_ram_rule_naming_vram_does_not_trigger_the_vram_suggestion(cat) -> N
     assert rec.status == "infeasible" and any("total VRAM" in c for c in rec.why_not.conflicts)
     text = " | ".join(rec.why_not.suggestions)
     assert "GB of VRAM" not in text and "no GPU in the catalog meets" not in text, text
+
+
+def test_recommend_takes_the_budget_as_an_argument_too() -> None:
+    runner = CliRunner()
+    by_arg = runner.invoke(app, ["recommend", "7k", "--json"])
+    by_opt = runner.invoke(app, ["recommend", "--budget", "7000", "--json"])
+    assert by_arg.exit_code == 0 == by_opt.exit_code, by_arg.stderr
+    assert json.loads(by_arg.stdout)["plans"][0]["total"] == json.loads(by_opt.stdout)["plans"][0]["total"]
+    both = runner.invoke(app, ["recommend", "7000", "--budget", "6000"])
+    assert both.exit_code == 2 and "two budgets given" in both.stderr

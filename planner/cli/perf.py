@@ -122,7 +122,7 @@ def register(app: typer.Typer) -> None:
     @app.command("speedup")
     @handle_errors
     def speedup_cmd(
-        names: Optional[list[str]] = typer.Argument(None, help="GPU names, as with --gpu: planner speedup 'RTX 5090'"),
+        names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: planner speedup 'RTX 5090'"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name (repeatable): 'RTX 4090', 'A100 80GB', 'H100 SXM'; none = all"),
         vs: str = typer.Option("GTX 1080 Ti", "--vs", help="Baseline GPU (runs fp32 if it has no tensor cores)"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
@@ -161,6 +161,8 @@ def register(app: typer.Typer) -> None:
     @app.command("sweep")
     @handle_errors
     def sweep_cmd(
+        names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
+                                                    "planner sweep '2x RTX 3090' --runs 8 --hours 7"),
         runs: int = typer.Option(..., "--runs", help="Independent runs (seeds x variants)"),
         hours: float = typer.Option(..., "--hours", help="Hours per run on the baseline GPU"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
@@ -176,8 +178,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
+        gpu = [*(names or []), *gpu]
         if not gpu and build is None:
-            raise InputError("give --gpu NAME (repeatable, '2x RTX 3090' allowed) or --build FILE.json")
+            raise InputError("give a GPU ('2x RTX 3090', as an argument or --gpu, repeatable) or --build FILE.json")
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         if not 0 < hours <= MAX_HOURS:
@@ -230,6 +233,8 @@ def register(app: typer.Typer) -> None:
     @app.command("memfit")
     @handle_errors
     def memfit_cmd(
+        names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
+                                                    "planner memfit 'RTX 5090' --params 15e6"),
         params: float = typer.Option(..., "--params", help="Trainable parameters, e.g. 15e6"),
         optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adam | sgd (momentum) | sgd-plain"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
@@ -244,6 +249,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
+        gpu = [*(names or []), *gpu]
         m = load_perf_model()
         shape = ModelShape(params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
                            layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from planner.service.catalogs import load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
+from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
 from planner.request import Request
@@ -91,6 +92,8 @@ def register(app: typer.Typer) -> None:
     @app.command("recommend")
     @handle_errors
     def recommend_cmd(
+        budget_arg: Optional[str] = typer.Argument(None, metavar="BUDGET", help="The budget, as with --budget: "
+                                                   "planner recommend 7000"),
         budget: Optional[str] = typer.Option(
             None, "--budget", help="Budget as you write it: 7000, 7k, '7 000 €', 7000EUR, 7,5k (required for best mode)"),
         currency: Optional[str] = typer.Option(
@@ -134,6 +137,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
+        if budget_arg is not None and budget is not None and budget_arg != budget:
+            raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
+        budget = budget if budget is not None else budget_arg
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
