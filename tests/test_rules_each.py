@@ -327,6 +327,12 @@ CASES: list[Case] = [
          ("about 783 W of sustained heat", "removes about 570 W"), ("case-test", "gpu-test", "cpu-test")),
     Case("airflow-unknown", "case_airflow", B(case=case(intake_cfm=None)), U, ("case intake airflow unknown",),
          ("case-test",)),
+    # a 450 W blower card blows 360 W out of the back: 423 W stays in the case, under the 570 W that 100 CFM removes
+    Case("airflow-blower-card-exhausts-most-of-its-heat", "case_airflow",
+         B(case=case(intake_cfm=100), gpu=gpu(cooling="blower"))),
+    Case("airflow-blower-still-too-much-for-the-case", "case_airflow", B(case=case(intake_cfm=50), gpu=gpu(cooling="blower")),
+         W, ("about 423 W of sustained heat in the case (783 W drawn, 360 W blown out by the cards)", "removes about 285 W"),
+         ("case-test", "gpu-test", "cpu-test")),
     Case("wall-two-cards", "wall_circuit", B(gpu_count=2, psu=psu(wattage_w=2000, connectors_12v2x6=2))),
     Case("wall-four-600w-cards", "wall_circuit",
          B(gpu_count=4, gpu=gpu(**{**BIG_CARD, "tgp_w": 600}), psu=psu(wattage_w=2800, connectors_12v2x6=4)), P,
