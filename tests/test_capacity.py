@@ -20,17 +20,20 @@ def cat():
     return load_catalog()
 
 
-def test_four_gpus_name_the_missing_four_slot_board(cat) -> None:
-    most = max(b.gpu_slots_x8 or 0 for b in cat.by_category("motherboard") if cat.offer_for(b.id))
-    assert most < 4, "the catalog now hosts 4 GPUs: pick a count it cannot host"
-    gaps = catalog_gaps(cat, Request.parse(budget="30000", gpu_count=most + 1))
-    assert gaps and f"known to host {most + 1} GPUs" in gaps[0] and f"the most is {most}" in gaps[0]
+def test_four_gpus_without_a_four_slot_board_name_the_missing_board(cat) -> None:
+    four = [b.id for b in cat.by_category("motherboard") if (b.gpu_slots_x8 or 0) >= 4 and cat.offer_for(b.id)]
+    assert four, "the catalog hosts 4 GPUs (WRX90); leaving those boards out brings the gap back"
+    most = max(b.gpu_slots_x8 or 0 for b in cat.by_category("motherboard") if cat.offer_for(b.id) and b.id not in four)
+    gaps = catalog_gaps(cat, Request.parse(budget="30000", gpu_count=4, excluded=tuple(four)))
+    assert gaps and "known to host 4 GPUs" in gaps[0] and f"the most is {most}" in gaps[0]
+    assert catalog_gaps(cat, Request.parse(budget="30000", gpu_count=4)) == []
     assert catalog_gaps(cat, Request.parse(budget="30000", gpu_count=1)) == []
-    res = CliRunner().invoke(app, ["recommend", "--budget", "30000", "--gpus", str(most + 1), "--json"])
+    leave_out = [arg for b in four for arg in ("--exclude", b)]
+    res = CliRunner().invoke(app, ["recommend", "--budget", "30000", "--gpus", "4", *leave_out, "--json"])
     assert res.exit_code == 1
     d = json.loads(res.stdout)
     assert d["why_not"]["catalog_gaps"] == gaps
-    text = " ".join(CliRunner().invoke(app, ["recommend", "--budget", "30000", "--gpus", str(most + 1)]).stdout.split())
+    text = " ".join(CliRunner().invoke(app, ["recommend", "--budget", "30000", "--gpus", "4", *leave_out]).stdout.split())
     assert "known to host" in text and "no compatible combination" not in text
 
 

@@ -35,6 +35,19 @@ TRAIN_W = 450 + TRAIN_CPU + 103
 TRAIN_NEED = math.ceil(TRAIN_W / 0.8 - 1e-9)
 
 
+def tr_build(cpu_platform: Optional[str], board_platforms: list[str], chipset: str = "WRX90") -> Callable[[], Build]:
+    """A Threadripper build (sTR5, registered memory) with the CPU's series and the board's accepted list as given."""
+    return B(cpu=cpu(socket="sTR5", memory_types=["DDR5-RDIMM"], platform=cpu_platform, base_power_w=350,
+                     package_power_w=350, cores=24, threads=48),
+             motherboard=board(socket="sTR5", chipset=chipset, memory_type="DDR5-RDIMM", cpu_platforms=board_platforms,
+                               max_cpu_power_w=350, dimm_slots=8, max_memory_gb=2048),
+             memory=memory(memory_type="DDR5-RDIMM", modules=8, module_gb=32, speed_mts=5600, height_mm=31.25),
+             cooler=cooler(sockets=["sTR5"], cooling_capacity_w=350))
+
+
+BLOWER_300W = dict(tgp_w=300, slots=2, cooling="blower", recommended_psu_w=None)  # an RTX 6000 Ada-like 16-pin card
+
+
 def cores_need(chip_id: str, gpu_count: int) -> int:
     """The documented minimum, worked out here: max(6, 4 per GPU, 2 + 0.6 per unit of total speedup)."""
     speed = gpu_speed(CHIPS[chip_id], CHIPS, "transformer", "amp").value
@@ -63,6 +76,20 @@ CASES: list[Case] = [
     Case("socket-ok", "cpu_socket", B()),
     Case("socket-am4-cpu-on-am5-board", "cpu_socket", B(cpu=cpu(socket="AM4")), P,
          ("Test CPU needs socket AM4 but the board has AM5",), ("cpu-test", "mb-test")),
+    Case("platform-am5-needs-no-data", "cpu_platform", B()),  # one platform on the socket: any CPU of it fits
+    Case("platform-tr-pro-on-trx50", "cpu_platform", tr_build("threadripper-pro", ["threadripper", "threadripper-pro"],
+                                                              chipset="TRX50")),
+    Case("platform-tr-on-trx50", "cpu_platform", tr_build("threadripper", ["threadripper", "threadripper-pro"],
+                                                          chipset="TRX50")),
+    Case("platform-tr-pro-on-wrx90", "cpu_platform", tr_build("threadripper-pro", ["threadripper-pro"])),
+    Case("platform-tr-on-wrx90", "cpu_platform", tr_build("threadripper", ["threadripper-pro"]), P,
+         ("Test CPU is a Threadripper CPU; the WRX90 board Test Board takes Threadripper PRO only",),
+         ("cpu-test", "mb-test")),
+    Case("platform-str5-board-lists-nothing", "cpu_platform", tr_build("threadripper", []), U,
+         ("CPU series the board takes unknown", "could not be verified"), ("cpu-test", "mb-test")),
+    Case("platform-str5-cpu-series-unknown", "cpu_platform", tr_build(None, ["threadripper-pro"]), U,
+         ("CPU series (platform) unknown",), ("cpu-test", "mb-test")),
+    Case("platform-silent-on-socket-mismatch", "cpu_platform", B(cpu=cpu(socket="AM4"))),  # cpu_socket's finding
     Case("cpu-memtype-ok-lga1700-ddr4", "cpu_memory_type",
          B(cpu=cpu(socket="LGA1700", memory_types=["DDR4", "DDR5"]),
            motherboard=board(socket="LGA1700", memory_type="DDR4"), memory=memory(memory_type="DDR4", speed_mts=3600))),
@@ -308,6 +335,16 @@ CASES: list[Case] = [
     Case("connectors-two-8pin-cards", "gpu_connectors", B(gpu_count=2, gpu=gpu(**LEGACY_CARD),
                                                           psu=psu(wattage_w=1600, connectors_8pin=3)), P,
          ("4 separate PCIe 8-pin cables needed, the PSU has 3",)),
+    # four 300 W 16-pin cards, a PSU with two native cables: two cards native, two on 2 x 8-pin adapters each
+    Case("connectors-two-native-two-adapted", "gpu_connectors",
+         B(gpu_count=4, gpu=gpu(**BLOWER_300W), psu=psu(wattage_w=2200, connectors_12v2x6=2, connectors_8pin=4))),
+    Case("connectors-two-native-adapters-short", "gpu_connectors",
+         B(gpu_count=4, gpu=gpu(**BLOWER_300W), psu=psu(wattage_w=2200, connectors_12v2x6=2, connectors_8pin=3)), P,
+         ("4 native 12V-2x6 input(s) needed, the PSU has 2; adapters for the 2 card(s) beyond its native cables would "
+          "need 4 separate 8-pin cables, the PSU has 3",), ("psu-test", "gpu-test")),
+    Case("connectors-450w-cables-feed-no-575w-card-mixed", "gpu_connectors",
+         B(gpu_count=2, gpu=gpu(**BIG_CARD), psu=psu(wattage_w=2200, connectors_12v2x6=2, connectors_8pin=8,
+                                                     cable_12v2x6_w=450)), P, ("rated 450 W",)),
     Case("connectors-card-unknown", "gpu_connectors", B(gpu=gpu(power_12v2x6=None, power_8pin=None)), U,
          ("GPU power connectors unknown",)),
     Case("connectors-psu-unknown", "gpu_connectors", B(psu=psu(connectors_8pin=None)), U,
@@ -436,3 +473,13 @@ def test_transient_message_names_the_450w_threshold_not_a_missing_cable() -> Non
     (f,) = _of("psu_transient", b)
     assert b.parts["psu"].connectors_12v2x6 == 1
     assert "without a native 12V-2x6 cable" not in f.message
+
+
+def test_a_platform_must_belong_to_the_socket() -> None:
+    """A CPU series or a board's accepted series from another socket is a catalog error caught at load time."""
+    with pytest.raises(ValueError, match="platform for socket AM5"):
+        cpu(platform="threadripper-pro")
+    with pytest.raises(ValueError, match="CPU platform for socket sTR5"):
+        board(socket="sTR5", memory_type="DDR5-RDIMM", cpu_platforms=["AM5"])
+    assert cpu(socket="sTR5", memory_types=["DDR5-RDIMM"]).cpu_platform is None  # unknown, not guessed
+    assert board().accepted_platforms == ("AM5",)

@@ -52,6 +52,26 @@ StrList = Annotated[list[str], BeforeValidator(_split_list)]
 IntList = Annotated[list[int], BeforeValidator(_split_list)]
 
 SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5")
+# CPU platforms (series) a socket carries. One platform: any CPU of the socket fits any board of it, no data needed.
+# sTR5 carries two (AMD): WRX90 boards take Threadripper PRO only, TRX50 boards take Threadripper and Threadripper PRO.
+SOCKET_PLATFORMS: dict[str, tuple[str, ...]] = {
+    "AM4": ("AM4",), "AM5": ("AM5",), "LGA1700": ("LGA1700",), "LGA1851": ("LGA1851",),
+    "sTR5": ("threadripper", "threadripper-pro"),
+}
+PLATFORMS: tuple[str, ...] = tuple(dict.fromkeys(p for ps in SOCKET_PLATFORMS.values() for p in ps))
+
+
+def _platforms_of(socket: str, values: list[str], what: str) -> list[str]:
+    """The values as given when each is a platform of `socket`; else a ValueError naming the stranger."""
+    return _all_in(values, SOCKET_PLATFORMS[socket], f"{what} for socket {socket}:")
+
+
+def sole_platform(socket: str) -> Optional[str]:
+    """The socket's platform when it has only one (then no data is needed to match CPU and board), else None."""
+    ps = SOCKET_PLATFORMS[socket]
+    return ps[0] if len(ps) == 1 else None
+
+
 def _all_in(values: list[str], allowed: tuple[str, ...], what: str) -> list[str]:
     """The list as given when every item is one of `allowed`; else a ValueError naming the first stranger."""
     for v in values:
@@ -61,7 +81,7 @@ def _all_in(values: list[str], allowed: tuple[str, ...], what: str) -> list[str]
 
 
 MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
-FORM_FACTORS = ("EATX", "ATX", "mATX", "ITX")
+FORM_FACTORS = ("EEB", "EATX", "ATX", "mATX", "ITX")  # EEB: SSI-EEB, 12 x 13 in (WRX90 workstation boards)
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
 EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
 ARCHITECTURES = (
@@ -160,6 +180,18 @@ class Cpu(Part):
     pcie_gen: OptInt = None
     gpu_pcie_lanes: OptInt = None  # lanes the CPU gives the GPU slots in all (AM5: 16, x8/x8 for two; 8500G: 4)
     integrated_graphics: OptBool = None
+    platform: OptStr = None  # CPU series on a socket with several (sTR5: threadripper / threadripper-pro)
+
+    @model_validator(mode="after")
+    def _platform(self) -> "Cpu":
+        if self.platform is not None:
+            _platforms_of(self.socket, [self.platform], "platform")
+        return self
+
+    @property
+    def cpu_platform(self) -> Optional[str]:
+        """The CPU's platform: as given, else the socket's only one; None = unknown (a multi-platform socket)."""
+        return self.platform or sole_platform(self.socket)
 
     @field_validator("memory_types")
     @classmethod
@@ -190,6 +222,20 @@ class Motherboard(Part):
     gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
     first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
     m2_gen5_shares_gpu: OptBool = None  # every PCIe 5.0 M.2 slot takes lanes from the first x16 slot (x16 -> x8)
+    cpu_platforms: StrList = Field(default_factory=list)  # CPU series the board takes (sTR5 WRX90: threadripper-pro)
+
+    @model_validator(mode="after")
+    def _platforms(self) -> "Motherboard":
+        _platforms_of(self.socket, self.cpu_platforms, "CPU platform")
+        return self
+
+    @property
+    def accepted_platforms(self) -> tuple[str, ...]:
+        """CPU platforms the board takes: as listed, else the socket's only one; () = unknown (several possible)."""
+        if self.cpu_platforms:
+            return tuple(self.cpu_platforms)
+        sole = sole_platform(self.socket)
+        return (sole,) if sole else ()
 
 
 class Memory(Part):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from planner.catalog.models import MEMORY_TYPES, SOCKETS, Severity
+from planner.catalog.models import MEMORY_TYPES, PLATFORMS, SOCKETS, Severity
 from planner.compat.rules.base import Build, Encoder, Rule, ValueAccepted, gpu_chip
 from planner.perf.speed import gpu_speed
 
@@ -31,6 +31,39 @@ class CpuSocket(ValueAccepted):
 
     def message(self, cpu, mb):
         return f"{cpu.name} needs socket {cpu.socket} but the board has {mb.socket}"
+
+
+PLATFORM_NAMES = {"threadripper": "Threadripper", "threadripper-pro": "Threadripper PRO"}
+
+
+class CpuPlatform(ValueAccepted):
+    """What the socket alone does not say: sTR5 is shared by WRX90 boards (Threadripper PRO only) and TRX50 boards
+    (Threadripper and Threadripper PRO). A socket with one platform needs no data (any CPU of it fits); an sTR5
+    board that lists nothing, or an sTR5 CPU without its series, is unknown data (unverified)."""
+
+    name = "cpu_platform"
+    categories = ("cpu", "motherboard")
+    summary = "the board takes the CPU's series (WRX90: Threadripper PRO only)"
+    holder, acceptor, domain, unknown_what = "cpu", "motherboard", PLATFORMS, "CPU series the board takes"
+
+    def applies(self, b: Build) -> bool:  # a socket mismatch is cpu_socket's finding, not a second one here
+        return super().applies(b) and b.parts["cpu"].socket == b.parts["motherboard"].socket
+
+    def value(self, cpu):
+        return cpu.cpu_platform
+
+    def accepted(self, mb):
+        return mb.accepted_platforms
+
+    def check(self, b: Build):
+        if self.value(b.parts["cpu"]) is None:
+            return [self.unverified("CPU series (platform)", b.ids(*self.categories))]
+        return super().check(b)
+
+    def message(self, cpu, mb):
+        takes = " or ".join(PLATFORM_NAMES.get(p, p) for p in mb.accepted_platforms)
+        return (f"{cpu.name} is a {PLATFORM_NAMES.get(cpu.cpu_platform, cpu.cpu_platform)} CPU; the {mb.chipset} "
+                f"board {mb.name} takes {takes} only")
 
 
 class CpuMemoryType(ValueAccepted):
@@ -323,5 +356,5 @@ class CpuStability(Rule):
         m.model.Add(m.has("cpu", self.affected, unknown=False) == 0)
 
 
-RULES = [CpuSocket(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), M2SharesGpuLanes(),
+RULES = [CpuSocket(), CpuPlatform(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), M2SharesGpuLanes(),
          CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]

@@ -115,24 +115,39 @@ class GpuConnectors(Rule):
             what = " and ".join(w for w, pid in (("GPU power connectors", gpu.id), ("PSU connector counts", psu.id))
                                 if pid in missing)
             return [self.unverified(what, missing)]
-        need16, need8 = n * (gpu.power_12v2x6 or 0), n * (gpu.power_8pin or 0)
-        stock = gpu_stock_w(gpu, b.chips)
-        counts_ok = psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8
-        cable_ok = need16 == 0 or (psu.cable_12v2x6_w is not None and psu.cable_12v2x6_w >= stock)
-        if counts_ok and cable_ok:
+        per16, need8 = gpu.power_12v2x6 or 0, n * (gpu.power_8pin or 0)
+        need16, stock, adapt = n * per16, gpu_stock_w(gpu, b.chips), adapter_8pins(gpu)
+
+        def natives(rated: bool) -> int:
+            """Cards fed by native cables: as many as the PSU has, when its cables are rated for the card."""
+            return n if per16 == 0 else (min(n, psu.connectors_12v2x6 // per16) if rated else 0)
+
+        def fits(rated: bool) -> bool:
+            """Native cables for as many cards as they go round, an adapter (<= 450 W cards) for each other card."""
+            k = natives(rated)
+            if k == n and psu.connectors_8pin >= need8:
+                return True
+            return adapt is not None and psu.connectors_8pin >= need8 + (n - k) * adapt
+
+        rated = per16 == 0 or (psu.cable_12v2x6_w is not None and psu.cable_12v2x6_w >= stock)
+        if fits(rated):
             return []
-        adapt = adapter_8pins(gpu)
-        if adapt is not None and psu.connectors_8pin >= need8 + n * adapt:
-            return []
-        if counts_ok and psu.cable_12v2x6_w is None:
+        if psu.cable_12v2x6_w is None and fits(True):
             return [self.unverified("PSU 12V-2x6 cable rating", [psu.id])]
+        counts_ok = psu.connectors_12v2x6 >= need16 and psu.connectors_8pin >= need8
         if counts_ok:
             msg = (f"the PSU's 16-pin cables are rated {psu.cable_12v2x6_w} W, the card draws up to {stock} W: a cable "
                    "run above its rating is how 16-pin connectors melt")
         elif need16 > psu.connectors_12v2x6:
-            extra = (f"; a {gpu.tgp_w} W card needs a native cable, no adapter" if adapt is None
-                     else f"; an adapter would need {need8 + n * adapt} separate 8-pin cables, the PSU has "
-                          f"{psu.connectors_8pin}")
+            k = natives(rated)
+            if adapt is None:
+                extra = f"; a {gpu.tgp_w} W card needs a native cable, no adapter"
+            elif k == 0:
+                extra = (f"; an adapter would need {need8 + n * adapt} separate 8-pin cables, the PSU has "
+                         f"{psu.connectors_8pin}")
+            else:
+                extra = (f"; adapters for the {n - k} card(s) beyond its native cables would need "
+                         f"{need8 + (n - k) * adapt} separate 8-pin cables, the PSU has {psu.connectors_8pin}")
             msg = f"{need16} native 12V-2x6 input(s) needed, the PSU has {psu.connectors_12v2x6}{extra}"
         else:
             msg = f"{need8} separate PCIe 8-pin cables needed, the PSU has {psu.connectors_8pin}"
@@ -148,17 +163,25 @@ class GpuConnectors(Rule):
         have16 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_12v2x6)
         have8 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_8pin)
         cable = m.strict("psu", lambda s: None if psu_unknown(s) else s.cable_12v2x6_w, fail=0)
-        need16 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_12v2x6 or 0), unknown=0)
+        per16 = m.attr("gpu", lambda g: None if gpu_unknown(g) else (g.power_12v2x6 or 0), unknown=0)
         need8 = m.attr("gpu", lambda g: None if gpu_unknown(g) else n * (g.power_8pin or 0), unknown=0)
         need_cable = m.attr("gpu", lambda g: gpu_stock_w(g, m.chips) if (g.power_12v2x6 or 0) > 0 else 0)
-        via_adapter = m.attr("gpu", lambda g: (n * ((g.power_8pin or 0) + adapter_8pins(g))
-                                              if adapter_8pins(g) is not None else PERMISSIVE) if not gpu_unknown(g)
-                             else None, unknown=0)
-        use_adapter = m.bool_var("gpu_16pin_adapter")
-        m.model.Add(have16 >= need16).OnlyEnforceIf(use_adapter.Not())
-        m.model.Add(have8 >= need8).OnlyEnforceIf(use_adapter.Not())
-        m.model.Add(cable >= need_cable).OnlyEnforceIf(use_adapter.Not())
-        m.model.Add(have8 >= via_adapter).OnlyEnforceIf(use_adapter)
+        # 8-pin cables one card takes through an adapter (none for 8-pin cards; a > 450 W card may not use one)
+        per_adapter = m.attr("gpu", lambda g: None if gpu_unknown(g) else (
+            0 if not g.power_12v2x6 else (adapter_8pins(g) if adapter_8pins(g) is not None else PERMISSIVE)), unknown=0)
+        # one option per number k of cards on native cables, the other n - k on adapters (check(): natives())
+        options = []
+        for k in range(n + 1):
+            lit = m.bool_var(f"gpu_native_cables_{k}")
+            options.append(lit)
+            if k:
+                m.model.Add(have16 >= k * per16).OnlyEnforceIf(lit)
+                m.model.Add(cable >= need_cable).OnlyEnforceIf(lit)
+            m.model.Add(have8 >= need8 + (n - k) * per_adapter).OnlyEnforceIf(lit)
+        any_option = options[0]
+        for lit in options[1:]:
+            any_option = any_option + lit
+        m.model.Add(any_option >= 1)
 
 
 class PsuClass(Rule):

@@ -1,0 +1,90 @@
+"""3- and 4-GPU workstations from the shipped catalog: Threadripper (PRO) platforms, registered memory, blower cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner.compat.checker import check_parts
+from planner.compat.rules import RULES_BY_NAME
+from planner.request import RAM_PER_VRAM, Request
+from planner.solver import recommend
+
+pytestmark = pytest.mark.usefixtures("no_price_history")
+
+
+def solve(cat, **kw: Any):
+    return recommend(cat, Request.parse(**kw), workers=2)
+
+
+def assert_sound(cat, plan, budget: int) -> None:
+    """Every rule passes (no problem, no warning the solver avoids), the board takes the CPU's series, the RAM meets
+    the default RAM requirement and the cards can stack at the board's slot pitch."""
+    parts = plan.parts
+    report = check_parts(cat, list(parts.values()), gpu_count=plan.gpu_count, power_fraction=plan.power_fraction)
+    assert report.problems == [], [f.message for f in report.problems]
+    blocking = [f for f in report.warnings if RULES_BY_NAME[f.rule].blocks]
+    assert blocking == [], [f.message for f in blocking]
+    cpu, mb, gpu = parts["cpu"], parts["motherboard"], parts["gpu"]
+    assert cpu.socket == mb.socket == "sTR5"
+    assert cpu.cpu_platform in mb.accepted_platforms
+    assert (mb.gpu_slots_x8 or 0) >= plan.gpu_count
+    assert parts["memory"].capacity_gb >= RAM_PER_VRAM * plan.gpu_count * gpu.vram_gb
+    assert gpu.cooling in ("blower", "passive")  # only those stack at a 2-slot pitch
+    assert plan.total <= budget
+
+
+def test_four_gpus_get_a_threadripper_pro_wrx90_workstation(cat) -> None:
+    rec = solve(cat, budget=40000, gpu_count=4)
+    assert rec.status == "optimal" and rec.plans, rec.why_not
+    plan = rec.plans[0]
+    assert plan.gpu_count == 4
+    assert_sound(cat, plan, 40000)
+    # only a WRX90 board hosts four cards, and WRX90 takes Threadripper PRO only
+    assert plan.parts["motherboard"].accepted_platforms == ("threadripper-pro",)
+    assert plan.parts["cpu"].cpu_platform == "threadripper-pro"
+
+
+def test_three_gpus_get_a_threadripper_workstation(cat) -> None:
+    rec = solve(cat, budget=30000, gpu_count=3)
+    assert rec.status == "optimal" and rec.plans, rec.why_not
+    plan = rec.plans[0]
+    assert plan.gpu_count == 3
+    assert_sound(cat, plan, 30000)
+
+
+def _sTR5(cat, category: str) -> list:
+    return [p for p in cat.by_category(category) if p.socket == "sTR5" and cat.offer_for(p.id)]
+
+
+def test_the_solver_never_pairs_a_threadripper_with_a_wrx90_board(cat) -> None:
+    plain = [c for c in _sTR5(cat, "cpu") if c.cpu_platform == "threadripper"]
+    wrx90 = [b for b in _sTR5(cat, "motherboard") if "threadripper" not in b.accepted_platforms]
+    assert plain and wrx90, "the catalog has both a non-PRO Threadripper and a PRO-only board"
+    # pinned together: no build, the two pins named as what collides
+    rec = solve(cat, budget=60000, gpu_count=3, pinned=(plain[0].id, wrx90[0].id))
+    assert rec.status == "infeasible"
+    text = " | ".join(rec.why_not.conflicts)
+    assert plain[0].name in text and wrx90[0].name in text, text
+    # the same swap in a 4-GPU plan: check names the cpu_platform rule
+    plan = solve(cat, budget=40000, gpu_count=4).plans[0]
+    swapped = {**plan.parts, "cpu": plain[0], "motherboard": wrx90[0]}
+    report = check_parts(cat, list(swapped.values()), gpu_count=4)
+    assert [f.rule for f in report.problems if f.rule == "cpu_platform"] == ["cpu_platform"], report.problems
+    # a non-PRO Threadripper pinned: the 3-GPU build sits on a board that takes it (not the WRX90 one)
+    for cpu in plain:
+        rec = solve(cat, budget=60000, gpu_count=3, pinned=(cpu.id,))
+        assert rec.status == "optimal", rec.why_not
+        assert cpu.cpu_platform in rec.plans[0].parts["motherboard"].accepted_platforms
+    # and no 4-GPU build exists for it: the only 4-slot board is PRO-only
+    assert solve(cat, budget=60000, gpu_count=4, pinned=(plain[0].id,)).status == "infeasible"
+
+
+def test_a_threadripper_pro_on_trx50_is_a_valid_build(cat) -> None:
+    pro = [c for c in _sTR5(cat, "cpu") if c.cpu_platform == "threadripper-pro"]
+    trx50 = [b for b in _sTR5(cat, "motherboard") if "threadripper" in b.accepted_platforms]
+    assert pro and trx50
+    rec = solve(cat, budget=60000, gpu_count=3, pinned=(pro[0].id, trx50[0].id))
+    assert rec.status == "optimal", rec.why_not
+    assert_sound(cat, rec.plans[0], 60000)
