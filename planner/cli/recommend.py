@@ -80,12 +80,28 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
-        console.print(Text("GPU counts tried: " + "; ".join(
-            f"{t['gpus']} x" + (f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else "") + ": "
-            + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"] else t["status"])
-            for t in tried)))
+        console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
     console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
                          f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
+
+
+def _tried_texts(tried: list[dict]) -> list[str]:
+    """One entry per GPU count and power limit solved; a count with no build at any limit is said once."""
+    empty = {t["gpus"] for t in tried} - {t["gpus"] for t in tried if t["total_eur"]}
+    out, said = [], set()
+    for t in tried:
+        n = t["gpus"]
+        if n in empty:
+            if n not in said:
+                said.add(n)
+                why = (f"no build within the budget and rules (--gpus {n} says why)" if t["status"] == "infeasible"
+                       else t["status"])
+                out.append(f"{n} x: {why}")
+            continue
+        limit = f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else ""
+        out.append(f"{n} x{limit}: " + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"]
+                                        else t["status"]))
+    return out
 
 
 def register(app: typer.Typer) -> None:
