@@ -50,3 +50,29 @@ def test_two_amounts_that_nothing_tells_apart_are_not_guessed() -> None:
     r = extract(page, None)
     # neither amount is marked old: the structured value is not read; the visible route decides instead
     assert not r.offers or r.offers[0].route != "microdata"
+
+
+_SALE_PAGE = """<html><head><meta property="og:title" content="Keystick Wall Sconce">{og}
+<script type="application/ld+json">{{"@context": "https://schema.org", "@type": "Product", "name": "Keystick Wall Sconce",
+"offers": {{"@type": "Offer", "priceCurrency": "USD", "price": "150.00"}}}}</script></head>
+<body><h1>Keystick Wall Sconce</h1><div id="app"></div><button>Add to cart</button></body></html>"""
+
+
+def test_a_structured_price_opengraph_names_as_the_list_price_gives_way_to_the_sale_price() -> None:
+    # the JSON-LD still carries the list price; OpenGraph says 150 is the standard amount and 120 the price now
+    og = ('<meta property="og:price:standard_amount" content="150.00">'
+          '<meta property="product:price:amount" content="120.00"><meta property="product:price:currency" content="USD">')
+    r = extract(_SALE_PAGE.format(og=og), None)
+    assert r.offers[0].price == Decimal("120.00") and r.offers[0].route == "opengraph"
+    # product:sale_price:amount is the price now even where product:price:amount repeats the list price
+    og = ('<meta property="product:original_price:amount" content="150.00">'
+          '<meta property="product:price:amount" content="150.00"><meta property="product:sale_price:amount" '
+          'content="120.00">')
+    assert extract(_SALE_PAGE.format(og=og), None).offers[0].price == Decimal("120.00")
+
+
+def test_without_a_lower_current_price_the_structured_price_stands() -> None:
+    og = ('<meta property="og:price:standard_amount" content="150.00">'
+          '<meta property="product:price:amount" content="150.00">')
+    assert extract(_SALE_PAGE.format(og=og), None).offers[0].price == Decimal("150.00")
+    assert extract(_SALE_PAGE.format(og=""), None).offers[0].price == Decimal("150.00")

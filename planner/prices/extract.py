@@ -15,7 +15,7 @@ from planner.prices.buybox import read_buy_box
 from planner.prices.condition import decide_condition
 from planner.prices.jsonld import jsonld_candidates
 from planner.prices.listings import api_offers, listing_offers, parse_json_document
-from planner.prices.microdata import microdata_candidates, opengraph_candidate
+from planner.prices.microdata import OG_LIST_PRICE, microdata_candidates, opengraph_candidate
 from planner.prices.page import Page, decode
 from planner.prices.locale import offer_currency
 from planner.prices.parse_price import ParsedPrice, parse_price
@@ -102,7 +102,7 @@ def _extract(page: str | bytes, url: Optional[str], reg: Registry, content_type:
     if is_blocked(p.title, p.text, p.source, has_product_data=bool(priced)):
         return ExtractResult(True, [], None, "blocked")
 
-    mains = _shown_only_elsewhere(p, [c for c in priced if c.role == "main"], dec)
+    mains = _list_price_beside_sale(p, _shown_only_elsewhere(p, [c for c in priced if c.role == "main"], dec), dec)
     items = [c for c in priced if c.role == "item"]
     if not mains:
         listed = _listing(p, reg, retailer, url, check_time)
@@ -134,6 +134,17 @@ def _shown_only_elsewhere(p: Page, mains: list[Candidate], dec: Optional[str]) -
     if not any(c.route != "opengraph" and amount(c) in shown for c in mains):
         return mains
     return [c for c in mains if c.route != "opengraph" or amount(c) in shown]
+
+
+def _list_price_beside_sale(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
+    """Drop a structured price that OpenGraph names as the list price (og:price:standard_amount,
+    product:original_price:amount) when OpenGraph states a lower current price: that one is paid now."""
+    listed = parse_price(p.meta(*OG_LIST_PRICE) or "", dec)
+    og = next((c for c in mains if c.route == "opengraph"), None)
+    now = parse_price(og.price, dec) if og is not None and isinstance(og.price, str) else None
+    if listed is None or now is None or not now.amount < listed.amount:
+        return mains
+    return [c for c in mains if c is og or getattr(parse_price(c.price, dec), "amount", None) != listed.amount]
 
 
 def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:

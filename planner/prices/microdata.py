@@ -121,8 +121,13 @@ def _loose_microdata(page: Page) -> Optional[Candidate]:
 
 
 
+# OpenGraph's names for the list (standard / original) price beside the current one
+OG_LIST_PRICE = ("og:price:standard_amount", "product:original_price:amount", "og:original_price:amount")
+
+
 def opengraph_candidate(page: Page) -> Optional[Candidate]:
-    amount = page.meta("product:price:amount", "og:price:amount", "product:sale_price:amount", "og:price")
+    # a sale price, when stated, is what is paid now (product:price:amount then often repeats the list price)
+    amount = page.meta("product:sale_price:amount") or page.meta("product:price:amount", "og:price:amount", "og:price")
     currency = page.meta("product:price:currency", "og:price:currency", "product:sale_price:currency")
     if amount is None:
         label = (page.meta("twitter:label1") or "").lower()
