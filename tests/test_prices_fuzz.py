@@ -93,4 +93,6 @@ def test_price_context_words_never_raise(before: str, after: str) -> None:
 
     assert context_problem(before, after) in (None, "ex-VAT price", "instalment, not the price",
                                               "struck-through (former) price",
-                                              "a 'from' price (several offers or variants)")
+                                              "a 'from' price (several offers or variants)",
+                                              "a signed amount (an option's surcharge or reduction)",
+                                              "shipping (a fee, or a total with it), not the product's price")
