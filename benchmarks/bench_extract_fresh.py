@@ -1,8 +1,8 @@
 """Score planner's extractor on the fresh held-out set of real product pages (benchmarks/fresh-pages).
 
-Run: PYTHONPATH=$PWD python benchmarks/bench_extract_fresh.py [--pages DIR]
-The pages were chosen and frozen (committed) before the extractor was ever run on them; see the
-README in that folder. Scoring is bench_extract.py's rule, imported from there: a price equal to the
+Run: PYTHONPATH=$PWD python benchmarks/bench_extract_fresh.py [--batch 1|2|all] [--pages DIR]
+Each batch of pages was chosen and frozen (committed) before the extractor was ever run on it; see the
+README in that folder (batch 1: the first 8 pages, no longer blind; batch 2: the second round). Scoring is bench_extract.py's rule, imported from there: a price equal to the
 truth as a decimal is a true positive; a wrong price is a false positive and a false negative; no
 price where the page has one is a false negative; a price where the truth has none is a false
 positive. Printed: F1, tp/fp/fn, exceptions, 'error' results, pages/s, one line per miss; once with
@@ -82,13 +82,17 @@ def report(title: str, rows: list[dict[str, str]], truth: dict, preds: dict, rai
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=str(PAGES))
+    ap.add_argument("--batch", choices=["1", "2", "all"], default="all",
+                    help="which batch of the manifest to score (default: all)")
     args = ap.parse_args()
     pages = Path(args.pages)
-    rows = load_manifest(pages)
+    rows = [r for r in load_manifest(pages) if args.batch == "all" or r["batch"] == args.batch]
+    if not rows:
+        sys.exit(f"bench_extract_fresh: no page in batch {args.batch} of {pages / 'MANIFEST.csv'}")
     truth = {r["id"]: {"price": [r["price"]] if r["price"] else []} for r in rows}
     shops = sorted({r["shop"] for r in rows})
     repos = sorted({r["repo"] for r in rows})
-    print(f"fresh set: {len(rows)} pages, {len(shops)} shops, {len(repos)} repositories")
+    print(f"fresh set, batch {args.batch}: {len(rows)} pages, {len(shops)} shops, {len(repos)} repositories")
     report("url=None (generic)", rows, truth, *run(pages, rows, with_url=False))
     known = [r for r in rows if r["url"]]
     report(f"url=manifest URL ({len(known)} pages with a known URL)", known, truth, *run(pages, known, with_url=True))

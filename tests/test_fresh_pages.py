@@ -16,7 +16,7 @@ from planner.prices.result import ExtractResult
 
 PAGES = Path(__file__).resolve().parents[1] / "benchmarks" / "fresh-pages"
 COLUMNS = ["id", "repo", "path", "commit", "licence", "shop", "captured", "url", "price", "currency",
-           "truth_source", "note"]
+           "truth_source", "note", "batch"]
 
 
 def _rows() -> list[dict[str, str]]:
@@ -38,6 +38,7 @@ def test_manifest_rows_are_sourced_and_licensed() -> None:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", r["repo"]), r
         assert r["path"] and r["licence"] and r["shop"] and r["truth_source"], r
         assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]), r
+        assert r["batch"] in ("1", "2"), f"{r['id']}: batch is 1 or 2, not {r['batch']!r}"
         if r["truth_source"] == "read-by-hand":
             assert r["note"], f"{r['id']}: a price read by hand needs its one-line justification"
         else:
@@ -68,6 +69,15 @@ def test_every_listed_page_exists_and_no_page_is_unlisted() -> None:
 def test_at_most_four_pages_per_shop() -> None:
     per_shop = Counter(r["shop"] for r in ROWS)
     assert max(per_shop.values()) <= 4, per_shop
+
+
+def test_batch_two_keeps_its_own_selection_rule() -> None:
+    """Batch 2 takes at most 3 pages per shop and none from the repositories batch 1 used up."""
+    batch1_repos = {r["repo"] for r in ROWS if r["batch"] == "1"}
+    batch2 = [r for r in ROWS if r["batch"] == "2"]
+    per_shop = Counter(r["shop"] for r in batch2)
+    assert not per_shop or max(per_shop.values()) <= 3, per_shop
+    assert not batch1_repos & {r["repo"] for r in batch2}, "batch 2 reuses a batch-1 repository"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
