@@ -121,19 +121,20 @@ def _one_amount(p: Page, c: Candidate, dec: Optional[str]) -> Candidate:
     return replace(c, price=paid.raw) if paid is not None else c
 
 
+def _amount(c: Candidate, dec: Optional[str]) -> Optional[Decimal]:
+    """The amount a candidate's price states (None when it does not read as one)."""
+    pp = parse_price(c.price, dec)
+    return pp.amount if pp is not None else None
+
+
 def _shown_only_elsewhere(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
     """Drop an OpenGraph/meta amount the page never shows when another structured price of the page is shown."""
     if not any(c.route == "opengraph" for c in mains) or all(c.route == "opengraph" for c in mains):
         return mains
     shown = {s.parsed.amount for s in price_spots(p, dec, None)}
-
-    def amount(c: Candidate) -> Optional[Decimal]:
-        pp = parse_price(c.price, dec)
-        return pp.amount if pp is not None else None
-
-    if not any(c.route != "opengraph" and amount(c) in shown for c in mains):
+    if not any(c.route != "opengraph" and _amount(c, dec) in shown for c in mains):
         return mains
-    return [c for c in mains if c.route != "opengraph" or amount(c) in shown]
+    return [c for c in mains if c.route != "opengraph" or _amount(c, dec) in shown]
 
 
 def _list_price_beside_sale(p: Page, mains: list[Candidate], dec: Optional[str]) -> list[Candidate]:
@@ -141,10 +142,10 @@ def _list_price_beside_sale(p: Page, mains: list[Candidate], dec: Optional[str])
     product:original_price:amount) when OpenGraph states a lower current price: that one is paid now."""
     listed = parse_price(p.meta(*OG_LIST_PRICE) or "", dec)
     og = next((c for c in mains if c.route == "opengraph"), None)
-    now = parse_price(og.price, dec) if og is not None and isinstance(og.price, str) else None
-    if listed is None or now is None or not now.amount < listed.amount:
+    now = _amount(og, dec) if og is not None else None  # mains are priced: every one reads as an amount
+    if listed is None or now is None or not now < listed.amount:
         return mains
-    return [c for c in mains if c is og or getattr(parse_price(c.price, dec), "amount", None) != listed.amount]
+    return [c for c in mains if c is og or _amount(c, dec) != listed.amount]
 
 
 def _retailer_from_page(p: Page, reg: Registry) -> Optional[Retailer]:
