@@ -86,24 +86,27 @@ class _Session:
         if self.cands.missing:
             return WhyNot([f"no {c} in the catalog has a price (after exclusions)" for c in self.cands.missing],
                           ["add offers to data/offers/ or remove exclusions"])
-        m, _, names = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
-        solver = _solver(self.time_limit, 1)
-        status = solver.Solve(m.model)
-        if status != cp_model.INFEASIBLE:
+        core = self.infeasible_core(self.parts)
+        if core is None:
             return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
-        core = [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         if not core:
             return self.explain_unknown() or self.explain_catalog()
         return WhyNot(core, self.suggest(core))
 
+    def infeasible_core(self, parts: dict[str, list[Any]], gate_problems: bool = False) -> Optional[list[str]]:
+        """The named requirements (and, with `gate_problems`, compatibility rules) in the solver's infeasible core;
+        None when the solver does not prove the request infeasible within the time limit."""
+        m, _, names = build_model(parts, self.cands, self.req, self.catalog, with_assumptions=True,
+                                  gate_problems=gate_problems)
+        solver = _solver(self.time_limit, 1)
+        if solver.Solve(m.model) != cp_model.INFEASIBLE:
+            return None
+        return [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+
     def explain_catalog(self) -> WhyNot:
         """No combination of catalog parts passes the compatibility rules with the requirements: name the rules that
         collide (each rule a switch; the solver's infeasible core), over every candidate part, not the pruned set."""
-        m, _, names = build_model(self.cands.parts, self.cands, self.req, self.catalog, with_assumptions=True,
-                                  gate_problems=True)
-        solver = _solver(self.time_limit, 1)
-        core = ([names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
-                if solver.Solve(m.model) == cp_model.INFEASIBLE else [])
+        core = self.infeasible_core(self.cands.parts, gate_problems=True) or []
         rules = [s for s in core if s.startswith("compatibility: ")]
         if not rules:
             return WhyNot(["the catalog holds no compatible combination of parts"],
