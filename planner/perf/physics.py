@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import math
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
@@ -71,40 +71,23 @@ class PerfParams:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "PerfParams":
         p = data["params"]
+        ranges = {t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
+                  for t, groups in data.get("ranges", {}).items()}
+        meta = {k: v for k, v in data.items() if k not in ("params", "ranges")}
         if "members" in p:  # variant `average`: every member's fitted numbers, shared typical sizes, ranges and meta
             shared = {k: v for k, v in p.items() if k != "members"}
             members = {name: cls.from_json({"params": {**shared, **mp}}) for name, mp in p["members"].items()}
             if not members:
                 raise CatalogError("perf_params.json: variant 'average' without members")
-            first = next(iter(members.values()))
-            return replace(first, members=members,
-                           ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
-                                   for t, groups in data.get("ranges", {}).items()},
-                           meta={k: v for k, v in data.items() if k not in ("params", "ranges")})
+            return replace(next(iter(members.values())), members=members, ranges=ranges, meta=meta)
+        # every number of the model: required when the dataclass gives it no default, else the default (the prior)
+        numbers = {f.name: float(p[f.name] if f.default is MISSING else p.get(f.name, f.default))
+                   for f in fields(cls) if f.type == "float"}
         return cls(
-            compute_share={k: float(v) for k, v in p["compute_share"].items()},
-            tensor_efficiency=float(p["tensor_efficiency"]),
-            amp_memory_factor=float(p["amp_memory_factor"]),
-            pascal_compute_efficiency=float(p.get("pascal_compute_efficiency", 1.0)),
-            dual_fp32_efficiency=float(p.get("dual_fp32_efficiency", 0.65)),
-            amd_fp32_efficiency=float(p.get("amd_fp32_efficiency", 0.45)),
-            amd_software_factor=float(p.get("amd_software_factor", 0.8)),
-            model_size_slope=float(p.get("model_size_slope", 0.0)),
-            pro_clock_factor=float(p.get("pro_clock_factor", 1.0)),
-            overhead_ref=float(p.get("overhead_ref", 0.0)),
-            overhead_exponent=float(p.get("overhead_exponent", 1.0)),
-            tensor_matmul_share=float(p.get("tensor_matmul_share", 1.0)),
-            tensor_share_slope=float(p.get("tensor_share_slope", 0.0)),
-            l2_bw_per_tflops=float(p.get("l2_bw_per_tflops", 0.0)),
-            l2_working_set_mb=float(p.get("l2_working_set_mb", 32.0)),
-            power_density_threshold=float(p.get("power_density_threshold", 0.0)),
-            power_density_exponent=float(p.get("power_density_exponent", 1.0 / 3.0)),
-            batch_exponent=float(p.get("batch_exponent", 0.0)),
+            compute_share={k: float(v) for k, v in p["compute_share"].items()}, **numbers,
             family_offsets={k: (float(v[0]), float(v[1])) for k, v in p.get("family_offsets", {}).items()},
             typical_params={k: float(v) for k, v in p.get("typical_params", {}).items()},
-            ranges={t: {g: (float(v[0]), float(v[1])) for g, v in groups.items()}
-                    for t, groups in data.get("ranges", {}).items()},
-            meta={k: v for k, v in data.items() if k not in ("params", "ranges")},
+            ranges=ranges, meta=meta,
         )
 
 
