@@ -216,13 +216,16 @@ class ValueAccepted(Rule):
     """One part's value must be among those another part accepts (socket, memory type, form factor). Stated as
     attributes, so check() and encode() come from one definition and the model adds one constraint per value of
     `domain`. `both_ways`: each side has one value and they must be equal (the constraint holds in both directions).
-    `unknown_what`: an acceptor that lists nothing is unknown data (unverified), not a refusal."""
+    `unknown_what`: an acceptor that lists nothing is unknown data (unverified), not a refusal. `unknown_value`: a
+    holder without a value is unknown data too (the model then puts no constraint on it: no value of `domain` is held).
+    """
 
     holder: ClassVar[str] = ""
     acceptor: ClassVar[str] = ""
     domain: ClassVar[tuple[str, ...]] = ()
     both_ways: ClassVar[bool] = False
     unknown_what: ClassVar[Optional[str]] = None
+    unknown_value: ClassVar[Optional[str]] = None
 
     def value(self, part: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -235,6 +238,8 @@ class ValueAccepted(Rule):
 
     def check(self, b: Build) -> list[Finding]:
         holder, acceptor = b.parts[self.holder], b.parts[self.acceptor]
+        if self.unknown_value and self.value(holder) is None:
+            return [self.unverified(self.unknown_value, b.ids(*self.categories))]
         accepted = self.accepted(acceptor)
         if not accepted and self.unknown_what:
             return [self.unverified(self.unknown_what, b.ids(*self.categories))]

@@ -45,6 +45,7 @@ class CpuPlatform(ValueAccepted):
     categories = ("cpu", "motherboard")
     summary = "the board takes the CPU's series (WRX90: Threadripper PRO only)"
     holder, acceptor, domain, unknown_what = "cpu", "motherboard", PLATFORMS, "CPU series the board takes"
+    unknown_value = "CPU series (platform)"
 
     def applies(self, b: Build) -> bool:  # a socket mismatch is cpu_socket's finding, not a second one here
         return super().applies(b) and b.parts["cpu"].socket == b.parts["motherboard"].socket
@@ -54,11 +55,6 @@ class CpuPlatform(ValueAccepted):
 
     def accepted(self, mb):
         return mb.accepted_platforms
-
-    def check(self, b: Build):
-        if self.value(b.parts["cpu"]) is None:
-            return [self.unverified("CPU series (platform)", b.ids(*self.categories))]
-        return super().check(b)
 
     def message(self, cpu, mb):
         takes = " or ".join(PLATFORM_NAMES.get(p, p) for p in mb.accepted_platforms)
