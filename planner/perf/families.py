@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import math
-from typing import Optional
+from typing import Optional, TypeVar
+
+import numpy as np
 
 # Family -> (parent class of the fit, what defines it physically). Written down (with data/calibration/README.md)
 # before any fit with families (issue 14, round 4); a benchmark's family follows from its architecture, never from
@@ -60,18 +61,18 @@ def parent_of(family: str) -> str:
     return FAMILIES[family][0]
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-9), 1.0 - 1e-9)
-    return math.log(p / (1.0 - p))
+Share = TypeVar("Share", float, np.ndarray)
 
 
-def shifted_share(share: float, offset: float) -> float:
-    """A family's compute-bound share: its parent's moved by `offset` in logit space (0 = the parent's), in (0, 1)."""
-    if offset == 0.0:
+def shifted_share(share: Share, offset: Share) -> Share:
+    """A family's compute-bound share: its parent's moved by `offset` in logit space (0 = the parent's), in (0, 1).
+    Floats or numpy arrays (the fit's design predicts every row at once)."""
+    if np.isscalar(offset) and offset == 0.0:
         return share  # exactly the parent's (no logit round trip), e.g. a bound of 1.0
-    return 1.0 / (1.0 + math.exp(-(_logit(share) + offset)))
+    s = np.clip(share, 1e-9, 1.0 - 1e-9)
+    return 1.0 / (1.0 + np.exp(-(np.log(s / (1.0 - s)) + offset)))
 
 
-def shifted_matmul_share(f0: float, offset: float) -> float:
+def shifted_matmul_share(f0: Share, offset: Share) -> Share:
     """A family's tensor-core share at 1e8 parameters: the global f0 moved by `offset` in logit space, in (0.5, 1)."""
     return 0.5 + 0.5 * shifted_share((f0 - 0.5) / 0.5, offset)

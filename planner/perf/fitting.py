@@ -14,7 +14,7 @@ from planner.perf.model import (
     MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams,
     compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, power_scale, relative_power_density, relative_step_time,
 )
-from planner.perf.families import FAMILIES, PRIOR_WEIGHT, RIDGE, family_of
+from planner.perf.families import FAMILIES, PRIOR_WEIGHT, RIDGE, family_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     Row,
 )
@@ -170,9 +170,7 @@ class Design:
         if p.family_offsets:  # variant `families`: each family's shares moved from its parent's in logit space
             a, b = (np.array([p.family_offsets.get(f, (0.0, 0.0))[k] for f in FAMILY_NAMES] + [0.0])[self.fam]
                     for k in (0, 1))  # index -1 (no family) picks the trailing 0
-            share = 1.0 / (1.0 + np.exp(-(np.log(share / (1.0 - share)) + a)))
-            u = np.clip((f0 - 0.5) / 0.5, 1e-9, 1.0 - 1e-9)
-            f0 = 0.5 + 0.5 / (1.0 + np.exp(-(np.log(u / (1.0 - u)) + b)))
+            share, f0 = shifted_share(share, a), shifted_matmul_share(f0, b)
         share = np.clip(share + p.model_size_slope * self.log_size, *SHARE_BOUNDS)
         o = np.minimum(p.overhead_ref * (10.0 ** -self.log_size) ** p.overhead_exponent, OVERHEAD_MAX)
         f = np.clip(f0 + p.tensor_share_slope * self.log_size, *MATMUL_SHARE_BOUNDS)
