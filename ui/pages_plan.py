@@ -69,9 +69,9 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
 
 
 def build_table(build: SharedBuild, cat: Catalog) -> None:
-    rows = [{k: v for k, v in r.items() if k != "id"} for r in build_rows(build, cat)]
-    blank = {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column for it
-    rows_table([{k: v for k, v in r.items() if k not in blank} for r in rows], links=("Link",))
+    rows = build_rows(build, cat)
+    drop = {"id"} | {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column
+    rows_table([{k: v for k, v in r.items() if k not in drop} for r in rows], links=("Link",))
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
     st.caption("Price @ shop as last seen there; Age = days since that shop showed it (estimates and undated "
