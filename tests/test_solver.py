@@ -330,3 +330,37 @@ def test_recommend_takes_the_budget_as_an_argument_too() -> None:
     assert json.loads(by_arg.stdout)["plans"][0]["total"] == json.loads(by_opt.stdout)["plans"][0]["total"]
     both = runner.invoke(app, ["recommend", "7000", "--budget", "6000"])
     assert both.exit_code == 2 and "two budgets given" in both.stderr
+
+
+def _relaxed(kw: dict[str, Any], suggestion: str) -> dict[str, Any]:
+    """The request without the one requirement a 'drop the requirement' suggestion names."""
+    what = re.search(r"drop the requirement '(.+)'$", suggestion).group(1)
+    if what.endswith("(pinned)"):
+        return {**kw, "pinned": ()}
+    if what.startswith("system RAM at least"):
+        return {**kw, "min_ram_gb": 0}
+    if what.endswith("GB of storage"):
+        return {**kw, "min_storage_gb": 0}
+    rule = next(r for r in RULES_BY_NAME.values() if what == f"avoid warning: {r.summary}")
+    return {**kw, "accepted_warnings": (rule.name,)}
+
+
+def test_a_why_not_over_several_power_limits_names_each_and_only_suggests_drops_that_work(cat) -> None:
+    # two RTX 5090 FE: at stock power no case's airflow carries their heat, at a 70 % limit one does; a budget just
+    # below the cheapest limited build fails for different reasons at different limits, and says so per limit
+    fe = cat.get("gpu-nvidia-rtx5090-fe")
+    cheapest = solve(cat, mode="cheapest", gpu_count=2, power_fraction=0.7, pinned=(fe.id,))
+    assert cheapest.plans, cheapest.why_not
+    kw = dict(budget=cheapest.plans[0].total - 300, gpu_count=2, pinned=(fe.id,))
+    rec = solve(cat, **kw)
+    assert rec.status == "infeasible"
+    conflicts, suggestions = rec.why_not.conflicts, rec.why_not.suggestions
+    labels = {c.split(": ")[0] for c in conflicts}
+    assert len(labels) >= 2 and all(label.startswith("at ") for label in labels), conflicts
+    assert any("power limit" in c.split(": ")[0] and "total at most" in c for c in conflicts), conflicts
+    assert "raise the budget by" in suggestions[0] and "power limit" in suggestions[0], suggestions
+    drops = [s for s in suggestions if "drop the requirement" in s]
+    for s in drops:  # each offered drop is one that, alone, lets a build through
+        assert solve(cat, **_relaxed(kw, s)).plans, s
+    assert not any("airflow" in s for s in drops), "dropping the airflow rule alone does not fit the budget"
+    assert solve(cat, **{**kw, "accepted_warnings": ("case_airflow",)}).status == "infeasible"

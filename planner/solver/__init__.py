@@ -101,7 +101,18 @@ class _Session:
         solver = _solver(self.time_limit, 1)
         if solver.Solve(m.model) != cp_model.INFEASIBLE:
             return None
-        return [names[i] for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+        core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
+        k = 0
+        while k < len(core):  # CP-SAT's set is sufficient, not minimal: keep only members the failure needs
+            trial = core[:k] + core[k + 1:]
+            m.model.ClearAssumptions()
+            m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i in trial])
+            if solver.Solve(m.model) == cp_model.INFEASIBLE:
+                found = set(solver.SufficientAssumptionsForInfeasibility())
+                core = [i for i in trial if i in found] if found else trial
+            else:
+                k += 1
+        return [names[i] for i in core]
 
     def explain_catalog(self) -> WhyNot:
         """No combination of catalog parts passes the compatibility rules with the requirements: name the rules that
@@ -151,12 +162,27 @@ class _Session:
                 out.append(f"or accept {best:g} GB of VRAM, the most {within} with the other requirements")
             else:
                 out.append("no GPU in the catalog meets the other requirements either; relax them first")
-        for s in core:
-            if s.startswith("total at most") or "GB of VRAM per GPU" in s:
-                continue
-            out.append(f"or drop the requirement '{s}'")
+        droppable = [s for s in core if not (s.startswith("total at most") or "GB of VRAM per GPU" in s)]
+        fixing = self.fixed_by_dropping(droppable)
+        out.extend(f"or drop the requirement '{s}'" for s in droppable if s in fixing)
+        if droppable and not fixing and not out:
+            out.append("dropping any one of these alone still leaves no build; relax two or more together")
         _ = sentences
         return [s[3:] if i == 0 and s.startswith("or ") else s for i, s in enumerate(out)]
+
+    def fixed_by_dropping(self, sentences: list[str]) -> set[str]:
+        """The named requirements whose removal alone lets a build through (a core names a set that fails together;
+        dropping one member need not be enough, so each is re-solved without it before it is suggested)."""
+        if not sentences:
+            return set()
+        m, _, names = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
+        fixing = set()
+        for sentence in sentences:
+            m.model.ClearAssumptions()
+            m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i, n in names.items() if n != sentence])
+            if _solver(self.time_limit, 1).Solve(m.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                fixing.add(sentence)
+        return fixing
 
     def plan_cost(self, chosen: dict[str, Any], req: Request) -> int:
         return sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
@@ -291,7 +317,8 @@ def recommend(
         if any(st == "unknown" for _, st, _ in tried):
             return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
                                   time.perf_counter() - start, stats)
-        return Recommendation("infeasible", [], tried[0][0].explain(), time.perf_counter() - start, stats)
+        return Recommendation("infeasible", [], explain_tried([t[0] for t in tried]), time.perf_counter() - start,
+                              stats)
     first, passed_over = pick_across_counts([p for _, _, p in found], req)
     s, status, _ = next(t for t in found if t[2] is first)
     if any(st == "unknown" for _, st, _ in tried):
@@ -310,6 +337,39 @@ def recommend(
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
     return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
+def explain_tried(sessions: list[_Session]) -> WhyNot:
+    """Why nothing fits, for the first GPU count tried, over every power limit tried with it: a collision seen at
+    stock power alone (say case airflow) must not hide what no power limit fixes (say the budget)."""
+    count = sessions[0].req.gpu_count
+    whys = [(s.req.power_fraction, s.explain()) for s in sessions if s.req.gpu_count == count]
+    if len({(tuple(w.conflicts), tuple(w.suggestions)) for _, w in whys}) == 1:
+        return whys[0][1]
+    everywhere = [f for f, _ in whys]
+
+    def labelled(pick) -> list[str]:
+        seen: dict[str, list[float]] = {}
+        for frac, why in whys:
+            for line in pick(why):
+                seen.setdefault(line[3:] if line.startswith("or ") else line, []).append(frac)
+        return [f"{power_label(fracs, everywhere)}: {line}" for line, fracs in seen.items()]
+
+    suggestions = labelled(lambda w: w.suggestions)
+    suggestions.sort(key=lambda line: "raise the budget" not in line)  # the one change that works, first
+    return WhyNot(labelled(lambda w: w.conflicts), suggestions)
+
+
+def power_label(fractions: list[float], everywhere: list[float]) -> str:
+    """Which of the power limits tried a line holds for: 'at stock power', 'at an 80 % power limit', ..."""
+    if sorted(fractions) == sorted(everywhere):
+        return "at any power limit tried"
+    names = ["stock power" if f >= 1.0 else f"{f:.0%}".replace("%", " %") for f in fractions]
+    if names == ["stock power"]:
+        return "at stock power"
+    if len(names) == 1:
+        return f"at {'an' if names[0].startswith('8') else 'a'} {names[0]} power limit"
+    return "at " + " or ".join(names) + (" power limits" if "stock power" not in names else "")
 
 
 SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
