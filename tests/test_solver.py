@@ -364,3 +364,26 @@ def test_a_why_not_over_several_power_limits_names_each_and_only_suggests_drops_
         assert solve(cat, **_relaxed(kw, s)).plans, s
     assert not any("airflow" in s for s in drops), "dropping the airflow rule alone does not fit the budget"
     assert solve(cat, **{**kw, "accepted_warnings": ("case_airflow",)}).status == "infeasible"
+
+
+def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:
+    # four 8-pin workstation cards: "drop the pin" alone says nothing about why; the rules it fails must be named
+    a6000 = cat.get("gpu-nvidia-rtx-a6000")
+    rec = solve(cat, budget=40000, gpu_count=4, pinned=(a6000.id,))
+    assert rec.status == "infeasible"
+    named = [c for c in rec.why_not.conflicts if "the pinned part cannot pass" in c]
+    assert named, rec.why_not.conflicts
+    summaries = [r.summary for r in RULES_BY_NAME.values()]
+    assert all(any(s in line for s in summaries) for line in named), named
+    assert any("drop the requirement 'use " in s for s in rec.why_not.suggestions)
+    assert solve(cat, budget=40000, gpu_count=4).plans, "without the pin the budget buys a 4-GPU build"
+
+
+@pytest.mark.parametrize("fractions, label", [
+    ([1.0], "at stock power"), ([0.8], "at an 80 % power limit"), ([0.7], "at a 70 % power limit"),
+    ([1.0, 0.8], "at stock power or an 80 % power limit"), ([0.8, 0.7], "at 80 % or 70 % power limits"),
+    ([1.0, 0.8, 0.7], "at any power limit tried"),
+])
+def test_power_labels_read_as_english(fractions, label) -> None:
+    from planner.solver import power_label
+    assert power_label(fractions, [1.0, 0.8, 0.7]) == label

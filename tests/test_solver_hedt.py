@@ -88,3 +88,31 @@ def test_a_threadripper_pro_on_trx50_is_a_valid_build(cat) -> None:
     rec = solve(cat, budget=60000, gpu_count=3, pinned=(pro[0].id, trx50[0].id))
     assert rec.status == "optimal", rec.why_not
     assert_sound(cat, rec.plans[0], 60000)
+
+
+def test_a_workstation_kit_fills_every_memory_channel_when_the_budget_allows(cat) -> None:
+    from planner.solver import quality
+    tight = solve(cat, budget=40000, gpu_count=4).plans[0]
+    board, kit = tight.parts["motherboard"], tight.parts["memory"]
+    channels = quality.memory_channels(board)
+    assert channels == 8, "a WRX90 board has eight DDR5 channels"
+    full_kits = [k for k in cat.by_category("memory") if k.memory_type == kit.memory_type and k.modules >= channels
+                 and k.capacity_gb >= kit.capacity_gb]
+    assert full_kits, "the catalog has an 8-module registered kit at least as large"
+    if kit.modules < channels:  # the budget ran out before a full set: the plan says so
+        assert any("channels" in n for n in tight.notes), tight.notes
+    roomy = solve(cat, budget=int(tight.total) + 5000, gpu_count=4).plans[0]
+    assert roomy.parts["memory"].modules >= channels, roomy.parts["memory"].id
+    assert not any("channels" in n for n in roomy.notes)
+
+
+def test_filled_channels_score_one_quality_point(cat) -> None:
+    from dataclasses import replace
+    from planner.solver import quality
+    plan = solve(cat, budget=40000, gpu_count=4).plans[0]
+    kits = {k.modules: k for k in cat.by_category("memory") if k.memory_type == plan.parts["memory"].memory_type}
+    full = quality.memory_channels(plan.parts["motherboard"])
+    assert min(kits) < full and full in kits
+    score = {n: quality.points(replace(plan.report.build, parts={**plan.parts, "memory": kits[n]}))
+             for n in (min(kits), full)}
+    assert score[full] - score[min(kits)] == quality.CHANNELS_FILLED_POINTS

@@ -91,7 +91,22 @@ class _Session:
             return WhyNot(["the solver could not decide within the time limit"], ["retry with a longer --time-limit"])
         if not core:
             return self.explain_unknown() or self.explain_catalog()
-        return WhyNot(core, self.suggest(core))
+        why = WhyNot(core, self.suggest(core))
+        if all(c.endswith("(pinned)") for c in core):  # the pin alone fails: say which rules it cannot pass
+            rules = [r for r in self.colliding_rules() if not r.endswith("(pinned)")]
+            if rules:
+                why.conflicts.append(f"{self.what()}, the pinned part{'s' if len(core) > 1 else ''} cannot pass "
+                                     "these together with any catalog parts: "
+                                     + "; ".join(r.removeprefix("compatibility: ") for r in rules))
+        return why
+
+    def what(self) -> str:
+        return f"with {self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "in this build"
+
+    def colliding_rules(self) -> list[str]:
+        """Compatibility rules in the infeasible core when each rule is a switch too, over every candidate part."""
+        core = self.infeasible_core(self.cands.parts, gate_problems=True) or []
+        return [s for s in core if s.startswith("compatibility: ")] and core
 
     def infeasible_core(self, parts: dict[str, list[Any]], gate_problems: bool = False) -> Optional[list[str]]:
         """The named requirements (and, with `gate_problems`, compatibility rules) in the solver's infeasible core;
@@ -117,9 +132,8 @@ class _Session:
     def explain_catalog(self) -> WhyNot:
         """No combination of catalog parts passes the compatibility rules with the requirements: name the rules that
         collide (each rule a switch; the solver's infeasible core), over every candidate part, not the pruned set."""
-        core = self.infeasible_core(self.cands.parts, gate_problems=True) or []
-        rules = [s for s in core if s.startswith("compatibility: ")]
-        if not rules:
+        core = self.colliding_rules()
+        if not core:
             return WhyNot(["the catalog holds no compatible combination of parts"],
                           ["check `planner catalog validate` and the owned/pinned parts"])
         what = f"{self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "this build"
@@ -259,6 +273,17 @@ def pick_across_counts(plans: list[Plan], req: Request) -> tuple[Plan, Optional[
                   f"{'' if pick.power_fraction < 1 else ' at stock power'}) is recommended instead")
 
 
+def channels_note(plan: Plan) -> Optional[str]:
+    """A workstation kit that leaves memory channels empty (the budget did not reach a full set): say so."""
+    board, kit = plan.parts["motherboard"], plan.parts["memory"]
+    channels = quality.memory_channels(board)
+    if kit.modules >= channels:
+        return None
+    return (f"the memory fills {kit.modules} of the {board.chipset} board's {channels} channels: "
+            f"{'an' if channels == 8 else 'a'} {channels}-module kit "
+            "would give the CPU its full memory bandwidth (data loading); the budget went to the GPUs first")
+
+
 def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
     if req.mode != "best" or req.budget is None:
         return None
@@ -324,8 +349,8 @@ def recommend(
     if any(st == "unknown" for _, st, _ in tried):
         status = "feasible"  # a count that timed out might have held a better build
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status), passed_over)
-                       if n)
+    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status), passed_over,
+                                   channels_note(first)) if n)
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):
@@ -364,12 +389,13 @@ def power_label(fractions: list[float], everywhere: list[float]) -> str:
     """Which of the power limits tried a line holds for: 'at stock power', 'at an 80 % power limit', ..."""
     if sorted(fractions) == sorted(everywhere):
         return "at any power limit tried"
-    names = ["stock power" if f >= 1.0 else f"{f:.0%}".replace("%", " %") for f in fractions]
-    if names == ["stock power"]:
-        return "at stock power"
-    if len(names) == 1:
-        return f"at {'an' if names[0].startswith('8') else 'a'} {names[0]} power limit"
-    return "at " + " or ".join(names) + (" power limits" if "stock power" not in names else "")
+    limits = [f"{f:.0%}".replace("%", " %") for f in fractions if f < 1.0]
+    parts = ["stock power"] if 1.0 in fractions else []
+    if len(limits) == 1:
+        parts.append(f"{'an' if limits[0].startswith('8') else 'a'} {limits[0]} power limit")
+    elif limits:
+        parts.append(" or ".join(limits) + " power limits")
+    return "at " + " or ".join(parts)
 
 
 SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput

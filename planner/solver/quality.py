@@ -20,6 +20,11 @@ COOLER_HEADROOM_POINTS = 3
 CASE_HEADROOM_POINTS = 3
 BIG_STORAGE_GB, BIG_STORAGE_POINTS = 4000, 1
 FULL_LINK_LANES, FULL_LINK_POINTS = 16, 2  # the GPU on a full x16 link, not the x8 of an APU (8700G)
+# DDR5 channels by chipset (AMD platform pages, recalled: TRX50 4-channel, WRX90 8-channel RDIMM, one DIMM per channel
+# on the boards in data/); every other board in the catalog is a dual-channel desktop platform (AM4, AM5, LGA1700,
+# LGA1851). A workstation kit that leaves channels empty halves (or quarters) the memory bandwidth the board was
+# bought for.
+CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS, CHANNELS_FILLED_POINTS = {"TRX50": 4, "WRX90": 8}, 2, 1
 
 
 def psu_points(psu: Any) -> int:
@@ -29,6 +34,10 @@ def psu_points(psu: Any) -> int:
 
 def cpu_points(cpu: Any) -> int:
     return FULL_LINK_POINTS if (cpu.gpu_pcie_lanes or 0) >= FULL_LINK_LANES else 0
+
+
+def memory_channels(board: Any) -> int:
+    return CHANNELS_BY_CHIPSET.get(board.chipset or "", DESKTOP_CHANNELS)
 
 
 def storage_points(drive: Any) -> int:
@@ -47,12 +56,13 @@ def points(b: Build) -> int:
     total += BOARD_HEADROOM_POINTS * _headroom(p["motherboard"].max_cpu_power_w, cpu_w)
     total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
     total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power_terms(b).sustained_w)
+    total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
     return total
 
 
 def max_points() -> int:
     return (max(PSU_CLASS_POINTS.values()) + max(EFFICIENCY_POINTS.values()) + BIG_STORAGE_POINTS + FULL_LINK_POINTS
-            + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS)
+            + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS + CHANNELS_FILLED_POINTS)
 
 
 def encode(m: Encoder) -> Any:
@@ -70,4 +80,6 @@ def encode(m: Encoder) -> Any:
         lit = m.bool_var(name)
         m.model.Add(den * cap >= num * load).OnlyEnforceIf(lit)
         total = total + weight * lit
-    return total
+    filled = m.bool_var("channels_filled")
+    m.model.Add(m.attr("memory", lambda k: k.modules) >= m.attr("motherboard", memory_channels)).OnlyEnforceIf(filled)
+    return total + CHANNELS_FILLED_POINTS * filled
