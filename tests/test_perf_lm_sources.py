@@ -1,6 +1,7 @@
-"""MosaicML llm-foundry MPT rows (issue 14, round 5): the selection rule written in data/calibration/README.md holds
-for every row, the loader turns each used row into an H100 / A100 80GB ratio, and the source is its own fold of
-leave-one-source-out (its rows never inform the fit that predicts them)."""
+"""The GPT-like LM sources of issue 14, round 5 (MosaicML llm-foundry MPT rows; a single-GPU GPT-2 small survey): the
+selection rules written in data/calibration/README.md hold for every row, the loader turns each used row into a ratio
+against its A100 80GB run, and each source is its own fold of leave-one-source-out (its rows never inform the fit
+that predicts them)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
 from planner.perf.validate import cross_validate
 
 SOURCE = "mosaicml-llm-foundry"
+GPT2 = "gpt2-runpod-anywinter"
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +67,37 @@ def test_loader_reads_the_source_as_h100_over_a100_ratios(raw, chips) -> None:
         assert row.wclass == "transformer" and family_of(row.workload) == "transformer-lm"  # the user's class
 
 
-def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
+def test_single_gpu_gpt2_rows_follow_their_rule(chips) -> None:
+    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
+        raw = [r for r in csv.DictReader(fh) if r["source"] == GPT2]
+    used = [r for r in raw if r["use_in_fit"] == "true"]
+    assert len(used) >= 10 and len({r["chip"] for r in used}) == len(used)  # one row per card
+    refs = [r for r in raw if r["excluded_because"] == "the group's reference itself"]
+    assert [r["chip"] for r in refs] == ["a100-sxm4-80gb"]
+    for r in used:
+        assert r["reference"] == "a100-sxm4-80gb@amp" and r["precision"] == "amp" and r["chip"] in chips
+        assert "1 GPU" in r["workload"] and "/blob/" in r["url"] and "2.8" in r["software"]
+    rows = {r.chip.id: r for r in load_independent_rows(chips=chips) if r.source == GPT2}
+    assert set(rows) == {r["chip"] for r in used}
+    for r in used:
+        row = rows[r["chip"]]
+        assert row.ratio == pytest.approx(float(r["throughput"]) / float(refs[0]["throughput"]))
+        assert row.batch_ratio == pytest.approx(float(r["batch_size"]) / float(refs[0]["batch_size"]))
+        assert family_of(row.workload) == "transformer-lm" and row.ref_chip.id == "a100-sxm4-80gb"
+
+
+@pytest.mark.parametrize("source", [SOURCE, GPT2])
+def test_the_source_is_its_own_leave_one_source_out_fold(chips, source: str) -> None:
     """Holding the source out, its predictions come from the other sources only: multiplying its measurements by 3
     leaves them unchanged (a small training set of two other sources keeps this fast)."""
     ref = chips[REFERENCE_CHIP]
-    rows = [r for r in load_independent_rows(chips=chips) if r.source in (SOURCE, "nvidia-dle", "gpu-insights-v2")]
-    assert {r.source for r in rows} == {SOURCE, "nvidia-dle", "gpu-insights-v2"}
-    tripled = [replace(r, ratio=r.ratio * 3) if r.source == SOURCE else r for r in rows]
+    rows = [r for r in load_independent_rows(chips=chips) if r.source in (source, "nvidia-dle", "gpu-insights-v2")]
+    assert {r.source for r in rows} == {source, "nvidia-dle", "gpu-insights-v2"}
+    tripled = [replace(r, ratio=r.ratio * 3) if r.source == source else r for r in rows]
     by_source = lambda r: r.source  # noqa: E731
-    held = [h for h in cross_validate(rows, ref, by_source, variant="v3") if h.row.source == SOURCE]
-    held3 = [h for h in cross_validate(tripled, ref, by_source, variant="v3") if h.row.source == SOURCE]
-    assert len(held) == len(held3) == sum(r.source == SOURCE for r in rows)
+    held = [h for h in cross_validate(rows, ref, by_source, variant="v3") if h.row.source == source]
+    held3 = [h for h in cross_validate(tripled, ref, by_source, variant="v3") if h.row.source == source]
+    assert len(held) == len(held3) == sum(r.source == source for r in rows)
     for a, b in zip(held, held3):
         assert a.predicted == pytest.approx(b.predicted, rel=1e-9)
         assert b.row.ratio == pytest.approx(3 * a.row.ratio)
