@@ -7,7 +7,9 @@ import re
 import pandas as pd
 
 from planner.catalog.load import load_catalog
+from planner.perf.model import load_perf_model
 from planner.request import Request
+from planner.service.sweep_report import params_text
 from planner.share import encode_token
 
 from helpers_app import REPO, _isolated, open_tab, run  # noqa: F401  (_isolated: autouse fixture)
@@ -57,7 +59,8 @@ def test_changing_the_budget_changes_the_plan() -> None:
     assert headline(at).startswith("Recommended") and not errors(at)
     first, first_parts = headline(at), plan_parts(at)
     assert len(first_parts) == 8
-    assert any(m.label.startswith("Speed vs a GTX 1080 Ti, 130 M model") for m in at.metric)  # the size it assumed
+    assumed = params_text(load_perf_model().typical_params("transformer"))  # the class's typical size (data-driven)
+    assert any(m.label.startswith(f"Speed vs a GTX 1080 Ti, {assumed} model") for m in at.metric)  # the size it assumed
     assert any("typical size assumed" in c.value for c in at.tabs[0].caption)
     assert any(m.value.startswith("**Speed and sweep time by option**") for m in at.tabs[0].markdown)
     assert at.tabs[0].get("vega_lite_chart")  # the Plan chart

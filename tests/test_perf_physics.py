@@ -243,7 +243,8 @@ def test_sweep_uses_the_users_size_and_says_so(model: PerfModel) -> None:
     assert given.speedup == model.speedup("rtx-5090", model_params=15e6)
     assumed = model.sweep("rtx-5090", 8, 7.0)
     assert assumed.model_params == model.typical_params("transformer")
-    assert assumed.model_params_source.startswith("assumed") and "130M" in assumed.model_params_source
+    assert assumed.model_params_source.startswith("assumed")
+    assert f"{model.typical_params('transformer') / 1e6:.0f}M" in assumed.model_params_source  # the size it used
     js = assumed.to_json()
     assert js["model_params"] == assumed.model_params and js["model_params_source"] == assumed.model_params_source
     assert js["wall_hours"]["value"] == pytest.approx(8 * 7.0 / model.speedup("rtx-5090").value, rel=1e-2)

@@ -19,7 +19,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "transformer-encoder": ("transformer", "non-autoregressive self-attention stacks over a short sequence "
                                            "(BERT, ViT, FastPitch's feed-forward transformer)"),
     "transformer-lm": ("transformer", "autoregressive language models: causal attention over long contexts and a "
-                                      "softmax over the vocabulary (Transformer-XL, GPT-like)"),
+                                      "softmax over the vocabulary (Transformer-XL, GPT-like such as MPT)"),
     "rnn-seq2seq": ("rnn", "recurrent encoder-decoders: per-timestep LSTM matmuls run in sequence (GNMT, Tacotron2)"),
 }
 # Benchmark name prefix (case-insensitive) -> family; the first match wins.
@@ -30,7 +30,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("nnu-net", "detection-segmentation"), ("3d u-net", "detection-segmentation"),
     ("ddpm", "diffusion"), ("waveglow", "flow-vocoder"),
     ("bert", "transformer-encoder"), ("vit", "transformer-encoder"), ("fastpitch", "transformer-encoder"),
-    ("transformer-xl", "transformer-lm"), ("gpt", "transformer-lm"),
+    ("transformer-xl", "transformer-lm"), ("gpt", "transformer-lm"), ("mpt", "transformer-lm"),
     ("gnmt", "rnn-seq2seq"), ("tacotron", "rnn-seq2seq"),
 )
 # The product's workload classes answer with one family each (the user's small LM is a transformer-lm);
