@@ -39,6 +39,22 @@ def cat():
     return load_catalog(SHIPPED_DATA_DIR)
 
 
+@pytest.fixture(scope="module")
+def chips():
+    """The GPU chip table (data/gpu_chips.csv), as the speed model reads it."""
+    from planner.catalog.load import load_chips
+
+    return load_chips()
+
+
+@pytest.fixture(scope="module")
+def rows(chips):
+    """The speed model's calibration rows (every source in data/calibration/)."""
+    from planner.perf.sources import all_rows
+
+    return all_rows(chips)
+
+
 @pytest.fixture
 def no_price_history(monkeypatch, tmp_path):
     """CLI commands read the shipped data/ and no user price DB."""

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from planner.catalog.load import load_chips
 from planner.perf.families import (
     FAMILIES, USER_FAMILY, family_of, parent_of, shifted_matmul_share, shifted_share,
 )
@@ -20,19 +19,8 @@ from planner.perf.fitting import (
     AVERAGE_MEMBERS, CANDIDATES, FAMILIES_VARIANT, FAMILY_NAMES, EXTRAS, Design, family_prior, fit, fit_vector, predict,
 )
 from planner.perf.model import REFERENCE_CHIP, PerfModel, PerfParams, compute_share, load_perf_model, matmul_share
-from planner.perf.sources import all_rows
 
 SEG = "detection-segmentation"
-
-
-@pytest.fixture(scope="module")
-def chips():
-    return load_chips()
-
-
-@pytest.fixture(scope="module")
-def rows(chips):
-    return all_rows(chips)
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.catalog.load import load_chips
 from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfModel, PerfParams, build_name_index, load_perf_model, name_key
 from dataclasses import replace
 
 from planner.perf.fit import params_json
 from planner.perf.fitting import (
-    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, VARIANTS, Design, average_of, fit, fit_vector, predict,
+    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, Design, average_of, fit, fit_vector, predict,
 )
 from planner.perf.sources import CALIBRATION_CSV, COLUMNS, all_rows, load_rows, normalise
 from planner.perf.validate import (
@@ -36,16 +35,6 @@ LOSO_BOUND = 0.17
 TARGET = 0.12
 MAX_BIAS = 0.25
 COVERAGE = 0.90
-
-
-@pytest.fixture(scope="module")
-def chips():
-    return load_chips()
-
-
-@pytest.fixture(scope="module")
-def rows(chips):
-    return all_rows(chips)
 
 
 @pytest.fixture(scope="module")

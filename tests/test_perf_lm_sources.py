@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pytest
 
-from planner.catalog.load import load_chips
 from planner.perf.families import family_of
 from planner.perf.model import REFERENCE_CHIP
 from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
@@ -18,11 +17,6 @@ from planner.perf.validate import cross_validate
 
 SOURCE = "mosaicml-llm-foundry"
 GPT2 = "gpt2-runpod-anywinter"
-
-
-@pytest.fixture(scope="module")
-def chips():
-    return load_chips()
 
 
 @pytest.fixture(scope="module")

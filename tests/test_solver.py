@@ -387,3 +387,19 @@ def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:
 def test_power_labels_read_as_english(fractions, label) -> None:
     from planner.solver import power_label
     assert power_label(fractions, [1.0, 0.8, 0.7]) == label
+
+
+def test_money_left_unspent_comes_with_the_price_of_the_next_faster_build(cat) -> None:
+    rec = solve(cat, budget=10000)
+    plan = rec.plans[0]
+    if not any("left unspent" in n for n in plan.notes):
+        pytest.skip("the EUR 10 000 build spends its budget in this catalog")
+    (note,) = [n for n in plan.notes if n.startswith("the next faster build costs")]
+    m = re.search(r"costs (EUR [\d  .]+), .* the sweep in ([\d.]+) h instead of ([\d.]+) h", note)
+    cost, faster, now = money(m.group(1)), float(m.group(2)), float(m.group(3))
+    assert cost > 10000 and faster < now, note
+    from planner.solver import rounds_hours
+    bigger = solve(cat, budget=cost).plans[0]  # that budget buys a sweep at least that fast
+    assert rounds_hours(bigger, Request.parse(budget=cost)) <= faster + 0.05, bigger.headline()
+    tight = solve(cat, budget=int(plan.total) + 10).plans[0]  # nothing left: no step to name
+    assert not any("next faster" in n for n in tight.notes)

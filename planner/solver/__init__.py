@@ -284,6 +284,32 @@ def channels_note(plan: Plan) -> Optional[str]:
             "would give the CPU its full memory bandwidth (data loading); the budget went to the GPUs first")
 
 
+def rounds_hours(plan: Plan, req: Request) -> float:
+    """Hours for the runs still to do (all of them unless --runs-left), as the deadline requirement counts them."""
+    return -(-(req.runs_left or req.runs) // plan.gpu_count) * req.baseline_hours / plan.speed.value
+
+
+def next_step_note(catalog: Catalog, req: Request, plan: Plan, time_limit: float, workers: int) -> Optional[str]:
+    """Money was left because nothing faster fits: say what the cheapest build finishing the sweep sooner costs (at
+    least 3 % sooner, the margin under which two sweeps count as equal), so the user can weigh the step."""
+    hours = rounds_hours(plan, req)
+    target = hours * float(SAME_SPEED)
+    if req.deadline_hours is not None:
+        target = min(target, req.deadline_hours)
+    step = req.model_copy(update={"budget": None, "mode": "cheapest", "deadline_hours": target})
+    rec = recommend(catalog, step, time_limit=time_limit, workers=workers)
+    if not rec.plans:
+        return "no build in the catalog finishes this sweep sooner (within the other requirements)"
+    nxt = rec.plans[0]
+    if nxt.currency != req.currency or nxt.total <= req.budget:  # type: ignore[operator]
+        return None  # (a faster build within the budget would have been chosen: only a time-limited solve gets here)
+    limit = f" at a {nxt.power_fraction:.0%} power limit".replace("%", " %") if nxt.power_fraction < 1 else ""
+    return (f"the next faster build costs {format_money(nxt.total, req.currency)}, "
+            f"{format_money(nxt.total - req.budget, req.currency)} over the budget: "  # type: ignore[operator]
+            f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {rounds_hours(nxt, req):.1f} h instead of "
+            f"{hours:.1f} h")
+
+
 def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
     if req.mode != "best" or req.budget is None:
         return None
@@ -349,8 +375,9 @@ def recommend(
     if any(st == "unknown" for _, st, _ in tried):
         status = "feasible"  # a count that timed out might have held a better build
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent_note(first, req, status), passed_over,
-                                   channels_note(first)) if n)
+    unspent = unspent_note(first, req, status)
+    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent, passed_over, channels_note(first),
+                                   unspent and next_step_note(catalog, req, first, time_limit, workers)) if n)
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):
