@@ -380,8 +380,8 @@ def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:
 
 
 @pytest.mark.parametrize("fractions, label", [
-    ([1.0], "at stock power"), ([0.8], "at an 80 % power limit"), ([0.7], "at a 70 % power limit"),
-    ([1.0, 0.8], "at stock power or an 80 % power limit"), ([0.8, 0.7], "at 80 % or 70 % power limits"),
+    ([1.0], "at stock power"), ([0.8], "at an 80% power limit"), ([0.7], "at a 70% power limit"),
+    ([1.0, 0.8], "at stock power or an 80% power limit"), ([0.8, 0.7], "at 80% or 70% power limits"),
     ([1.0, 0.8, 0.7], "at any power limit tried"),
 ])
 def test_power_labels_read_as_english(fractions, label) -> None:

@@ -303,7 +303,7 @@ def next_step_note(catalog: Catalog, req: Request, plan: Plan, time_limit: float
     nxt = rec.plans[0]
     if nxt.currency != req.currency or nxt.total <= req.budget:  # type: ignore[operator]
         return None  # (a faster build within the budget would have been chosen: only a time-limited solve gets here)
-    limit = f" at a {nxt.power_fraction:.0%} power limit".replace("%", " %") if nxt.power_fraction < 1 else ""
+    limit = f" at a {nxt.power_fraction:.0%} power limit" if nxt.power_fraction < 1 else ""
     return (f"the next faster build costs {format_money(nxt.total, req.currency)}, "
             f"{format_money(nxt.total - req.budget, req.currency)} over the budget: "  # type: ignore[operator]
             f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {rounds_hours(nxt, req):.1f} h instead of "
@@ -413,10 +413,10 @@ def explain_tried(sessions: list[_Session]) -> WhyNot:
 
 
 def power_label(fractions: list[float], everywhere: list[float]) -> str:
-    """Which of the power limits tried a line holds for: 'at stock power', 'at an 80 % power limit', ..."""
+    """Which of the power limits tried a line holds for: 'at stock power', 'at an 80% power limit', ..."""
     if sorted(fractions) == sorted(everywhere):
         return "at any power limit tried"
-    limits = [f"{f:.0%}".replace("%", " %") for f in fractions if f < 1.0]
+    limits = [f"{f:.0%}" for f in fractions if f < 1.0]
     parts = ["stock power"] if 1.0 in fractions else []
     if len(limits) == 1:
         parts.append(f"{'an' if limits[0].startswith('8') else 'a'} {limits[0]} power limit")
