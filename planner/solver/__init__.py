@@ -306,8 +306,13 @@ def next_step_note(catalog: Catalog, req: Request, plan: Plan, time_limit: float
     limit = f" at a {nxt.power_fraction:.0%} power limit" if nxt.power_fraction < 1 else ""
     return (f"the next faster build costs {format_money(nxt.total, req.currency)}, "
             f"{format_money(nxt.total - req.budget, req.currency)} over the budget: "  # type: ignore[operator]
-            f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {rounds_hours(nxt, req):.1f} h instead of "
-            f"{hours:.1f} h")
+            f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {shown(rounds_hours(nxt, req))} h instead of "
+            f"{shown(hours)} h")
+
+
+def shown(hours: float) -> str:
+    """Hours as the plan's sweep line shows them (its JSON keeps 2 decimals, the sentence 1), so both agree."""
+    return f"{round(hours, 2):.1f}"
 
 
 def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
