@@ -11,7 +11,7 @@ import numpy as np
 
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
-    MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OLD_TENSOR_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams,
+    MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams, has_old_tensor_cores,
     compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, power_scale, relative_power_density, relative_step_time,
 )
 from planner.perf.families import FAMILIES, PRIOR_WEIGHT, RIDGE, family_of, shifted_matmul_share, shifted_share
@@ -76,7 +76,7 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
     """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
     layers never lower the arithmetic intensity), the pro clock factor as exp(x), the overhead share at 1e8
     parameters as OVERHEAD_MAX x logistic; then the variant's extras in EXTRAS order (matmul share in (0.5, 1) with
-    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x))."""
+    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x); the Volta/Turing tensor factor in (0.3, 1))."""
     s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
     slope = max(float(x[6]), 0.0) if len(x) > 6 else base.model_size_slope  # physics prior: k >= 0
@@ -126,7 +126,7 @@ class _Side:
         self.cuda = np.array([t[0] for t in terms])
         self.tensor = np.array([t[1] for t in terms])
         self.old = np.array([c.architecture in OLD_SM_ARCHS for c in chips])
-        self.oldtc = np.array([c.vendor == "NVIDIA" and c.architecture in OLD_TENSOR_ARCHS for c in chips])
+        self.oldtc = np.array([has_old_tensor_cores(c) for c in chips])
         self.pro = np.array([is_pro(c) for c in chips])
         self.amd = np.array([c.vendor == "AMD" for c in chips])
         self.amp = np.array([pr == "amp" for pr in precs])

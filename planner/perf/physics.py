@@ -140,10 +140,15 @@ def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: 
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
 
 
+def has_old_tensor_cores(chip: GpuChip) -> bool:
+    """NVIDIA chips of the first two tensor-core generations (Volta, Turing: OLD_TENSOR_ARCHS)."""
+    return chip.vendor == "NVIDIA" and chip.architecture in OLD_TENSOR_ARCHS
+
+
 def tensor_generation_factor(chip: GpuChip, p: PerfParams) -> float:
     """Share of the tensor-core efficiency an older tensor-core generation (Volta, Turing) reaches relative to Ampere
     onwards (variant `tcgen`); 1 for every other chip. Only ever multiplies the tensor path (amp, tf32)."""
-    return p.tensor_gen_efficiency if chip.vendor == "NVIDIA" and chip.architecture in OLD_TENSOR_ARCHS else 1.0
+    return p.tensor_gen_efficiency if has_old_tensor_cores(chip) else 1.0
 
 
 def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
