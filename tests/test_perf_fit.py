@@ -16,7 +16,8 @@ from dataclasses import replace
 
 from planner.perf.fit import params_json
 from planner.perf.fitting import (
-    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, Design, average_of, fit, fit_vector, predict,
+    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, TCGEN_PRIOR_WEIGHT, VARIANTS, Design, average_of, fit,
+    fit_vector, params_from_vector, predict, tcgen_prior,
 )
 from planner.perf.sources import CALIBRATION_CSV, COLUMNS, all_rows, load_rows, normalise
 from planner.perf.validate import (
@@ -24,10 +25,10 @@ from planner.perf.validate import (
 )
 
 # Issue 14 targets, leave-one-source-out: median <= 12 %, no GPU biased by more than 25 %, >= 90 % of held-out rows
-# inside the stated range. Measured (docs/perf.md, round 5, 13 sources, 459 rows, shipped variant matmul): nested 16.7 %
-# (plain LOSO of the shipped variant 15.0 %, in-sample 12.1 %), V100 SXM2 16GB biased beyond 25 % (nested +32 %, plain
-# +35 %; T4 +24.8 % nested, +31 % plain) plus single-row GPUs of the GPT-2 survey (H100 NVL, L40S, L4, RTX 6000 Ada),
-# 95.9 % nested coverage (96.3 % plain).
+# inside the stated range. Measured (docs/perf.md, round 7, 13 sources, 459 rows, shipped variant tcgen): nested 17.0 %
+# (round 5: 16.7 %; plain LOSO of the shipped variant 14.9 %, in-sample 12.2 %), V100 SXM2 16GB biased beyond 25 %
+# (nested +32 %, plain +34 %; T4 +24.8 % nested, +31 % plain) plus single-row GPUs of the GPT-2 survey (H100 NVL,
+# RTX 6000 Ada, L4), 95.9 % nested coverage (96.3 % plain).
 # The missed targets are strict xfails (they turn into failures the day they are met, so they get promoted);
 # the regression bounds below guard what was reached.
 REGRESSION_BOUND = 0.18
@@ -80,7 +81,7 @@ def test_design_matches_reference_model(rows, chips) -> None:
     p = fit(rows, ref)
     for q in (p, replace(p, tensor_matmul_share=0.8, tensor_share_slope=0.05, l2_bw_per_tflops=200.0,
                          l2_working_set_mb=30.0, model_size_slope=0.05, overhead_ref=0.01,
-                         power_density_threshold=0.8, power_density_exponent=0.6)):
+                         power_density_threshold=0.8, power_density_exponent=0.6, tensor_gen_efficiency=0.7)):
         base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
         assert np.allclose(Design(rows, ref, base).predict(q), predict(rows, q, ref), rtol=1e-9)
 
@@ -107,6 +108,7 @@ def test_stored_params_match_a_fresh_fit(rows, chips, variant) -> None:
         assert stored["tensor_share_slope"] == pytest.approx(p.tensor_share_slope, abs=0.01)
         assert (stored["l2_bw_per_tflops"] > 0) == (p.l2_bw_per_tflops > 0)
         assert stored.get("power_density_threshold", 0.0) == pytest.approx(p.power_density_threshold, abs=0.02)
+        assert stored.get("tensor_gen_efficiency", 1.0) == pytest.approx(p.tensor_gen_efficiency, abs=0.01)
 
 
 def test_size_slope_has_the_physical_sign(chips) -> None:
@@ -147,12 +149,12 @@ def test_leave_one_source_out_regression_bound_and_coverage(cv) -> None:
     assert s["coverage_nested"] >= COVERAGE  # each source's rows against a range built without that source
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 target not met: LOSO median 15.0 %, nested 16.7 % (docs/perf.md)")
+@pytest.mark.xfail(strict=True, reason="issue 14 target not met: LOSO median 14.9 %, nested 17.0 % (docs/perf.md, round 7)")
 def test_leave_one_source_out_meets_issue_target(cv) -> None:
     assert cv["loso"]["median_abs_error"] <= TARGET
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 target not met: V100 SXM2 16GB +35 %, T4 +31 %, one-row H100 NVL +72 % in plain LOSO")
+@pytest.mark.xfail(strict=True, reason="issue 14 target not met: V100 SXM2 16GB +34 %, T4 +31 %, one-row H100 NVL +72 % in plain LOSO (round 7)")
 def test_no_gpu_biased_beyond_target(cv) -> None:
     assert all(abs(g["bias"]) <= MAX_BIAS for g in cv["loso"]["per_gpu"].values())
 
@@ -270,9 +272,44 @@ def test_stored_variant_and_nested_report(chips) -> None:
     sel = doc["variant_selection"]
     errs = sel["loso_median_error_per_variant"]
     assert sel["chosen_on_all_sources"] == doc["variant"] == min(errs, key=errs.__getitem__) == DEFAULT_VARIANT
-    assert list(errs) == list(CANDIDATES)  # the stored run chose among every candidate (round 4: `families` too)
+    assert list(errs) == list(CANDIDATES)  # the stored run chose among every candidate (round 7: `tcgen` too)
     assert all(list(f["inner_median_error"]) == list(CANDIDATES) for f in sel["per_held_out_source"].values())
     nested = doc["error"]["nested_leave_one_source_out"]
     assert set(sel["per_held_out_source"]) == set(nested["per_source"])
     assert nested["rows"] == doc["error"]["leave_one_source_out"]["rows"]
     assert nested["coverage_nested"] >= COVERAGE  # the stored ranges come from these nested held-out rows
+
+
+# ---------------------------------------------------------------- round 7: the `tcgen` candidate
+def test_tcgen_is_a_candidate_built_on_matmul_outside_the_average() -> None:
+    assert "tcgen" in CANDIDATES and "tcgen" not in AVERAGE_MEMBERS  # decided before its nested run
+    assert VARIANTS["tcgen"] == (("matmul", "tcgen"), 1.0)
+    base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
+    x = [0.0] * 12
+    for v in (-40.0, -3.0, 0.0, 3.0, 40.0):  # the squeeze keeps eta_old inside (0.3, 1] whatever the optimiser tries
+        assert 0.3 <= params_from_vector(x + [v], base, "tcgen").tensor_gen_efficiency <= 1.0
+    assert params_from_vector(x, base, "matmul").tensor_gen_efficiency == 1.0  # other variants never carry it
+
+
+def test_tcgen_prior_pulls_toward_no_generation_gap(chips) -> None:
+    base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
+    values = [tcgen_prior(replace(base, tensor_gen_efficiency=e)) for e in (1.0, 0.95, 0.8, 0.5)]
+    assert values[0] == 0.0 and values == sorted(values)
+    assert values[-1] == pytest.approx(TCGEN_PRIOR_WEIGHT * 0.1 * (abs(math.log(0.5)) - 0.05))  # Huber, delta 0.1
+
+
+def test_fitted_generation_factor_is_within_bounds_and_recovers_a_known_gap(rows, chips, monkeypatch) -> None:
+    """On the real rows the factor stays in (0.3, 1]. On rows generated by the model with eta_old = 0.6, the fit
+    without its prior finds the gap (the data identify it); with the prior it lands between the truth and 1, since
+    the global tensor efficiency can absorb part of the gap at no prior cost."""
+    ref = chips[REFERENCE_CHIP]
+    p = fit(rows, ref, variant="tcgen")
+    assert 0.3 < p.tensor_gen_efficiency <= 1.0
+    truth = replace(p, tensor_gen_efficiency=0.6)
+    synthetic = [replace(r, ratio=float(v)) for r, v in zip(rows, predict(rows, truth, ref))]
+    with_prior = fit(synthetic, ref, variant="tcgen").tensor_gen_efficiency
+    assert 0.6 - 0.02 <= with_prior < 1.0
+    import planner.perf.fitting as fitting
+    monkeypatch.setattr(fitting, "TCGEN_PRIOR_WEIGHT", 0.0)
+    assert fit(synthetic, ref, variant="tcgen").tensor_gen_efficiency == pytest.approx(0.6, abs=0.03)
+    assert any(r.chip.architecture in ("volta", "turing") and r.precision == "amp" for r in rows)

@@ -13,6 +13,7 @@ from planner.errors import CatalogError
 from planner.perf.model import (
     L2_FILE, POWER_VARIANTS_FILE, PerfModel, board_power_density, dram_bandwidth, l2_sizes, load_perf_model,
     load_power_variants, matmul_share, overhead_share, power_clock_factor, power_scale, relative_power_density,
+    OLD_TENSOR_ARCHS, tensor_generation_factor,
 )
 from planner.perf.sources import INDEPENDENT_CSV
 
@@ -144,6 +145,57 @@ def test_shipped_power_cap_matches_the_stored_variant(model: PerfModel) -> None:
         assert power_clock_factor(relative_power_density(model.chips["t4"]), model.params) < 1.0
     else:
         assert t == 0.0
+
+
+# ---------------------------------------------------------------- round 7: tensor-core generation (variant `tcgen`)
+OLD_TC = ("titan-v", "v100-sxm2-16gb", "v100-pcie-16gb", "rtx-2080-ti", "titan-rtx", "quadro-rtx-8000", "t4")
+NEW_TC = ("rtx-3090", "a100-sxm4-80gb", "rtx-4090", "l4", "h100-sxm5-80gb", "rtx-5090", "rtx-pro-6000-blackwell")
+
+
+def test_old_tensor_generations_are_volta_and_turing_from_the_chip_table(model: PerfModel) -> None:
+    """The list is the `architecture` column: every Volta/Turing row gets the factor, no other chip does."""
+    assert OLD_TENSOR_ARCHS == {"volta", "turing"}
+    p = replace(model.params, tensor_gen_efficiency=0.6)
+    for chip in model.chips.values():
+        old = chip.vendor == "NVIDIA" and chip.architecture in ("volta", "turing")
+        assert tensor_generation_factor(chip, p) == (0.6 if old else 1.0), chip.id
+        assert not old or chip.has_tensor_cores, chip.id
+    assert {c for c in OLD_TC} <= {c.id for c in model.chips.values() if c.architecture in OLD_TENSOR_ARCHS}
+
+
+def test_older_tensor_generation_slows_only_the_tensor_path_of_volta_and_turing(model: PerfModel) -> None:
+    """With eta_old < 1 a Volta/Turing card's amp speedup falls; Ampere-or-later amp, every fp32 speedup, Pascal, AMD
+    and a Volta/Turing tf32 request (no TF32 there: it runs as fp32) stay exactly where they were."""
+    off = with_params(model, tensor_gen_efficiency=1.0)
+    on = with_params(model, tensor_gen_efficiency=0.6)
+    for cid in OLD_TC:
+        assert on.speedup(cid, precision="amp", model_params=15e6).value < off.speedup(cid, precision="amp", model_params=15e6).value
+        assert on.speedup(cid, precision="tf32").value == pytest.approx(off.speedup(cid, precision="tf32").value, rel=1e-12)
+    for cid in NEW_TC + ("gtx-1080-ti", "titan-xp", "rx-7900-xtx"):
+        for prec in ("amp", "tf32"):
+            assert on.speedup(cid, precision=prec).value == pytest.approx(off.speedup(cid, precision=prec).value, rel=1e-12)
+    for cid in model.chips:
+        assert on.speedup(cid, precision="fp32").value == pytest.approx(off.speedup(cid, precision="fp32").value, rel=1e-12)
+
+
+def test_a_slower_old_generation_baseline_makes_newer_cards_look_faster(model: PerfModel) -> None:
+    """Against an RTX 2080 Ti baseline at amp (both sides run amp), the slower Turing tensor path raises the speedup of
+    an Ampere card, and the ratio of two Ampere-or-later cards does not move."""
+    off = with_params(model, tensor_gen_efficiency=1.0)
+    on = with_params(model, tensor_gen_efficiency=0.6)
+    assert on.speedup("rtx-3090", baseline="rtx-2080-ti", precision="amp").value > \
+        off.speedup("rtx-3090", baseline="rtx-2080-ti", precision="amp").value
+    assert on.speedup("rtx-4090", baseline="rtx-3090", precision="amp").value == \
+        pytest.approx(off.speedup("rtx-4090", baseline="rtx-3090", precision="amp").value, rel=1e-12)
+
+
+def test_shipped_generation_factor_matches_the_stored_variant(model: PerfModel) -> None:
+    """Either the nested choice kept `tcgen` (then the factor lies in (0.3, 1]) or the factor is exactly 1 (off)."""
+    eta = model.params.tensor_gen_efficiency
+    if model.params.meta.get("variant") == "tcgen":
+        assert 0.3 < eta <= 1.0
+    else:
+        assert eta == 1.0
 
 
 # ---------------------------------------------------------------- small-model overhead caps the gain

@@ -11,7 +11,7 @@ import numpy as np
 
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
-    MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams,
+    MATMUL_SHARE_BOUNDS, MODEL_SIZE_REF, OLD_SM_ARCHS, OVERHEAD_MAX, SHARE_BOUNDS, PerfParams, has_old_tensor_cores,
     compute_terms, dram_bandwidth, l2_sizes, sm_clock_tflops, is_pro, load_power_variants, power_scale, relative_power_density, relative_step_time,
 )
 from planner.perf.families import FAMILIES, PRIOR_WEIGHT, RIDGE, family_of, shifted_matmul_share, shifted_share
@@ -35,10 +35,12 @@ EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrain
     "l2": [math.log(150.0), math.log(32.0)],  # L2 bandwidth per SM-clock TFLOPS (GB/s) and half-hit L2 size (MB)
     "powercap": [0.0, 0.0],  # power-density threshold (0.65 at the start, in (0.3, 1)) and clock exponent (in [1/3, 1])
     "families": [0.0] * (2 * len(FAMILY_NAMES)),  # per family: logit offsets of the compute share and the matmul share
+    "tcgen": [2.0],  # Volta/Turing tensor-path factor eta_old in (0.3, 1): 0.3 + 0.7 x logistic (0.92 at the start)
 }
 EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb"),
                "powercap": ("power_density_threshold", "power_density_exponent"),
-               "families": tuple(f"family_offsets.{f}.{k}" for f in FAMILY_NAMES for k in ("share", "matmul"))}
+               "families": tuple(f"family_offsets.{f}.{k}" for f in FAMILY_NAMES for k in ("share", "matmul")),
+               "tcgen": ("tensor_gen_efficiency",)}
 # name -> (extras, source weight power w: row weight = rows of its source ^ -w)
 VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
@@ -46,14 +48,21 @@ VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     # issue 14, round 4: `matmul` plus a compute share and a tensor-core share per workload family (families.py),
     # each pulled to its parent class by a fixed prior; fitted by block coordinate descent (_fit_families)
     "families": (("matmul", "families"), 1.0),
+    # issue 14, round 7: `matmul` plus one factor on the tensor path of the first two tensor-core generations (Volta,
+    # Turing: physics.OLD_TENSOR_ARCHS), pulled toward 1 by a fixed prior (tcgen_prior); fp32 rows never see it
+    "tcgen": (("matmul", "tcgen"), 1.0),
 }
 FAMILIES_VARIANT = "families"
 # Round 3b: `average` = equal-weight geometric mean of the predictions of the five round-3 variants, each fitted on the
 # same rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
 AVERAGE = "average"
+# Its members stay these five: neither round 4's `families` nor round 7's `tcgen` joined (decided before their runs).
 AVERAGE_MEMBERS: tuple[str, ...] = ("v3", "v3-w0.5", "matmul", "l2", "powercap")
+# Prior of `tcgen`, fixed before its one nested run: Huber (delta 0.1) on log(eta_old), i.e. toward 1 = no generation
+# gap, with the weight of half a source (every source weighs 1 in this variant's fit).
+TCGEN_PRIOR_WEIGHT = 0.5
 CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
-DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
+DEFAULT_VARIANT = "tcgen"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen")
 
 def _sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
@@ -67,7 +76,7 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
     """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
     layers never lower the arithmetic intensity), the pro clock factor as exp(x), the overhead share at 1e8
     parameters as OVERHEAD_MAX x logistic; then the variant's extras in EXTRAS order (matmul share in (0.5, 1) with
-    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x))."""
+    a slope >= 0; L2 bandwidth factor and half-hit size as exp(x); the Volta/Turing tensor factor in (0.3, 1))."""
     s = [_sig(v) for v in x[:6]]
     shares = {"transformer": s[0], "cnn": s[1], "rnn": s[2], "generic": base.compute_share.get("generic", 0.5)}
     slope = max(float(x[6]), 0.0) if len(x) > 6 else base.model_size_slope  # physics prior: k >= 0
@@ -86,6 +95,8 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
         elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
             p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
                         power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
+        elif extra == "tcgen":  # physics prior: an older generation reaches at most the newer one's share of its peak
+            p = replace(p, tensor_gen_efficiency=0.3 + 0.7 * _sig(float(x[i])))
         elif extra == "families":
             p = replace(p, family_offsets={f: (float(x[i + 2 * j]), float(x[i + 2 * j + 1]))
                                            for j, f in enumerate(FAMILY_NAMES)})
@@ -115,6 +126,7 @@ class _Side:
         self.cuda = np.array([t[0] for t in terms])
         self.tensor = np.array([t[1] for t in terms])
         self.old = np.array([c.architecture in OLD_SM_ARCHS for c in chips])
+        self.oldtc = np.array([has_old_tensor_cores(c) for c in chips])
         self.pro = np.array([is_pro(c) for c in chips])
         self.amd = np.array([c.vendor == "AMD" for c in chips])
         self.amp = np.array([pr == "amp" for pr in precs])
@@ -132,7 +144,7 @@ class _Side:
 
     def time(self, p: PerfParams, share: np.ndarray, c_ref: np.ndarray, b_ref: float, o: np.ndarray,
              f: np.ndarray) -> np.ndarray:
-        tc = self.tensor * p.tensor_efficiency
+        tc = self.tensor * p.tensor_efficiency * np.where(self.oldtc, p.tensor_gen_efficiency, 1.0)
         with np.errstate(divide="ignore"):
             amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
         c = np.where(tc > self.cuda, amdahl, self.cuda)
@@ -187,6 +199,12 @@ def _huber(res: np.ndarray, weight: np.ndarray, delta: float = 0.1) -> float:
 def _loss(design: Design, p: PerfParams, classes: Sequence[str] = CLASSES, delta: float = 0.1) -> float:
     """Huber loss on log(predicted / measured): robust to the few odd rows, close to the median's L1."""
     return _huber(np.log(design.predict(p, classes)) - design.log_ratio, design.weight, delta)
+
+
+def tcgen_prior(p: PerfParams) -> float:
+    """Prior of the `tcgen` variant: a pseudo-measurement that Volta/Turing tensor cores reach the same share of their
+    peak as Ampere onwards (Huber on log(eta_old)), weight TCGEN_PRIOR_WEIGHT; 0 when the factor is 1 (off)."""
+    return _huber(np.array([math.log(p.tensor_gen_efficiency)]), np.array([TCGEN_PRIOR_WEIGHT]))
 
 
 def family_prior(design: Design, p: PerfParams) -> float:
@@ -271,7 +289,11 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
         raise ValueError(f"fit_vector fits one variant of {tuple(VARIANTS)}, not {variant!r} (use fit for {AVERAGE!r})")
     extras, weight_power = VARIANTS[variant]
     design = Design(rows, ref, base, weight_power=weight_power)
-    loss = lambda v: _loss(design, params_from_vector(v, base, variant))  # noqa: E731
+    with_prior = "tcgen" in extras
+
+    def loss(v: np.ndarray) -> float:
+        p = params_from_vector(v, base, variant)
+        return _loss(design, p) + (tcgen_prior(p) if with_prior else 0.0)
     if variant == FAMILIES_VARIANT:  # start from `matmul` (offsets 0 = every family as its parent), or the warm start
         start = x0 if x0 is not None else np.concatenate([fit_vector(rows, ref, base, "matmul")[0], EXTRAS["families"]])
         x = _fit_families(design, base, start, rounds=2 if x0 is not None else 3)

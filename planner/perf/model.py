@@ -16,10 +16,11 @@ from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
 from planner.perf.physics import (  # noqa: F401 - the step-time physics; callers import these names from here too
     DUAL_FP32_ARCHS, L2_FILE, MATMUL_SHARE_BOUNDS, MAX_MODEL_PARAMS, MIN_POWER_FRACTION, MODEL_SIZE_REF, OLD_SM_ARCHS,
-    OVERHEAD_MAX, POWER_CURVE, POWER_VARIANTS_FILE, SHARE_BOUNDS, TF32_ARCHS, PerfParams, bandwidth_gbs,
+    OLD_TENSOR_ARCHS, OVERHEAD_MAX, POWER_CURVE, POWER_VARIANTS_FILE, SHARE_BOUNDS, TF32_ARCHS, PerfParams, bandwidth_gbs,
     board_power_density, compute_share, compute_terms, compute_tflops, dram_bandwidth, executed_precision,
     geometric_mean, has_dual_fp32, is_pro, l2_sizes, load_power_variants, matmul_share, overhead_share,
     power_clock_factor, power_scale, relative_power_density, relative_step_time, sm_clock_tflops,
+    has_old_tensor_cores, tensor_generation_factor,
 )
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS

@@ -24,6 +24,12 @@ TF32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
 DUAL_FP32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
 # SMs without Volta's separate INT32 pipe and unified L1: they reach a smaller share of their datasheet rate.
 OLD_SM_ARCHS = frozenset({"maxwell", "pascal"})
+# The first two tensor-core generations (variant `tcgen`, round 7; list fixed before any fit with it, from the
+# `architecture` column of data/gpu_chips.csv): Volta (Titan V, V100) and Turing (RTX 20xx, Titan RTX, Quadro RTX, T4).
+# No cp.async global->shared copies and less shared memory per SM than Ampere onwards, so their GEMM/conv kernels may
+# keep the MMA pipes less busy (cuBLAS GEMM on a V100: 83 of 125 TFLOPS, Markidis et al., IPDPSW 2018,
+# doi:10.1109/IPDPSW.2018.00091; no like-for-like Ampere fraction was found, so the size of the gap is fitted).
+OLD_TENSOR_ARCHS = frozenset({"volta", "turing"})
 # Power-limit curve (hardware-facts.md section 4.2): fraction of stock power -> fraction of throughput.
 POWER_CURVE: tuple[tuple[float, float], ...] = ((0.6, 0.82), (0.7, 0.90), (0.8, 0.95), (1.0, 1.0))
 MIN_POWER_FRACTION = 0.4
@@ -57,6 +63,8 @@ class PerfParams:
     l2_working_set_mb: float = 32.0  # L2 size (MB) at which half of the step's traffic hits L2 instead of DRAM
     power_density_threshold: float = 0.0  # relative board power per unit of compute below which the clock drops; 0 = off
     power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
+    # variant `tcgen`: tensor path of Volta/Turing chips x this, relative to Ampere onwards (1 = no generation term)
+    tensor_gen_efficiency: float = 1.0
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
     # variant `families`: family -> (logit offset of its compute share from its parent class's, logit offset of its
     # tensor-core share from f0); a family without an entry answers with its parent class (planner.perf.families)
@@ -132,12 +140,23 @@ def matmul_share(p: PerfParams, model_params: Optional[float] = None, workload: 
     return min(max(f, MATMUL_SHARE_BOUNDS[0]), MATMUL_SHARE_BOUNDS[1])
 
 
+def has_old_tensor_cores(chip: GpuChip) -> bool:
+    """NVIDIA chips of the first two tensor-core generations (Volta, Turing: OLD_TENSOR_ARCHS)."""
+    return chip.vendor == "NVIDIA" and chip.architecture in OLD_TENSOR_ARCHS
+
+
+def tensor_generation_factor(chip: GpuChip, p: PerfParams) -> float:
+    """Share of the tensor-core efficiency an older tensor-core generation (Volta, Turing) reaches relative to Ampere
+    onwards (variant `tcgen`); 1 for every other chip. Only ever multiplies the tensor path (amp, tf32)."""
+    return p.tensor_gen_efficiency if has_old_tensor_cores(chip) else 1.0
+
+
 def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
-    """Effective math rate: when the tensor path (peak x tensor efficiency) beats the CUDA cores, only the matmul
-    share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the Pascal SM factor, x the
-    sustained-clock factor of workstation/datacenter boards, x the power-density clock cap."""
+    """Effective math rate: when the tensor path (peak x tensor efficiency, x the generation factor of Volta/Turing)
+    beats the CUDA cores, only the matmul share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the
+    Pascal SM factor, x the sustained-clock factor of workstation/datacenter boards, x the power-density clock cap."""
     cuda, tensor = compute_terms(chip, precision, p)
-    tc = tensor * p.tensor_efficiency
+    tc = tensor * p.tensor_efficiency * tensor_generation_factor(chip, p)
     rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
     rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
     rate *= power_clock_factor(relative_power_density(chip), p)
