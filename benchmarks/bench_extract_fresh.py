@@ -1,8 +1,9 @@
 """Score planner's extractor on the fresh held-out set of real product pages (benchmarks/fresh-pages).
 
-Run: PYTHONPATH=$PWD python benchmarks/bench_extract_fresh.py [--batch 1|2|all] [--pages DIR]
+Run: PYTHONPATH=$PWD python benchmarks/bench_extract_fresh.py [--batch 1|2|3|all] [--pages DIR]
 Each batch of pages was chosen and frozen (committed) before the extractor was ever run on it; see the
-README in that folder (batch 1: the first 8 pages, no longer blind; batch 2: the second round). Scoring is bench_extract.py's rule, imported from there: a price equal to the
+README in that folder (batch 1: the first 8 pages, no longer blind; batch 2: the second round;
+batch 3: the third). Scoring is bench_extract.py's rule, imported from there: a price equal to the
 truth as a decimal is a true positive; a wrong price is a false positive and a false negative; no
 price where the page has one is a false negative; a price where the truth has none is a false
 positive. Printed: F1, tp/fp/fn, exceptions, 'error' results, pages/s, one line per miss; once with
@@ -82,7 +83,7 @@ def report(title: str, rows: list[dict[str, str]], truth: dict, preds: dict, rai
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default=str(PAGES))
-    ap.add_argument("--batch", choices=["1", "2", "all"], default="all",
+    ap.add_argument("--batch", choices=["1", "2", "3", "all"], default="all",
                     help="which batch of the manifest to score (default: all)")
     args = ap.parse_args()
     pages = Path(args.pages)

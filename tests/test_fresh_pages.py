@@ -38,7 +38,7 @@ def test_manifest_rows_are_sourced_and_licensed() -> None:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", r["repo"]), r
         assert r["path"] and r["licence"] and r["shop"] and r["truth_source"], r
         assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]), r
-        assert r["batch"] in ("1", "2"), f"{r['id']}: batch is 1 or 2, not {r['batch']!r}"
+        assert r["batch"] in ("1", "2", "3"), f"{r['id']}: batch is 1, 2 or 3, not {r['batch']!r}"
         if r["truth_source"] == "read-by-hand":
             assert r["note"], f"{r['id']}: a price read by hand needs its one-line justification"
         else:
@@ -78,6 +78,16 @@ def test_batch_two_keeps_its_own_selection_rule() -> None:
     per_shop = Counter(r["shop"] for r in batch2)
     assert not per_shop or max(per_shop.values()) <= 3, per_shop
     assert not batch1_repos & {r["repo"] for r in batch2}, "batch 2 reuses a batch-1 repository"
+
+
+def test_batch_three_uses_no_repository_of_the_earlier_batches() -> None:
+    """Batch 3 takes its pages from repositories batches 1 and 2 did not use, and none from the excluded ones."""
+    earlier = {r["repo"] for r in ROWS if r["batch"] in ("1", "2")}
+    excluded = {"scrapinghub/product-extraction-benchmark", "Qlimqx/pc-rachat", "aggiekouv10/tachyon-monitors-1.0",
+                "ingonader/rgeizhals", "EricJMarti/inventory-hunter"}
+    batch3 = {r["repo"] for r in ROWS if r["batch"] == "3"}
+    assert not batch3 & earlier, f"batch 3 reuses {batch3 & earlier}"
+    assert not batch3 & excluded, f"batch 3 uses an excluded repository: {batch3 & excluded}"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
