@@ -403,3 +403,13 @@ def test_money_left_unspent_comes_with_the_price_of_the_next_faster_build(cat) -
     assert rounds_hours(bigger, Request.parse(budget=cost)) <= faster + 0.05, bigger.headline()
     tight = solve(cat, budget=int(plan.total) + 10).plans[0]  # nothing left: no step to name
     assert not any("next faster" in n for n in tight.notes)
+
+
+def test_several_power_limits_give_one_budget_raise_the_smallest(cat) -> None:
+    rec = solve(cat, budget=20000, gpu_count=4)
+    assert rec.status == "infeasible"
+    raises = [s for s in rec.why_not.suggestions if "raise the budget by" in s]
+    assert len(raises) == 1, rec.why_not.suggestions
+    cost = money(re.search(r"costs (EUR [\d  .]+);", raises[0]).group(1))
+    assert solve(cat, budget=cost, gpu_count=4).plans, "the named budget buys the build"
+    assert not solve(cat, budget=cost - 100, gpu_count=4).plans, "and it is the smallest over the limits tried"

@@ -49,6 +49,7 @@ class _Session:
             keep = set(self.cands.owned) | {catalog.get(i).id for i in req.pinned}
             self.parts = prune(rec, {"gpu": lambda g: g.chip}, keep)
         self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
+        self.budget_needed: Optional[Decimal] = None  # set by the why-not: the cheapest build without the budget
 
     def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto"
               ) -> tuple[str, Optional[dict[str, Any]]]:
@@ -165,6 +166,7 @@ class _Session:
             if chosen:
                 cost = from_eur(from_cents(self.plan_cost(chosen, relaxed)), req.currency)
                 extra = cost - req.budget  # type: ignore[operator]
+                self.budget_needed = cost
                 what = self.describe_targets(relaxed)
                 out.append(f"the cheapest build{what} costs {format_money(cost, req.currency)}; raise the budget by "
                            f"{format_money(extra, req.currency)}")
@@ -400,9 +402,14 @@ def explain_tried(sessions: list[_Session]) -> WhyNot:
     """Why nothing fits, for the first GPU count tried, over every power limit tried with it: a collision seen at
     stock power alone (say case airflow) must not hide what no power limit fixes (say the budget)."""
     count = sessions[0].req.gpu_count
-    whys = [(s.req.power_fraction, s.explain()) for s in sessions if s.req.gpu_count == count]
+    mine = [s for s in sessions if s.req.gpu_count == count]
+    whys = [(s.req.power_fraction, s.explain()) for s in mine]
     if len({(tuple(w.conflicts), tuple(w.suggestions)) for _, w in whys}) == 1:
         return whys[0][1]
+    needs = [s.budget_needed for s in mine if s.budget_needed is not None]
+    for s, (_, why) in zip(mine, whys):  # one "raise the budget": the smallest raise that works, at its limit
+        if s.budget_needed is not None and s.budget_needed != min(needs):
+            why.suggestions = [x for x in why.suggestions if "raise the budget" not in x]
     everywhere = [f for f, _ in whys]
 
     def labelled(pick) -> list[str]:
