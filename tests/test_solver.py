@@ -385,7 +385,7 @@ def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:
     ([1.0, 0.8, 0.7], "at any power limit tried"),
 ])
 def test_power_labels_read_as_english(fractions, label) -> None:
-    from planner.solver import power_label
+    from planner.solver.notes import power_label
     assert power_label(fractions, [1.0, 0.8, 0.7]) == label
 
 
@@ -398,7 +398,7 @@ def test_money_left_unspent_comes_with_the_price_of_the_next_faster_build(cat) -
     m = re.search(r"costs (EUR [\d  .]+), .* the sweep in ([\d.]+) h instead of ([\d.]+) h", note)
     cost, faster, now = money(m.group(1)), float(m.group(2)), float(m.group(3))
     assert cost > 10000 and faster < now, note
-    from planner.solver import rounds_hours
+    from planner.solver.notes import rounds_hours
     bigger = solve(cat, budget=cost).plans[0]  # that budget buys a sweep at least that fast
     assert rounds_hours(bigger, Request.parse(budget=cost)) <= faster + 0.05, bigger.headline()
     tight = solve(cat, budget=int(plan.total) + 10).plans[0]  # nothing left: no step to name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Optional
 
 from planner.catalog.load import Catalog
@@ -13,6 +14,11 @@ from planner.money import format_money, from_cents, quantize
 from planner.solver.currency import convert
 from planner.perf.sweep import Estimate
 
+
+
+# Sweeps within 3 % of the fastest finish together as far as the speed model can tell (its stated range is far
+# wider, docs/perf.md); among them the simpler machine wins: fewer GPUs, then stock power, then build quality.
+SAME_SPEED = Fraction(97, 100)
 
 @dataclass
 class Plan:

@@ -1,0 +1,122 @@
+"""What a plan says besides its parts (unspent money, the next step's price, power limit, memory channels) and why
+nothing fits over several power limits, in words a user reads."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Callable, Optional
+
+from planner.money import format_money
+from planner.request import Request
+from planner.solver import quality
+from planner.solver.plan import SAME_SPEED, Plan, WhyNot
+
+
+def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
+    if req.mode != "best" or req.budget is None:
+        return None
+    left = req.budget - plan.total
+    if plan.currency == req.currency and left >= max(Decimal(50), req.budget * Decimal("0.02")):
+        how = "" if status == "optimal" else " found within the time limit"
+        what = "sweep speed or build quality" if req.goal == "expert" else "sweep speed (goal: minimum)"
+        return (f"{format_money(left, req.currency)} of the budget left unspent: no other choice{how} within it buys "
+                f"more {what}")
+    return None
+
+
+def channels_note(plan: Plan) -> Optional[str]:
+    """A workstation kit that leaves memory channels empty (the budget did not reach a full set): say so."""
+    board, kit = plan.parts["motherboard"], plan.parts["memory"]
+    channels = quality.memory_channels(board)
+    if kit.modules >= channels:
+        return None
+    return (f"the memory fills {kit.modules} of the {board.chipset} board's {channels} channels: "
+            f"{'an' if channels == 8 else 'a'} {channels}-module kit "
+            "would give the CPU its full memory bandwidth (data loading); the budget went to the GPUs first")
+
+
+def rounds_hours(plan: Plan, req: Request) -> float:
+    """Hours for the runs still to do (all of them unless --runs-left), as the deadline requirement counts them."""
+    return -(-(req.runs_left or req.runs) // plan.gpu_count) * req.baseline_hours / plan.speed.value
+
+
+def shown(hours: float) -> str:
+    """Hours as the plan's sweep line shows them (its JSON keeps 2 decimals, the sentence 1), so both agree."""
+    return f"{round(hours, 2):.1f}"
+
+
+def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
+    """Money was left because nothing faster fits: say what the cheapest build finishing the sweep sooner costs (at
+    least 3 % sooner, the margin under which two sweeps count as equal), so the user can weigh the step."""
+    hours = rounds_hours(plan, req)
+    target = hours * float(SAME_SPEED)
+    if req.deadline_hours is not None:
+        target = min(target, req.deadline_hours)
+    step = req.model_copy(update={"budget": None, "mode": "cheapest", "deadline_hours": target})
+    rec = solve(step)  # planner.solver.recommend on the same catalog (passed in: this module sits below it)
+    if not rec.plans:
+        return "no build in the catalog finishes this sweep sooner (within the other requirements)"
+    nxt = rec.plans[0]
+    if nxt.currency != req.currency or nxt.total <= req.budget:  # type: ignore[operator]
+        return None  # (a faster build within the budget would have been chosen: only a time-limited solve gets here)
+    limit = f" at a {nxt.power_fraction:.0%} power limit" if nxt.power_fraction < 1 else ""
+    return (f"the next faster build costs {format_money(nxt.total, req.currency)}, "
+            f"{format_money(nxt.total - req.budget, req.currency)} over the budget: "  # type: ignore[operator]
+            f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {shown(rounds_hours(nxt, req))} h instead of "
+            f"{shown(hours)} h")
+
+
+def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
+    if used.power_fraction == asked.power_fraction:
+        return None
+    from planner.compat.rules.base import gpu_power_w
+    from planner.compat.power import size_psu
+
+    watts = gpu_power_w(plan.gpu, plan.catalog.chips, used.power_fraction)
+    stock = plan.report.build.parts["gpu"].tgp_w or plan.chip.tdp_w
+    s = plan.report.sizing
+    at_stock = size_psu([stock] * plan.gpu_count, s.cpu_w) if s else None
+    why = f"; at stock power these cards need about a {at_stock.recommended_w} W PSU" if at_stock else ""
+    which = "is cheaper than" if asked.mode == "cheapest" else "sweeps faster than"
+    return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why}; with the limit "
+            f"this build {which} any stock-power build with {plan.gpu_count} GPUs that fits the budget and rules "
+            "(speed shown is at the limit)")
+
+
+def explain_tried(sessions: list[Any]) -> WhyNot:
+    """Why nothing fits, for the first GPU count tried, over every power limit tried with it: a collision seen at
+    stock power alone (say case airflow) must not hide what no power limit fixes (say the budget)."""
+    count = sessions[0].req.gpu_count
+    mine = [s for s in sessions if s.req.gpu_count == count]
+    whys = [(s.req.power_fraction, s.explain()) for s in mine]
+    if len({(tuple(w.conflicts), tuple(w.suggestions)) for _, w in whys}) == 1:
+        return whys[0][1]
+    needs = [s.budget_needed for s in mine if s.budget_needed is not None]
+    for s, (_, why) in zip(mine, whys):  # one "raise the budget": the smallest raise that works, at its limit
+        if s.budget_needed is not None and s.budget_needed != min(needs):
+            why.suggestions = [x for x in why.suggestions if "raise the budget" not in x]
+    everywhere = [f for f, _ in whys]
+
+    def labelled(pick) -> list[str]:
+        seen: dict[str, list[float]] = {}
+        for frac, why in whys:
+            for line in pick(why):
+                seen.setdefault(line[3:] if line.startswith("or ") else line, []).append(frac)
+        return [f"{power_label(fracs, everywhere)}: {line}" for line, fracs in seen.items()]
+
+    suggestions = labelled(lambda w: w.suggestions)
+    suggestions.sort(key=lambda line: "raise the budget" not in line)  # the one change that works, first
+    return WhyNot(labelled(lambda w: w.conflicts), suggestions)
+
+
+def power_label(fractions: list[float], everywhere: list[float]) -> str:
+    """Which of the power limits tried a line holds for: 'at stock power', 'at an 80% power limit', ..."""
+    if sorted(fractions) == sorted(everywhere):
+        return "at any power limit tried"
+    limits = [f"{f:.0%}" for f in fractions if f < 1.0]
+    parts = ["stock power"] if 1.0 in fractions else []
+    if len(limits) == 1:
+        parts.append(f"{'an' if limits[0].startswith('8') else 'a'} {limits[0]} power limit")
+    elif limits:
+        parts.append(" or ".join(limits) + " power limits")
+    return "at " + " or ".join(parts)
