@@ -79,3 +79,25 @@ def test_prices_after_an_other_products_heading_are_other_products(heading: str)
 def test_a_total_with_shipping_is_not_the_products_price_either() -> None:
     assert context_problem("Price incl. shipping: ", "") is not None
     assert context_problem("מחיר כולל משלוח: ", "") is not None
+
+
+_FOOTER_PAGE = """<html><head><title>Comics shop</title></head><body>
+<div class="nav"><a href="/">Comics shop</a></div>
+<div class="product-info"><h2 class="product-title">Gestalt, volume 1</h2>
+<div class="{box}"><div class="product-price">9,95 €</div>
+<a class="btn add-to-cart" href="#">Reserve it now</a></div></div>
+<div class="{site}"><p>Comics shop, 12 rue des Bulles</p><p>Gift card 25,00 €</p></div>
+</body></html>"""
+
+
+@pytest.mark.parametrize("box", ["productos-footer", "product-footer", "product_footer", "card-footer"])
+def test_a_buy_box_whose_class_ends_in_footer_is_not_the_site_footer(box: str) -> None:
+    r = extract(_FOOTER_PAGE.format(box=box, site="site-footer"), url="https://comics.example.es/p/232")
+    assert r.offers and r.offers[0].price == Decimal("9.95"), (r.kind, r.reason)
+
+
+@pytest.mark.parametrize("site", ["footer", "site-footer", "page_footer"])
+def test_the_site_footer_still_holds_no_price(site: str) -> None:
+    page = _FOOTER_PAGE.format(box="buy-box", site=site).replace('<div class="product-price">9,95 €</div>', "")
+    r = extract(page, url="https://comics.example.es/p/232")
+    assert not r.offers, [o.price for o in r.offers]

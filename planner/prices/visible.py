@@ -49,7 +49,7 @@ _BARE_NUM = re.compile(rf"^\s*{_NUM}\s*$")
 # Whole regions that never hold the main product's price (matched at the start of a class/id token part).
 _SECTION = re.compile(
     r"(?:^|[-_\s])(?:(?P<scroll>carousel|slider|swiper|owl|slick|glide|splide)|related|similar|recommend|cross-?sell|upsell|also|accessor|sponsor|comparison|"
-    r"recent|history|suggest|footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
+    r"recent|history|suggest|(?<!product[-_])(?<!ductos[-_])(?<!card[-_])(?<!item[-_])footer|newsletter|review|comment|question|faq|mini-?cart|header-?cart|"
     r"cart-?preview|navbar|mega-?menu|breadcrumb|compare|p13n|sims|rhf|frequently|fbt|complementary|"
     r"alternative|other-?sellers?|sellers|aod|upgrade|addon|add-ons|bought|viewed)",
     re.I,
