@@ -19,7 +19,9 @@ from planner.compat.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
-from planner.solver.notes import channels_note, explain_tried, next_step_note, power_limit_note, unspent_note
+from planner.solver.notes import (
+    channels_note, explain_tried, next_step_note, power_limit_note, sweep_hours, unspent_note,
+)
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
 from planner.perf.speed import score_units
@@ -33,6 +35,13 @@ def _solver(time_limit: float, workers: int, seed: int = 0) -> cp_model.CpSolver
     s.parameters.num_workers = workers
     s.parameters.random_seed = seed
     return s
+
+
+def _solve_assuming(solver: cp_model.CpSolver, model: cp_model.CpModel, literals: list[int]) -> int:
+    """Solve with exactly these requirement literals (proto indices) assumed true; the others are free."""
+    model.ClearAssumptions()
+    model.AddAssumptions([model.GetBoolVarFromProtoIndex(i) for i in literals])
+    return solver.Solve(model)
 
 
 class _Session:
@@ -97,18 +106,19 @@ class _Session:
         if all(c.endswith("(pinned)") for c in core):  # the pin alone fails: say which rules it cannot pass
             rules = [r for r in self.colliding_rules() if not r.endswith("(pinned)")]
             if rules:
-                why.conflicts.append(f"{self.what()}, the pinned part{'s' if len(core) > 1 else ''} cannot pass "
+                why.conflicts.append(f"for {self.what()}, the pinned part{'s' if len(core) > 1 else ''} cannot pass "
                                      "these together with any catalog parts: "
                                      + "; ".join(r.removeprefix("compatibility: ") for r in rules))
         return why
 
     def what(self) -> str:
-        return f"with {self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "in this build"
+        return f"{self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "this build"
 
     def colliding_rules(self) -> list[str]:
-        """Compatibility rules in the infeasible core when each rule is a switch too, over every candidate part."""
+        """The infeasible core when each compatibility rule is a switch too, over every candidate part; empty when
+        no rule is in it (then the catalog, not a rule, is at fault)."""
         core = self.infeasible_core(self.cands.parts, gate_problems=True) or []
-        return [s for s in core if s.startswith("compatibility: ")] and core
+        return core if any(s.startswith("compatibility: ") for s in core) else []
 
     def infeasible_core(self, parts: dict[str, list[Any]], gate_problems: bool = False) -> Optional[list[str]]:
         """The named requirements (and, with `gate_problems`, compatibility rules) in the solver's infeasible core;
@@ -122,9 +132,7 @@ class _Session:
         k = 0
         while k < len(core):  # CP-SAT's set is sufficient, not minimal: keep only members the failure needs
             trial = core[:k] + core[k + 1:]
-            m.model.ClearAssumptions()
-            m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i in trial])
-            if solver.Solve(m.model) == cp_model.INFEASIBLE:
+            if _solve_assuming(solver, m.model, trial) == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
             else:
@@ -138,8 +146,7 @@ class _Session:
         if not core:
             return WhyNot(["the catalog holds no compatible combination of parts"],
                           ["check `planner catalog validate` and the owned/pinned parts"])
-        what = f"{self.req.gpu_count} GPUs" if self.req.gpu_count > 1 else "this build"
-        return WhyNot([f"no parts in the catalog for {what} pass these together: " + "; ".join(core)],
+        return WhyNot([f"no parts in the catalog for {self.what()} pass these together: " + "; ".join(core)],
                       ["add parts that meet them to the catalog (data/*.csv and data/offers/), or relax a requirement"
                        " named above"])
 
@@ -193,13 +200,10 @@ class _Session:
         if not sentences:
             return set()
         m, _, names = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
-        fixing = set()
-        for sentence in sentences:
-            m.model.ClearAssumptions()
-            m.model.AddAssumptions([m.model.GetBoolVarFromProtoIndex(i) for i, n in names.items() if n != sentence])
-            if _solver(self.time_limit, 1).Solve(m.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                fixing.add(sentence)
-        return fixing
+        solver = _solver(self.time_limit, 1)
+        return {sentence for sentence in sentences
+                if _solve_assuming(solver, m.model, [i for i, n in names.items() if n != sentence])
+                in (cp_model.OPTIMAL, cp_model.FEASIBLE)}
 
     def plan_cost(self, chosen: dict[str, Any], req: Request) -> int:
         return sum(self.cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
@@ -247,8 +251,6 @@ def rank_key(plan: Plan, req: Request) -> tuple:
     if req.mode == "best":
         return (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur, -plan.gpu_count, plan.power_fraction)
     return (-plan.total_cents_eur, plan.quality, -plan.gpu_count, plan.power_fraction)
-
-
 
 
 def simpler_key(plan: Plan, req: Request) -> tuple:
@@ -383,10 +385,6 @@ def with_memfit_floor(req: Request) -> tuple[Request, Optional[str]]:
     return (req.model_copy(update={"min_vram_gb": floor}),
             f"VRAM floor {floor:g} GB per GPU: a {req.model_params:.3g}-parameter model needs about {need:.1f} GiB for "
             "weights, gradients, AdamW states and overhead (planner memfit; activations not counted)")
-
-
-def sweep_hours(plan: Plan, req: Request) -> float:
-    return -(-req.runs // plan.gpu_count) * req.baseline_hours / plan.speed.value
 
 
 __all__ = ["recommend", "Recommendation", "Plan", "Request"]

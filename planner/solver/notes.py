@@ -35,9 +35,14 @@ def channels_note(plan: Plan) -> Optional[str]:
             "would give the CPU its full memory bandwidth (data loading); the budget went to the GPUs first")
 
 
+def sweep_hours(plan: Plan, req: Request, runs: Optional[int] = None) -> float:
+    """Hours for `runs` runs (default: the whole sweep), in rounds of one run per GPU."""
+    return -(-(runs or req.runs) // plan.gpu_count) * req.baseline_hours / plan.speed.value
+
+
 def rounds_hours(plan: Plan, req: Request) -> float:
     """Hours for the runs still to do (all of them unless --runs-left), as the deadline requirement counts them."""
-    return -(-(req.runs_left or req.runs) // plan.gpu_count) * req.baseline_hours / plan.speed.value
+    return sweep_hours(plan, req, req.runs_left or req.runs)
 
 
 def shown(hours: float) -> str:

@@ -14,11 +14,10 @@ from planner.money import format_money, from_cents, quantize
 from planner.solver.currency import convert
 from planner.perf.sweep import Estimate
 
-
-
 # Sweeps within 3 % of the fastest finish together as far as the speed model can tell (its stated range is far
 # wider, docs/perf.md); among them the simpler machine wins: fewer GPUs, then stock power, then build quality.
 SAME_SPEED = Fraction(97, 100)
+
 
 @dataclass
 class Plan:
