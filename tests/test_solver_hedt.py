@@ -35,30 +35,38 @@ def assert_sound(cat, plan, budget: int) -> None:
     assert plan.total <= budget
 
 
-def test_four_gpus_get_a_threadripper_pro_wrx90_workstation(cat) -> None:
-    rec = solve(cat, budget=40000, gpu_count=4)
+def best_plan(cat, budget: int, gpus: int):
+    """The recommended build for `gpus` GPUs at `budget`, asserted optimal and sound."""
+    rec = solve(cat, budget=budget, gpu_count=gpus)
     assert rec.status == "optimal" and rec.plans, rec.why_not
     plan = rec.plans[0]
-    assert plan.gpu_count == 4
-    assert_sound(cat, plan, 40000)
+    assert plan.gpu_count == gpus
+    assert_sound(cat, plan, budget)
+    return plan
+
+
+@pytest.fixture(scope="module")
+def four_gpus(cat):
+    """The EUR 40 000 four-GPU build, solved once for the tests that read it."""
+    return best_plan(cat, 40000, 4)
+
+
+def test_four_gpus_get_a_threadripper_pro_wrx90_workstation(four_gpus) -> None:
+    plan = four_gpus
     # only a WRX90 board hosts four cards, and WRX90 takes Threadripper PRO only
     assert plan.parts["motherboard"].accepted_platforms == ("threadripper-pro",)
     assert plan.parts["cpu"].cpu_platform == "threadripper-pro"
 
 
 def test_three_gpus_get_a_threadripper_workstation(cat) -> None:
-    rec = solve(cat, budget=30000, gpu_count=3)
-    assert rec.status == "optimal" and rec.plans, rec.why_not
-    plan = rec.plans[0]
-    assert plan.gpu_count == 3
-    assert_sound(cat, plan, 30000)
+    best_plan(cat, 30000, 3)
 
 
 def _sTR5(cat, category: str) -> list:
     return [p for p in cat.by_category(category) if p.socket == "sTR5" and cat.offer_for(p.id)]
 
 
-def test_the_solver_never_pairs_a_threadripper_with_a_wrx90_board(cat) -> None:
+def test_the_solver_never_pairs_a_threadripper_with_a_wrx90_board(cat, four_gpus) -> None:
     plain = [c for c in _sTR5(cat, "cpu") if c.cpu_platform == "threadripper"]
     wrx90 = [b for b in _sTR5(cat, "motherboard") if "threadripper" not in b.accepted_platforms]
     assert plain and wrx90, "the catalog has both a non-PRO Threadripper and a PRO-only board"
@@ -68,7 +76,7 @@ def test_the_solver_never_pairs_a_threadripper_with_a_wrx90_board(cat) -> None:
     text = " | ".join(rec.why_not.conflicts)
     assert plain[0].name in text and wrx90[0].name in text, text
     # the same swap in a 4-GPU plan: check names the cpu_platform rule
-    plan = solve(cat, budget=40000, gpu_count=4).plans[0]
+    plan = four_gpus
     swapped = {**plan.parts, "cpu": plain[0], "motherboard": wrx90[0]}
     report = check_parts(cat, list(swapped.values()), gpu_count=4)
     assert [f.rule for f in report.problems if f.rule == "cpu_platform"] == ["cpu_platform"], report.problems
@@ -90,9 +98,9 @@ def test_a_threadripper_pro_on_trx50_is_a_valid_build(cat) -> None:
     assert_sound(cat, rec.plans[0], 60000)
 
 
-def test_a_workstation_kit_fills_every_memory_channel_when_the_budget_allows(cat) -> None:
+def test_a_workstation_kit_fills_every_memory_channel_when_the_budget_allows(cat, four_gpus) -> None:
     from planner.solver import quality
-    tight = solve(cat, budget=40000, gpu_count=4).plans[0]
+    tight = four_gpus
     board, kit = tight.parts["motherboard"], tight.parts["memory"]
     channels = quality.memory_channels(board)
     assert channels == 8, "a WRX90 board has eight DDR5 channels"
@@ -106,10 +114,10 @@ def test_a_workstation_kit_fills_every_memory_channel_when_the_budget_allows(cat
     assert not any("channels" in n for n in roomy.notes)
 
 
-def test_filled_channels_score_one_quality_point(cat) -> None:
+def test_filled_channels_score_one_quality_point(cat, four_gpus) -> None:
     from dataclasses import replace
     from planner.solver import quality
-    plan = solve(cat, budget=40000, gpu_count=4).plans[0]
+    plan = four_gpus
     kits = {k.modules: k for k in cat.by_category("memory") if k.memory_type == plan.parts["memory"].memory_type}
     full = quality.memory_channels(plan.parts["motherboard"])
     assert min(kits) < full and full in kits
