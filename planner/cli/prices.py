@@ -55,7 +55,7 @@ def extract_cmd(
         return
     if not result.offers:
         stock = {True: "in stock", False: "not in stock", None: "stock unknown"}[result.page_in_stock]
-        console.print(f"no price on this page ({stock})")
+        console.print(f"no price on this page ({stock})" + (f": {result.reason}" if result.reason else ""))
         return
     t = Table("#", "name", "price", "stock", "condition", "route")
     for i, o in enumerate(result.offers, 1):

@@ -29,6 +29,7 @@ from planner.prices.visible import (
     discounted_spot,
     find_anchor,
     main_price,
+    nearest_unpaid,
     paid_of_several,
     price_spots,
     unpaid_reason,
@@ -217,7 +218,7 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
         main = None  # structured data about another product (a featured or related item)
     if main is not None:
         stated = parse_price(main.price, dec, hint)
-        if stated is not None and unpaid_reason(p, stated.amount, dec, hint):
+        if stated is not None and unpaid_reason(p, stated.amount, dec, hint, anchor):
             main = None  # e.g. og:price:amount ex-VAT: the page shows that amount only as "HT"
     selectors = retailer.price_selectors if retailer else ()
     spot, vroute = main_price(p, anchor, dec, hint, selectors)
@@ -239,7 +240,9 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     signals = read_buy_box(p, anchor, spot)
     in_stock = decide_stock(availability, signals, price_shown=parsed is not None)
     if parsed is None:
-        return ExtractResult(False, [], in_stock, "empty")
+        unpaid = nearest_unpaid(p, anchor, dec, hint)
+        return ExtractResult(False, [], in_stock, "empty", f"no price a buyer pays: the one by the title is {unpaid}"
+                             if unpaid else None)
 
     name = (main.name if main and main.name else None) or title or None
     shown = ""

@@ -137,7 +137,7 @@ _INSTALMENT_AFTER = re.compile(
     re.I,
 )
 _INSTALMENT_BEFORE = re.compile(
-    r"(?:\d+\s*[x×]\s*|\d+\s*(?:mensualités|monthly payments|monatsraten|rate|cuotas)\s*(?:de|of|von|da)?\s*|"
+    r"(?:(?<!\w)\d{1,2}\s*[x×]\s*|\d+\s*(?:mensualités|monthly payments|monatsraten|rate|cuotas)\s*(?:de|of|von|da)?\s*|"
     r"financement|finanzierung|financing|dès\s+\S+\s*/\s*mois\s*|mensualité)\W{0,3}$",
     re.I,
 )
@@ -147,11 +147,24 @@ _STRUCK_BEFORE = re.compile(
     r"\bprezzo consigliato|\bavant)\W{0,4}$",
     re.I,
 )
-_FROM_BEFORE = re.compile(
-    r"(?:à partir de|\bdès|\bfrom|\bstarting at|\bstarting from|\bab|\bdesde|\ba partire da|\bvanaf|"
-    r"\boffres?\s+dès|\bangebote?\s+ab|\boffers?\s+from)\W{0,4}$",
+_FROM_WORDS = (r"(?:à partir de|\bdès|\bfrom|\bstarting at|\bstarting from|\bab|\bdesde|\ba partire da|\bvanaf|"
+               r"\boffres?\s+dès|\bangebote?\s+ab|\boffers?\s+from)")
+_FROM_BEFORE = re.compile(_FROM_WORDS + r"\W{0,4}$", re.I)
+# An amount right after a 'from' price ("From €70.50 €78.50", "from $10 - $20"): the price before the discount or the
+# other end of the range, not one price for this product either.
+_AFTER_FROM_BEFORE = re.compile(_FROM_WORDS + r"\W{0,4}[^\d\s]{0,4}\s?\d[\d\s.,'’]{0,12}[^\d\s]{0,4}\s*[-–—~]?\s*$", re.I)
+# The upper end of a price range ("$300 - $500", "3 499 € – 4 059 €"): the lower end carries a currency, so a model
+# number before a dash ("RTX 4090 - 1 999 €") is not read as one.
+_RANGE_END_BEFORE = re.compile(
+    r"(?:[$€£¥₹]\s?\d[\d.,'’\s]*|\d[\d.,'’\s]*\s?(?:€|\$|£|eur|usd|gbp|chf|kr|zł|kč))\s*[-–—~]\s*$", re.I)
+# Auctions: a starting bid, a current bid ("$200 2 bids"), an estimate or a maximum bid is not a price one pays.
+_AUCTION_BEFORE = re.compile(
+    r"(?:starting (?:price|bid)|opening bid|current bid|high(?:est)? bid|\bbid|\bestimate|mise à prix|prix de départ|"
+    r"enchère|startpreis|startgebot|mindestgebot|aktuelles gebot|höchstgebot|precio de salida|puja|prezzo (?:di )?partenza|"
+    r"offerta attuale)[^\d\n]{0,12}$",
     re.I,
 )
+_AUCTION_AFTER = re.compile(r"^\W{0,3}\d+\s*(?:bids?|enchères?|gebote?|pujas?|offerte)\b", re.I)
 
 # A shipping label right before an amount: a fee ("Frais de port : 4,99 €", "Versandkosten 3,95 €", "דמי משלוח: 10 ₪")
 # or a total with shipping ("מחיר כולל משלוח: 1,718 ₪", price incl. shipping); neither is the product's price.
@@ -174,6 +187,15 @@ _SHIPPING_BEFORE = re.compile(
 _SIGNED_BEFORE = re.compile(r"(?:^|[\s(\[])[+\-−–]$")
 
 
+_STRUCK = "struck-through (former) price"
+_FROM = "a 'from' price (several offers or variants)"
+_AFTER_FROM = "a price beside a 'from' price (a range's other end or the price before a discount)"
+_AUCTION = "an auction's bid or estimate, not a price to pay"
+# Labels that sit in an element of their own ("From", "Starting Price", "Your maximum bid"): they are also read on
+# the line above an amount that opens its own line.
+_LABELS = ((_FROM_BEFORE, _FROM), (_AFTER_FROM_BEFORE, _AFTER_FROM), (_AUCTION_BEFORE, _AUCTION))
+
+
 def context_problem(before: str, after: str) -> Optional[str]:
     """Why a price with this text before/after it on the same line is not what a buyer pays, or None."""
     b = before[-60:]
@@ -183,14 +205,26 @@ def context_problem(before: str, after: str) -> Optional[str]:
     if _INSTALMENT_AFTER.search(a) or _INSTALMENT_BEFORE.search(b):
         return "instalment, not the price"
     if _STRUCK_BEFORE.search(b):
-        return "struck-through (former) price"
-    if _FROM_BEFORE.search(b):
-        return "a 'from' price (several offers or variants)"
+        return _STRUCK
+    if _RANGE_END_BEFORE.search(b):
+        return "the upper end of a price range"
+    if _AUCTION_AFTER.search(a):
+        return _AUCTION
+    if label := label_problem(b):
+        return label
     if _SIGNED_BEFORE.search(b):
         return "a signed amount (an option's surcharge or reduction)"
     if _SHIPPING_BEFORE.search(b):
         return "shipping (a fee, or a total with it), not the product's price"
     return None
+
+
+def label_problem(line: str) -> Optional[str]:
+    """Why an amount is not paid, from one of the labels above in the text before it. Also used on the line above an
+    amount that opens its own line: only these labels, since that line is often the product's title ("... 9700X" is a
+    model, not "9700 x" instalments)."""
+    b = line[-60:]
+    return next((why for rx, why in _LABELS if rx.search(b)), None)
 
 
 def amount_problem(amount: Decimal) -> Optional[str]:

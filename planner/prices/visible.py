@@ -12,7 +12,7 @@ from lxml import etree
 from planner.prices.css import select
 from planner.prices.page import Page, classes_of
 from planner.prices.parse_price import ParsedPrice, parse_price
-from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem, ex_vat_label
+from planner.prices.sanity import INCL_VAT_AFTER, INCL_VAT_BEFORE, context_problem, ex_vat_label, label_problem
 
 # Currency signs and codes a price is written with (world-wide, not per shop).
 _ISO_CODES = ("EUR USD GBP CHF CAD AUD JPY PLN SEK NOK DKK CZK HUF RON RUB UAH KZT TWD KRW SAR AED INR BRL MXN ARS CLP "
@@ -200,12 +200,27 @@ def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
     return [s for s, problem in _all_spots(page, decimal_separator, currency_hint) if problem is None]
 
 
-def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str], currency_hint: Optional[str]
-                  ) -> Optional[str]:
-    """When the page shows `amount` only in unpaid contexts (ex-VAT, instalment, struck, 'from'), why; else None
-    (also None when the page does not show it at all)."""
-    problems = [problem for s, problem in _all_spots(page, decimal_separator, currency_hint) if s.parsed.amount == amount]
+def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str], currency_hint: Optional[str],
+                  anchor: Optional[etree._Element] = None) -> Optional[str]:
+    """When the page shows `amount` only in unpaid contexts (ex-VAT, instalment, struck, 'from', a bid), why; else
+    None (also None when the page does not show it at all). Other products' cards do not count: a related lot
+    that happens to cost the same says nothing of this product's price."""
+    others = others_from(page, anchor)
+    problems = [problem for s, problem in _all_spots(page, decimal_separator, currency_hint)
+                if s.parsed.amount == amount and not (anchor is not None and in_section(page, s.element, anchor))
+                and not (others is not None and s.offset > others)]
     return problems[0] if problems and all(problems) else None
+
+
+def nearest_unpaid(page: Page, anchor: Optional[etree._Element], decimal_separator: Optional[str],
+                   currency_hint: Optional[str]) -> Optional[str]:
+    """Why the price shown nearest the title is not paid (a bid, a 'from' price...), for a page that gives none."""
+    if anchor is None:
+        return None
+    a0 = page.spans[anchor][0]
+    near = [(abs(s.offset - a0), problem) for s, problem in _all_spots(page, decimal_separator, currency_hint)
+            if problem and -1500 <= s.offset - a0 <= 6000 and not in_section(page, s.element, anchor)]
+    return min(near)[1] if near else None
 
 
 _PERCENT_OFF = re.compile(r"(?<![\w.,])[-−–]?\s?(\d{1,2}(?:[.,]\d)?)\s?%")
@@ -302,10 +317,13 @@ def _scan_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opt
 
 def spot_problem(page: Page, offset: int, raw: str) -> Optional[str]:
     """Why the price shown at `offset` is not what a buyer pays (ex-VAT, instalment, struck, 'from'), or None."""
-    before = page.text[max(0, offset - 60):offset].split("\n")[-1]
+    lines = page.text[max(0, offset - 120):offset].split("\n")
     end = offset + len(raw)
     after = page.text[end:end + 40].split("\n")[0]
-    return context_problem(before, after)
+    problem = context_problem(lines[-1], after)
+    if problem is None and not lines[-1].strip():  # the amount opens its line: a label element may precede it
+        problem = label_problem(next((line for line in reversed(lines[:-1]) if line.strip()), "") + " ")
+    return problem
 
 
 def _superseded_by_nothing(spot: PriceSpot, cls: str, payable: Sequence[PriceSpot]) -> bool:
