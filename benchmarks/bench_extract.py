@@ -5,7 +5,9 @@ Prints price F1, availability accuracy, crashes and pages/s for our extractor be
 Diffbot and extruct outputs shipped with the benchmark, on a fixed tuning half and a held-out half
 (split by the first hex digit of the page id's SHA-256: 0-7 tuning, 8-f held out). `--errata` adds a second table
 scored on a truth with 6 thousands-separator misreadings corrected (benchmarks/extract-errata.csv, evidence per page):
-every system is scored on the same corrected truth; the benchmark's own figure stays the headline.
+every system is scored on the same corrected truth; the benchmark's own figure stays the headline. It also sorts
+our misses into errata, readings the price policy refuses (benchmarks/extract-refusals.csv: 'from' and per-unit
+prices, bids, a store-card price) and unexplained ones.
 """
 
 from __future__ import annotations
@@ -74,6 +76,18 @@ def corrected(truth: dict[str, dict]) -> tuple[dict[str, dict], int]:
         out[pid]["price"] = [row["corrected"]]
         n += 1
     return out, n
+
+
+REFUSALS = Path(__file__).with_name("extract-refusals.csv")
+
+
+def listed_misses() -> dict[str, str]:
+    """Page id prefix -> why we knowingly differ from the truth there: an erratum or a reading the policy refuses."""
+    import csv
+
+    out = {r["page_id_prefix"]: "erratum" for r in csv.DictReader(ERRATA.open(encoding="utf-8"))}
+    out |= {r["page_id_prefix"]: "refusal" for r in csv.DictReader(REFUSALS.open(encoding="utf-8"))}
+    return out
 
 
 def availability_accuracy(preds: dict[str, Optional[str]], truth: dict[str, dict], ids: list[str]) -> float:
@@ -164,6 +178,14 @@ def main() -> None:
                   f"   tp {f['all']['tp']} fp {f['all']['fp']} fn {f['all']['fn']}")
     s = score(prices, truth, ids)
     print(f"planner: tp {s['tp']} fp {s['fp']} fn {s['fn']}; crashes {len(crashes)}; {pps:.1f} pages/s")
+    if args.errata:
+        listed = listed_misses()
+        misses = [pid for pid in ids if _dec(prices.get(pid)) not in {_dec(v) for v in truth[pid].get("price", [])}
+                  and (prices.get(pid) is not None or truth[pid].get("price"))]
+        why = [next((w for k, w in listed.items() if pid.startswith(k)), "unexplained") for pid in misses]
+        print(f"planner misses on the benchmark's own truth: {len(misses)}: {why.count('erratum')} errata, "
+              f"{why.count('refusal')} readings the price policy refuses (benchmarks/extract-refusals.csv), "
+              f"{why.count('unexplained')} unexplained")
     for c in crashes:
         print("  crash", c)
     missed = {"none": 0, "wrong": 0}
