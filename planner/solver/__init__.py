@@ -20,7 +20,7 @@ from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.notes import (
-    channels_note, explain_tried, next_step_note, power_limit_note, sweep_hours, unspent_note,
+    channels_note, explain_tried, psu_load_note, next_step_note, power_limit_note, sweep_hours, unspent_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
@@ -329,8 +329,9 @@ def recommend(
         status = "feasible"  # a count that timed out might have held a better build
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
     unspent = unspent_note(first, req, status)
+    psu_note = psu_load_note(first, [p.wattage_w for p in catalog.by_category("psu")])
     first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent, passed_over, channels_note(first),
-                                   unspent and next_step_note(req, first, lambda r: recommend(
+                                   psu_note, unspent and next_step_note(req, first, lambda r: recommend(
                                        catalog, r, time_limit=time_limit, workers=workers))) if n)
     plans = [first]
     forbid = {first.gpu.chip}

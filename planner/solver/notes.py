@@ -4,8 +4,9 @@ nothing fits over several power limits, in words a user reads."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
+from planner.compat.rules.base import power_terms
 from planner.money import format_money
 from planner.request import Request
 from planner.solver import quality
@@ -33,6 +34,20 @@ def channels_note(plan: Plan) -> Optional[str]:
     return (f"the memory fills {kit.modules} of the {board.chipset} board's {channels} channels: "
             f"{'an' if channels == 8 else 'a'} {channels}-module kit "
             "would give the CPU its full memory bandwidth (data loading); the budget went to the GPUs first")
+
+
+def psu_load_note(plan: Plan, psu_ratings: Sequence[int]) -> Optional[str]:
+    """A PSU run above the 60 % load a builder aims for: say how hard it works, and why not a larger one (the
+    budget went to speed first, or the catalog, given as its PSU ratings, has none that large)."""
+    psu, load = plan.parts["psu"], power_terms(plan.report.build).training_w
+    if quality.psu_load_ok(psu.wattage_w, load):
+        return None
+    light = -(-load * quality.PSU_LOAD[1] // quality.PSU_LOAD[0])
+    why = ("the budget went to the GPUs first" if any(w >= light for w in psu_ratings)
+           else "no PSU in the catalog is that large")
+    return (f"the PSU carries {load} W while training, {load / psu.wattage_w:.0%} of its {psu.wattage_w} W "
+            f"(within the 80% rule); a unit of {light} W or more would run it at 60% or less, cooler and quieter "
+            f"for months of 24/7 load; {why}")
 
 
 def sweep_hours(plan: Plan, req: Request, runs: Optional[int] = None) -> float:

@@ -25,6 +25,10 @@ FULL_LINK_LANES, FULL_LINK_POINTS = 16, 2  # the GPU on a full x16 link, not the
 # LGA1851). A workstation kit that leaves channels empty halves (or quarters) the memory bandwidth the board was
 # bought for.
 CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS, CHANNELS_FILLED_POINTS = {"TRX50": 4, "WRX90": 8}, 2, 1
+# The training load at most 60 % of the PSU's rating (hardware-facts §1.7: "soft objective: load P_sus/W near 0.5-0.6";
+# 80 PLUS efficiency peaks at 50 % load, and a unit run near its limit for months runs hot and loud). Rule (A) already
+# caps the load at 80 %; this point is what a builder pays a little more for.
+PSU_LOAD, PSU_LOAD_POINTS = (3, 5), 2
 
 
 def psu_points(psu: Any) -> int:
@@ -57,12 +61,19 @@ def points(b: Build) -> int:
     total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
     total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power_terms(b).sustained_w)
     total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
+    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power_terms(b).training_w)
     return total
+
+
+def psu_load_ok(rating_w: Any, training_w: Any) -> Any:
+    """Is the training load at most PSU_LOAD of the rating? (plain numbers, or CP-SAT expressions for the constraint)"""
+    return PSU_LOAD[1] * training_w <= PSU_LOAD[0] * rating_w
 
 
 def max_points() -> int:
     return (max(PSU_CLASS_POINTS.values()) + max(EFFICIENCY_POINTS.values()) + BIG_STORAGE_POINTS + FULL_LINK_POINTS
-            + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS + CHANNELS_FILLED_POINTS)
+            + BOARD_HEADROOM_POINTS + COOLER_HEADROOM_POINTS + CASE_HEADROOM_POINTS + CHANNELS_FILLED_POINTS
+            + PSU_LOAD_POINTS)
 
 
 def encode(m: Encoder) -> Any:
@@ -82,4 +93,6 @@ def encode(m: Encoder) -> Any:
         total = total + weight * lit
     filled = m.bool_var("channels_filled")
     m.model.Add(m.attr("memory", lambda k: k.modules) >= m.attr("motherboard", memory_channels)).OnlyEnforceIf(filled)
-    return total + CHANNELS_FILLED_POINTS * filled
+    light = m.bool_var("psu_load")
+    m.model.Add(psu_load_ok(m.attr("psu", lambda s: s.wattage_w), m.power()["training_w"])).OnlyEnforceIf(light)
+    return total + CHANNELS_FILLED_POINTS * filled + PSU_LOAD_POINTS * light
