@@ -159,9 +159,9 @@ _RANGE_END_BEFORE = re.compile(
     r"(?:[$€£¥₹]\s?\d[\d.,'’\s]*|\d[\d.,'’\s]*\s?(?:€|\$|£|eur|usd|gbp|chf|kr|zł|kč))\s*[-–—~]\s*$", re.I)
 # Auctions: a starting bid, a current bid ("$200 2 bids"), an estimate or a maximum bid is not a price one pays.
 _AUCTION_BEFORE = re.compile(
-    r"(?:starting (?:price|bid)|opening bid|current bid|high(?:est)? bid|\bbid|\bestimate|mise à prix|prix de départ|"
-    r"enchère|startpreis|startgebot|mindestgebot|aktuelles gebot|höchstgebot|precio de salida|puja|prezzo (?:di )?partenza|"
-    r"offerta attuale)[^\d\n]{0,12}$",
+    r"\b(?:starting (?:price|bid)|opening bid|current bid|high(?:est)? bid|bids?|estimate|mise à prix|prix de départ|"
+    r"enchères?|startpreis|startgebot|mindestgebot|aktuelles gebot|höchstgebot|gebot|precio de salida|pujas?|"
+    r"prezzo (?:di )?partenza|offerta attuale)\b[^\d\n]{0,12}$",
     re.I,
 )
 _AUCTION_AFTER = re.compile(r"^\W{0,3}\d+\s*(?:bids?|enchères?|gebote?|pujas?|offerte)\b", re.I)
