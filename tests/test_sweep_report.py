@@ -63,3 +63,17 @@ def test_recommend_json_carries_sweep_hours_and_model_assumptions() -> None:
     text = CliRunner().invoke(app, ["recommend", "--budget", "7000", "--runs-left", "6", "--model-params", "15e6"]).stdout
     flat = " ".join(text.split())
     assert "for a 15 M-parameter transformer (amp)" in flat and "6 of 8 runs left" in flat and "if started now" in flat
+
+
+def test_sweep_and_costs_start_from_the_same_sweep_as_recommend_and_say_so() -> None:
+    """Without --runs/--hours every command describes the user story's sweep (8 runs of 7 h on the 1080 Ti), the
+    one `recommend` plans for, and prints that assumption instead of failing on a missing option."""
+    from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
+
+    sweep = CliRunner().invoke(app, ["sweep", "RTX 4090"])
+    assert sweep.exit_code == 0, sweep.output
+    assert f"{DEFAULT_RUNS} runs of {DEFAULT_BASELINE_HOURS:g} h" in " ".join(sweep.stdout.split())
+    costs = CliRunner().invoke(app, ["costs", "--budget", "4000", "--json"])
+    assert costs.exit_code == 0, costs.output
+    work = json.loads(costs.stdout)["assumptions"]["workload"]
+    assert (work["runs"], work["baseline_hours_per_run"]) == (DEFAULT_RUNS, DEFAULT_BASELINE_HOURS)

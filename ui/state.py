@@ -7,7 +7,7 @@ from typing import Any, MutableMapping, Optional
 
 from planner.service import Catalog
 from planner.errors import PlannerError, ShareError
-from planner.request import Request
+from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
 
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
 # widget key -> default value (0 in a number widget means "no constraint")
@@ -16,8 +16,8 @@ DEFAULTS: dict[str, Any] = {
     "in_currency": "EUR",
     "in_mode": "best",
     "in_goal": "expert",
-    "in_hours": 7.0,
-    "in_runs": 8,
+    "in_hours": DEFAULT_BASELINE_HOURS,
+    "in_runs": DEFAULT_RUNS,
     "in_runs_left": 0,  # 0 = all runs still to do
     "in_precision": "amp",
     "in_workload": "transformer",

@@ -17,7 +17,7 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.costs.verdict import verdict
-from planner.request import Request
+from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
 from planner.share.plan_file import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
@@ -174,8 +174,8 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
 
 @handle_errors
 def costs(
-    runs: int = typer.Option(..., "--runs", help="Number of training runs in the sweep."),
-    hours: float = typer.Option(..., "--hours", help="Hours per run on the GTX 1080 Ti (the baseline)."),
+    runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Number of training runs in the sweep."),
+    hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the GTX 1080 Ti (the baseline)."),
     precision: str = typer.Option("amp", "--precision", help="fp32, tf32 or amp on the target GPU."),
     model_params: Optional[float] = typer.Option(
         None, "--model-params", help="Model size in parameters, e.g. 15e6 (default: the workload class's typical size)."),

@@ -17,6 +17,7 @@ from planner.catalog.models import GpuChip
 from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
 from planner.share.plan_file import read_plan
 from planner.perf.sweep import estimated_wall_power_w, sweep_time
+from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 
@@ -163,8 +164,8 @@ def register(app: typer.Typer) -> None:
     def sweep_cmd(
         names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
                                                     "planner sweep '2x RTX 3090' --runs 8 --hours 7"),
-        runs: int = typer.Option(..., "--runs", help="Independent runs (seeds x variants)"),
-        hours: float = typer.Option(..., "--hours", help="Hours per run on the baseline GPU"),
+        runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Independent runs (seeds x variants)"),
+        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the baseline GPU"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
         count: int = typer.Option(1, "--count", help="GPUs of each --gpu without an 'Nx' prefix"),
         build: Optional[Path] = typer.Option(None, "--build", help="Plan JSON from `planner recommend --json`"),

@@ -15,7 +15,7 @@ from planner.cli.common import console, emit_json, err_console, handle_errors, s
 from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
-from planner.request import Request
+from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
 from planner.service import pipeline
 from planner.service.owned import unused_sentence
 from planner.service.sweep_report import finish_sentence, hours_text, model_phrase
@@ -120,10 +120,10 @@ def register(app: typer.Typer) -> None:
         min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
-        runs: int = typer.Option(8, "--runs", help="Runs in the sweep"),
+        runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Runs in the sweep"),
         runs_left: Optional[int] = typer.Option(None, "--runs-left",
                                                 help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
-        hours: float = typer.Option(7.0, "--hours", help="Hours per run on the GTX 1080 Ti"),
+        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the GTX 1080 Ti"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
