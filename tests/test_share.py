@@ -374,6 +374,8 @@ def test_cli_export_every_format_and_import_back(synth_env: dict) -> None:
     (["share", "import", "missing-file.md"], "no such file"),
     (["share", "export", "--build", "PLAN", "--format", "pdf"], "unknown format"),
     (["share", "export", "--build", "missing.json"], "cannot read"),
+    (["share", "export"], "give the build to export"),
+    (["share", "export", "PLAN", "--build", "other.json"], "two builds given"),
 ])
 def test_cli_errors_exit_2_with_one_line(synth_env: dict, args: list[str], message: str) -> None:
     args = [str(synth_env["plan"]) if a == "PLAN" else a for a in args]
@@ -388,3 +390,11 @@ def test_cli_link_to_unknown_part_fails_cleanly_in_a_real_process(synth_env: dic
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "gpu-not-in-catalog" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_export_takes_the_build_file_as_an_argument_too(synth_env: dict) -> None:
+    runner = CliRunner()
+    by_option = runner.invoke(app, ["share", "export", "--build", str(synth_env["plan"]), "--format", "csv"])
+    by_argument = runner.invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "csv"])
+    assert by_argument.exit_code == 0, by_argument.output
+    assert by_argument.stdout == by_option.stdout != ""

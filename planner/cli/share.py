@@ -56,13 +56,19 @@ def _check_known(build: SharedBuild) -> None:
 @share_app.command("export")
 @handle_errors
 def export_cmd(
-    build: Path = typer.Option(..., "--build", help="`planner recommend --json` output (first plan), one plan, or our JSON export"),
+    file: Optional[Path] = typer.Argument(None, metavar="FILE", help="The build: same as --build"),
+    build: Optional[Path] = typer.Option(None, "--build", help="`planner recommend --json` output (first plan), one plan, or our JSON export"),
     fmt: str = typer.Option("md", "--format", help="md | csv | json | link"),
     base_url: str = typer.Option(DEFAULT_BASE_URL, "--base-url", help="Address of the web UI, for the link"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
     as_json: bool = typer.Option(False, "--json", help="Print {format, content, token} as JSON"),
 ) -> None:
     """Export a build as a permalink, Markdown table, CSV or versioned JSON."""
+    if file is not None and build is not None and file != build:
+        raise InputError(f"two builds given ({file} and --build {build}); give one")
+    build = file or build
+    if build is None:
+        raise InputError("give the build to export: a file from `planner recommend --json` (as an argument or --build)")
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     if not base_url.startswith(("http://", "https://")):
