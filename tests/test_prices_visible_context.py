@@ -101,3 +101,14 @@ def test_the_site_footer_still_holds_no_price(site: str) -> None:
     page = _FOOTER_PAGE.format(box="buy-box", site=site).replace('<div class="product-price">9,95 €</div>', "")
     r = extract(page, url="https://comics.example.es/p/232")
     assert not r.offers, [o.price for o in r.offers]
+
+
+@pytest.mark.parametrize("before, after", [("8x de ", " s/ juros"), ("Ou R$ 199,99 em até 10x de ", ""),
+                                           ("", " sem juros"), ("12 x ", ""), ("6 cuotas de ", " sin intereses")])
+def test_brazilian_and_spanish_instalments_are_not_the_price(before: str, after: str) -> None:
+    assert context_problem(before, after) == "instalment, not the price"
+
+
+@pytest.mark.parametrize("before", ["Ryzen 7 9700X ", "Processeur 7800X3D ", "RTX 5090 "])
+def test_a_model_number_ending_in_x_is_not_an_instalment_count(before: str) -> None:
+    assert context_problem(before, "") is None

@@ -133,11 +133,11 @@ def ex_vat_label(before: str, after: str) -> bool:
 
 _INSTALMENT_AFTER = re.compile(
     r"^\W{0,3}(?:/\s*(?:mois|month|mo|monat|mes|mese)\b|par mois|per month|a month|monthly|mensuel|"
-    r"pro monat|im monat|al mes|al mese|x\s*\d+\s*(?:mois|months?|mensualit))",
+    r"pro monat|im monat|al mes|al mese|x\s*\d+\s*(?:mois|months?|mensualit)|s/\s?juros|sem juros|sin intereses)",
     re.I,
 )
 _INSTALMENT_BEFORE = re.compile(
-    r"(?:(?<!\w)\d{1,2}\s*[x×]\s*|\d+\s*(?:mensualités|monthly payments|monatsraten|rate|cuotas)\s*(?:de|of|von|da)?\s*|"
+    r"(?:(?<!\w)\d{1,2}\s*[x×]\s*(?:de|of|von|da)?\s*|\d+\s*(?:mensualités|monthly payments|monatsraten|rate|cuotas)\s*(?:de|of|von|da)?\s*|"
     r"financement|finanzierung|financing|dès\s+\S+\s*/\s*mois\s*|mensualité)\W{0,3}$",
     re.I,
 )
