@@ -96,8 +96,8 @@ def test_power_starved_board_is_slower_than_its_datasheet(model: PerfModel) -> N
     rate drops with (density / threshold)^a; boards at or above the threshold keep their datasheet clock."""
     t4 = model.chips["t4"]
     assert relative_power_density(t4) < 0.6 < relative_power_density(model.chips["rtx-2080"])
-    off = with_params(model, power_density_threshold=0.0)
-    on = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0)
+    off = with_params(model, power_density_threshold=0.0)  # round 3's `powercap`: the cap on every compute path
+    on = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0, power_cap_cuda_only=0.0)
     for prec in ("fp32", "amp"):
         assert on.speedup("t4", precision=prec).value < off.speedup("t4", precision=prec).value
         for cid in ("rtx-2080", "rtx-2080-ti", "a100-sxm4-80gb", "h100-sxm5-80gb"):  # dense boards: untouched
@@ -110,7 +110,7 @@ def test_power_starved_board_is_slower_than_its_datasheet(model: PerfModel) -> N
 
 
 def test_less_board_power_never_makes_a_card_faster(model: PerfModel) -> None:
-    on = replace(model.params, power_density_threshold=0.8, power_density_exponent=0.5)
+    on = replace(model.params, power_density_threshold=0.8, power_density_exponent=0.5, power_cap_cuda_only=0.0)
     base = model.chips["rtx-a4000"]
     speeds = []
     for tdp in (140, 100, 70, 50):
@@ -185,6 +185,29 @@ def test_fp32cap_slows_cuda_core_math_and_leaves_the_tensor_path_alone(model: Pe
     for cid in ("rtx-2080", "v100-sxm2-16gb", "a100-sxm4-80gb", "gtx-1080-ti", "rx-7900-xtx"):
         for prec in ("fp32", "amp"):
             assert on.speedup(cid, precision=prec).value == pytest.approx(off.speedup(cid, precision=prec).value, rel=1e-12)
+
+
+def test_fp32cap_is_monotone_in_board_power_and_in_both_datasheet_rates(model: PerfModel) -> None:
+    """Less board power never speeds a card up; more FP32 or tensor TFLOPS never slows it down, also where the capped
+    CUDA path and the tensor path cross (a tf32 request on an Ampere card whose CUDA rate is raised past its tensor
+    rate takes the faster of the two, it does not fall onto the capped path)."""
+    on = _fp32cap(model)
+    base = model.chips["rtx-a4000"]
+    for prec in ("fp32", "amp"):
+        speeds = []
+        for tdp in (140, 100, 70, 50):
+            chip = base.model_copy(update={"tdp_w": tdp})
+            speeds.append(PerfModel({**model.chips, chip.id: chip}, on.params, model.calibrated_chips,
+                                    model.power_variants).speedup(chip.id, precision=prec).value)
+        assert speeds == sorted(speeds, reverse=True)
+        assert (speeds[-1] < speeds[0]) == (prec == "fp32")
+    g = model.chips["rtx-3090"]
+    for scale in (1.0, 1.2, 1.5, 2.0, 3.0):
+        for field in ("fp32_tflops", "fp16_tensor_tflops_fp32acc"):
+            chip = g.model_copy(update={field: getattr(g, field) * scale})
+            m = PerfModel({**model.chips, chip.id: chip}, on.params, model.calibrated_chips, model.power_variants)
+            v = m.speedup(chip.id, precision="tf32").value
+            assert v >= on.speedup(g.id, precision="tf32").value * (1 - 1e-12), (field, scale)
 
 
 def test_a_power_starved_board_gains_more_from_amp_under_fp32cap(model: PerfModel) -> None:

@@ -157,10 +157,11 @@ class _Side:
         with np.errstate(divide="ignore"):
             amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
         c = np.where(tc > self.cuda, amdahl, self.cuda)
-        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
-        if p.power_density_threshold > 0:  # `fp32cap`: only where the math runs on the CUDA cores
+        if p.power_density_threshold > 0:
             cap = np.minimum(self.density / p.power_density_threshold, 1.0) ** p.power_density_exponent
-            c = c * (np.where(tc > self.cuda, 1.0, cap) if p.power_cap_cuda_only else cap)
+            # `fp32cap`: the clock drops only for CUDA-core math; the faster of the capped CUDA path and the tensor path
+            c = np.maximum(np.where(tc > 0, amdahl, 0.0), self.cuda * cap) if p.power_cap_cuda_only else c * cap
+        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
         b = self.dram(p) / np.where(self.amp, p.amp_memory_factor, 1.0)
         t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
         return (1.0 - o) * t + o

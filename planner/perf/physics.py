@@ -161,10 +161,13 @@ def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float =
     (variant `fp32cap`: only when the math runs on the CUDA cores)."""
     cuda, tensor = compute_terms(chip, precision, p)
     tc = tensor * p.tensor_efficiency * tensor_generation_factor(chip, p)
-    rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
+    amdahl = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > 0 else 0.0
+    rate = amdahl if tc > cuda else cuda
+    cap = power_clock_factor(relative_power_density(chip), p)
+    # `fp32cap`: the clock drops only for CUDA-core math (a tensor-core FLOP costs far less energy), so the step takes
+    # the faster of the capped CUDA path and the tensor path; continuous and monotone in both rates
+    rate = max(amdahl, cuda * cap) if p.power_cap_cuda_only else rate * cap
     rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
-    if not (p.power_cap_cuda_only and tc > cuda):  # `fp32cap`: a tensor-path step stays within the board's power
-        rate *= power_clock_factor(relative_power_density(chip), p)
     return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
 
 
