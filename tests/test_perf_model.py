@@ -86,9 +86,11 @@ def test_monotone_in_bandwidth_and_compute(model: PerfModel, chip_id: str, preci
         if chip.fp16_tensor_tflops_fp32acc:
             more_tc = perturbed(model, chip_id, fp16_tensor_tflops_fp32acc=chip.fp16_tensor_tflops_fp32acc * 1.2)
             assert more_tc.speedup(chip_id, workload=w, precision=precision).value >= base
-    if precision == "fp32":  # the fp32 path is compute-sensitive everywhere
+    if precision == "fp32":  # the fp32 path is compute-sensitive everywhere (at the same board power the fp32 cap of
+        # `fp32cap` takes back part of the gain, never all of it while its exponent is below 1)
         more_fp32 = perturbed(model, chip_id, fp32_tflops=chip.fp32_tflops * 1.2)
-        assert more_fp32.speedup(chip_id, workload="transformer", precision="fp32").value > base * 0.999
+        base_t = model.speedup(chip_id, workload="transformer", precision="fp32").value
+        assert more_fp32.speedup(chip_id, workload="transformer", precision="fp32").value > base_t * 0.999
     if precision == "amp" and chip.has_tensor_cores:
         more_tc = perturbed(model, chip_id, fp16_tensor_tflops_fp32acc=chip.fp16_tensor_tflops_fp32acc * 1.5)
         assert more_tc.speedup(chip_id, precision="amp").value > model.speedup(chip_id, precision="amp").value

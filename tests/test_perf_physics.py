@@ -96,8 +96,8 @@ def test_power_starved_board_is_slower_than_its_datasheet(model: PerfModel) -> N
     rate drops with (density / threshold)^a; boards at or above the threshold keep their datasheet clock."""
     t4 = model.chips["t4"]
     assert relative_power_density(t4) < 0.6 < relative_power_density(model.chips["rtx-2080"])
-    off = with_params(model, power_density_threshold=0.0)
-    on = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0)
+    off = with_params(model, power_density_threshold=0.0)  # round 3's `powercap`: the cap on every compute path
+    on = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0, power_cap_cuda_only=0.0)
     for prec in ("fp32", "amp"):
         assert on.speedup("t4", precision=prec).value < off.speedup("t4", precision=prec).value
         for cid in ("rtx-2080", "rtx-2080-ti", "a100-sxm4-80gb", "h100-sxm5-80gb"):  # dense boards: untouched
@@ -110,7 +110,7 @@ def test_power_starved_board_is_slower_than_its_datasheet(model: PerfModel) -> N
 
 
 def test_less_board_power_never_makes_a_card_faster(model: PerfModel) -> None:
-    on = replace(model.params, power_density_threshold=0.8, power_density_exponent=0.5)
+    on = replace(model.params, power_density_threshold=0.8, power_density_exponent=0.5, power_cap_cuda_only=0.0)
     base = model.chips["rtx-a4000"]
     speeds = []
     for tdp in (140, 100, 70, 50):
@@ -140,11 +140,85 @@ def test_power_variant_counts_its_full_power_board_once(model: PerfModel) -> Non
 def test_shipped_power_cap_matches_the_stored_variant(model: PerfModel) -> None:
     """Either the nested choice kept the power-density term (then the T4 is capped) or the term is off."""
     t = model.params.power_density_threshold
-    if model.params.meta.get("variant") == "powercap":
+    if model.params.meta.get("variant") in ("powercap", "fp32cap"):
         assert 0.3 <= t <= 1.0 and 1.0 / 3.0 - 1e-9 <= model.params.power_density_exponent <= 1.0 + 1e-9
         assert power_clock_factor(relative_power_density(model.chips["t4"]), model.params) < 1.0
+        assert model.params.power_cap_cuda_only == (1.0 if model.params.meta["variant"] == "fp32cap" else 0.0)
     else:
-        assert t == 0.0
+        assert t == 0.0 and model.params.power_cap_cuda_only == 0.0
+
+
+# ---------------------------------------------------------------- round 9: the cap binds on CUDA-core math (`fp32cap`)
+def _fp32cap(model: PerfModel, on: bool = True, **changes) -> PerfModel:
+    return with_params(model, power_density_threshold=0.8 if on else 0.0, power_density_exponent=1.0,
+                       power_cap_cuda_only=1.0, overhead_ref=0.0, **changes)
+
+
+def test_a_70_w_board_is_slower_for_its_spec_sheet_than_the_same_silicon_at_215_w(model: PerfModel) -> None:
+    """Compute-bound fp32 step: the T4 (TU104 at 70 W) reaches less of its datasheet FP32 rate than the RTX 2080
+    (TU104 at 215 W) once the cap is on; without it both reach the same share (same architecture, no segment factor)."""
+    compute_bound = {"compute_share": {k: 0.98 for k in model.params.compute_share}, "model_size_slope": 0.0,
+                     "pro_clock_factor": 1.0}
+    t4, g80 = model.chips["t4"], model.chips["rtx-2080"]
+    for on, expect_lower in ((False, False), (True, True)):
+        m = _fp32cap(model, on, **compute_bound)
+        per_tflops = [m.speedup(c.id, precision="fp32").value / c.fp32_tflops for c in (t4, g80)]
+        assert (per_tflops[0] < 0.95 * per_tflops[1]) == expect_lower
+        if not on:
+            assert per_tflops[0] == pytest.approx(per_tflops[1], rel=0.02)
+
+
+def test_fp32cap_slows_cuda_core_math_and_leaves_the_tensor_path_alone(model: PerfModel) -> None:
+    """A tensor-core FLOP costs ~1/8 the energy of an FP32 FMA on the same board (V100: 15.7 vs 125 TFLOPS, T4: 8.1 vs
+    65 TFLOPS, each at one power limit), so the cap binds on fp32 steps only: the T4 at fp32 and a tf32 request on
+    Turing (no TF32: it runs as fp32) slow down; its amp step, the A10's / L4's tf32 and amp steps (tensor path), and
+    every board at or above the threshold stay where they were."""
+    off, on = _fp32cap(model, False), _fp32cap(model)
+    for prec in ("fp32", "tf32"):
+        assert on.speedup("t4", precision=prec).value < 0.97 * off.speedup("t4", precision=prec).value
+    for cid in ("a10", "l4"):
+        assert on.speedup(cid, precision="fp32").value < off.speedup(cid, precision="fp32").value
+    for cid in ("t4", "a10", "l4", "rtx-6000-ada"):
+        assert on.speedup(cid, precision="amp").value == pytest.approx(off.speedup(cid, precision="amp").value, rel=1e-12)
+    for cid in ("a10", "l4"):
+        assert on.speedup(cid, precision="tf32").value == pytest.approx(off.speedup(cid, precision="tf32").value, rel=1e-12)
+    for cid in ("rtx-2080", "v100-sxm2-16gb", "a100-sxm4-80gb", "gtx-1080-ti", "rx-7900-xtx"):
+        for prec in ("fp32", "amp"):
+            assert on.speedup(cid, precision=prec).value == pytest.approx(off.speedup(cid, precision=prec).value, rel=1e-12)
+
+
+def test_fp32cap_is_monotone_in_board_power_and_in_both_datasheet_rates(model: PerfModel) -> None:
+    """Less board power never speeds a card up; more FP32 or tensor TFLOPS never slows it down, also where the capped
+    CUDA path and the tensor path cross (a tf32 request on an Ampere card whose CUDA rate is raised past its tensor
+    rate takes the faster of the two, it does not fall onto the capped path)."""
+    on = _fp32cap(model)
+    base = model.chips["rtx-a4000"]
+    for prec in ("fp32", "amp"):
+        speeds = []
+        for tdp in (140, 100, 70, 50):
+            chip = base.model_copy(update={"tdp_w": tdp})
+            speeds.append(PerfModel({**model.chips, chip.id: chip}, on.params, model.calibrated_chips,
+                                    model.power_variants).speedup(chip.id, precision=prec).value)
+        assert speeds == sorted(speeds, reverse=True)
+        assert (speeds[-1] < speeds[0]) == (prec == "fp32")
+    g = model.chips["rtx-3090"]
+    for scale in (1.0, 1.2, 1.5, 2.0, 3.0):
+        for field in ("fp32_tflops", "fp16_tensor_tflops_fp32acc"):
+            chip = g.model_copy(update={field: getattr(g, field) * scale})
+            m = PerfModel({**model.chips, chip.id: chip}, on.params, model.calibrated_chips, model.power_variants)
+            v = m.speedup(chip.id, precision="tf32").value
+            assert v >= on.speedup(g.id, precision="tf32").value * (1 - 1e-12), (field, scale)
+
+
+def test_a_power_starved_board_gains_more_from_amp_under_fp32cap(model: PerfModel) -> None:
+    """Against its own fp32 run, a capped board's amp gain grows (its fp32 clock drops, its tensor path keeps it),
+    while the round-3 cap on every path would leave the compute part of that gain unchanged."""
+    def amp_gain(m: PerfModel) -> float:
+        return m.speedup("t4", precision="amp").value / m.speedup("t4", precision="fp32").value
+    assert amp_gain(_fp32cap(model)) > 1.05 * amp_gain(_fp32cap(model, False))
+    every_path = with_params(model, power_density_threshold=0.8, power_density_exponent=1.0, power_cap_cuda_only=0.0,
+                             overhead_ref=0.0)
+    assert amp_gain(every_path) < amp_gain(_fp32cap(model))
 
 
 # ---------------------------------------------------------------- round 7: tensor-core generation (variant `tcgen`)

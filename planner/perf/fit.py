@@ -58,6 +58,7 @@ def _fitted_json(p: PerfParams) -> dict[str, object]:
             "l2_bw_per_tflops": round(p.l2_bw_per_tflops, 2), "l2_working_set_mb": round(p.l2_working_set_mb, 2),
             "power_density_threshold": round(p.power_density_threshold, 4),
             "power_density_exponent": round(p.power_density_exponent, 4),
+            "power_cap_cuda_only": p.power_cap_cuda_only,
             "tensor_gen_efficiency": round(p.tensor_gen_efficiency, 4),
             **({"family_offsets": {f: [round(a, 4), round(b, 4)] for f, (a, b) in p.family_offsets.items()},
                 "family_shares": family_shares(p)} if p.family_offsets else {})}
@@ -108,7 +109,8 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
                  "time = (1-o)*work + o, normalised on the GTX 1080 Ti at fp32; "
                  f"share = clip(s_w + k*log10(P/{MODEL_SIZE_REF:g}), {SHARE_BOUNDS[0]}, {SHARE_BOUNDS[1]}), "
                  f"o = min(o_ref*(1e8/P)^e, {OVERHEAD_MAX}); C x pro_clock_factor on workstation/datacenter boards, "
-                 "x (d/d_c)^a below the power-density threshold d_c (variant powercap); "
+                 "x (d/d_c)^a below the power-density threshold d_c (variant powercap; variant fp32cap: CUDA-core math "
+                 "only); "
                  "tensor path of Volta/Turing x eta_old (variant tcgen); variant average: geometric mean of "
                  f"the predictions of {', '.join(AVERAGE_MEMBERS)}, each fitted on the same rows",
         "fitted_on": date.today().isoformat(), "command": FIT_COMMAND,

@@ -36,11 +36,13 @@ EXTRAS: dict[str, list[float]] = {  # name -> starting values in the unconstrain
     "powercap": [0.0, 0.0],  # power-density threshold (0.65 at the start, in (0.3, 1)) and clock exponent (in [1/3, 1])
     "families": [0.0] * (2 * len(FAMILY_NAMES)),  # per family: logit offsets of the compute share and the matmul share
     "tcgen": [2.0],  # Volta/Turing tensor-path factor eta_old in (0.3, 1): 0.3 + 0.7 x logistic (0.92 at the start)
+    "fp32cap": [0.0, 0.0],  # as `powercap` (threshold in (0.3, 1), exponent in [1/3, 1]), CUDA-core math only
 }
 EXTRA_NAMES = {"matmul": ("tensor_matmul_share", "tensor_share_slope"), "l2": ("l2_bw_per_tflops", "l2_working_set_mb"),
                "powercap": ("power_density_threshold", "power_density_exponent"),
                "families": tuple(f"family_offsets.{f}.{k}" for f in FAMILY_NAMES for k in ("share", "matmul")),
-               "tcgen": ("tensor_gen_efficiency",)}
+               "tcgen": ("tensor_gen_efficiency",),
+               "fp32cap": ("power_density_threshold", "power_density_exponent")}
 # name -> (extras, source weight power w: row weight = rows of its source ^ -w)
 VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     "v3": ((), 1.0), "v3-w0.5": ((), 0.5), "matmul": (("matmul",), 1.0), "l2": (("l2",), 1.0),
@@ -51,18 +53,22 @@ VARIANTS: dict[str, tuple[tuple[str, ...], float]] = {
     # issue 14, round 7: `matmul` plus one factor on the tensor path of the first two tensor-core generations (Volta,
     # Turing: physics.OLD_TENSOR_ARCHS), pulled toward 1 by a fixed prior (tcgen_prior); fp32 rows never see it
     "tcgen": (("matmul", "tcgen"), 1.0),
+    # issue 14, round 9: `matmul` plus the power-density clock cap of `powercap`, but only on steps whose math runs
+    # on the CUDA cores (fp32): a power-starved board (T4: TU104 at 70 W) loses clock there, not on the tensor path
+    "fp32cap": (("matmul", "fp32cap"), 1.0),
 }
 FAMILIES_VARIANT = "families"
 # Round 3b: `average` = equal-weight geometric mean of the predictions of the five round-3 variants, each fitted on the
 # same rows (weights fixed in advance, none fitted); a candidate like the others in the nested choice.
 AVERAGE = "average"
-# Its members stay these five: neither round 4's `families` nor round 7's `tcgen` joined (decided before their runs).
+# Its members stay these five: neither round 4's `families`, round 7's `tcgen` nor round 9's `fp32cap` joined
+# (decided before their runs).
 AVERAGE_MEMBERS: tuple[str, ...] = ("v3", "v3-w0.5", "matmul", "l2", "powercap")
 # Prior of `tcgen`, fixed before its one nested run: Huber (delta 0.1) on log(eta_old), i.e. toward 1 = no generation
 # gap, with the weight of half a source (every source weighs 1 in this variant's fit).
 TCGEN_PRIOR_WEIGHT = 0.5
 CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
-DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen"; round 8)
+DEFAULT_VARIANT = "fp32cap"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen"; round 9)
 
 def _sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
@@ -95,6 +101,9 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
         elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
             p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
                         power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
+        elif extra == "fp32cap":  # same physics bounds as powercap; the cap binds only on CUDA-core math
+            p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
+                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])), power_cap_cuda_only=1.0)
         elif extra == "tcgen":  # physics prior: an older generation reaches at most the newer one's share of its peak
             p = replace(p, tensor_gen_efficiency=0.3 + 0.7 * _sig(float(x[i])))
         elif extra == "families":
@@ -148,9 +157,11 @@ class _Side:
         with np.errstate(divide="ignore"):
             amdahl = 1.0 / (f / np.where(tc > 0, tc, np.inf) + (1.0 - f) / self.cuda)
         c = np.where(tc > self.cuda, amdahl, self.cuda)
-        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
         if p.power_density_threshold > 0:
-            c = c * np.minimum(self.density / p.power_density_threshold, 1.0) ** p.power_density_exponent
+            cap = np.minimum(self.density / p.power_density_threshold, 1.0) ** p.power_density_exponent
+            # `fp32cap`: the clock drops only for CUDA-core math; the faster of the capped CUDA path and the tensor path
+            c = np.maximum(np.where(tc > 0, amdahl, 0.0), self.cuda * cap) if p.power_cap_cuda_only else c * cap
+        c = c * np.where(self.old, p.pascal_compute_efficiency, 1.0) * np.where(self.pro, p.pro_clock_factor, 1.0)
         b = self.dram(p) / np.where(self.amp, p.amp_memory_factor, 1.0)
         t = (share * c_ref / c + (1.0 - share) * b_ref / b) / (np.where(self.amd, p.amd_software_factor, 1.0) * self.power)
         return (1.0 - o) * t + o

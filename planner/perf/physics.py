@@ -63,6 +63,9 @@ class PerfParams:
     l2_working_set_mb: float = 32.0  # L2 size (MB) at which half of the step's traffic hits L2 instead of DRAM
     power_density_threshold: float = 0.0  # relative board power per unit of compute below which the clock drops; 0 = off
     power_density_exponent: float = 1.0 / 3.0  # sustained clock ~ (density / threshold)^this below the threshold
+    # variant `fp32cap` (round 9): 1 = the cap binds only when the step's math runs on the CUDA cores (a tensor-core
+    # FLOP costs ~1/8 the energy of an FP32 FMA on the same board); 0 = on every compute path (`powercap`)
+    power_cap_cuda_only: float = 0.0
     # variant `tcgen`: tensor path of Volta/Turing chips x this, relative to Ampere onwards (1 = no generation term)
     tensor_gen_efficiency: float = 1.0
     batch_exponent: float = 0.0  # fit only: measured ratio x (batch / reference batch)^b when a source varied batches
@@ -154,12 +157,17 @@ def tensor_generation_factor(chip: GpuChip, p: PerfParams) -> float:
 def compute_tflops(chip: GpuChip, precision: str, p: PerfParams, matmul: float = 1.0) -> float:
     """Effective math rate: when the tensor path (peak x tensor efficiency, x the generation factor of Volta/Turing)
     beats the CUDA cores, only the matmul share `matmul` runs there (Amdahl: 1 / (f / tensor + (1 - f) / cuda)); x the
-    Pascal SM factor, x the sustained-clock factor of workstation/datacenter boards, x the power-density clock cap."""
+    Pascal SM factor, x the sustained-clock factor of workstation/datacenter boards, x the power-density clock cap
+    (variant `fp32cap`: only when the math runs on the CUDA cores)."""
     cuda, tensor = compute_terms(chip, precision, p)
     tc = tensor * p.tensor_efficiency * tensor_generation_factor(chip, p)
-    rate = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > cuda else cuda
+    amdahl = 1.0 / (matmul / tc + (1.0 - matmul) / cuda) if tc > 0 else 0.0
+    rate = amdahl if tc > cuda else cuda
+    cap = power_clock_factor(relative_power_density(chip), p)
+    # `fp32cap`: the clock drops only for CUDA-core math (a tensor-core FLOP costs far less energy), so the step takes
+    # the faster of the capped CUDA path and the tensor path; continuous and monotone in both rates
+    rate = max(amdahl, cuda * cap) if p.power_cap_cuda_only else rate * cap
     rate *= p.pascal_compute_efficiency if chip.architecture in OLD_SM_ARCHS else 1.0
-    rate *= power_clock_factor(relative_power_density(chip), p)
     return rate * (p.pro_clock_factor if is_pro(chip) else 1.0)
 
 
