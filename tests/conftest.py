@@ -61,3 +61,25 @@ def no_price_history(monkeypatch, tmp_path):
     from helpers_parts import isolate_cli_env
 
     isolate_cli_env(monkeypatch, tmp_path)
+
+
+def assert_own_loso_fold(chips, source: str, others: tuple[str, ...] = ("nvidia-dle", "gpu-insights-v2")) -> None:
+    """Holding `source` out, its predictions come from the other sources only: multiplying its measurements by 3
+    leaves them unchanged (a small training set of two other sources keeps this fast)."""
+    from dataclasses import replace
+
+    from planner.perf.model import REFERENCE_CHIP
+    from planner.perf.sources import load_independent_rows
+    from planner.perf.validate import cross_validate
+
+    ref = chips[REFERENCE_CHIP]
+    rows = [r for r in load_independent_rows(chips=chips) if r.source in (source, *others)]
+    assert {r.source for r in rows} == {source, *others}
+    tripled = [replace(r, ratio=r.ratio * 3) if r.source == source else r for r in rows]
+    by_source = lambda r: r.source  # noqa: E731
+    held = [h for h in cross_validate(rows, ref, by_source, variant="v3") if h.row.source == source]
+    held3 = [h for h in cross_validate(tripled, ref, by_source, variant="v3") if h.row.source == source]
+    assert len(held) == len(held3) == sum(r.source == source for r in rows) > 0
+    for a, b in zip(held, held3):
+        assert a.predicted == pytest.approx(b.predicted, rel=1e-9)
+        assert b.row.ratio == pytest.approx(3 * a.row.ratio)

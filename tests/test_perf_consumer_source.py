@@ -5,14 +5,12 @@ against the 3090's FP32 (= TF32) run, and the source is its own fold of leave-on
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 
 import pytest
 
 from planner.perf.families import family_of
-from planner.perf.model import REFERENCE_CHIP
 from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from planner.perf.validate import cross_validate
+from conftest import assert_own_loso_fold
 from test_perf_physics import FORBIDDEN  # the issue's held-back sources (tests/ is on sys.path under pytest)
 
 SOURCE = "chenjianyun-resnet50"
@@ -57,16 +55,4 @@ def test_loader_reads_the_source_as_ratios_to_the_3090_tf32_run(raw, chips) -> N
 
 
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
-    """Held out, its predictions come from the other sources only: multiplying its measurements by 3 leaves them
-    unchanged (two small other sources keep this fast)."""
-    ref = chips[REFERENCE_CHIP]
-    rows = [r for r in load_independent_rows(chips=chips) if r.source in (SOURCE, "nvidia-dle", "gpu-insights-v1")]
-    assert {r.source for r in rows} == {SOURCE, "nvidia-dle", "gpu-insights-v1"}
-    tripled = [replace(r, ratio=r.ratio * 3) if r.source == SOURCE else r for r in rows]
-    by_source = lambda r: r.source  # noqa: E731
-    held = [h for h in cross_validate(rows, ref, by_source, variant="v3") if h.row.source == SOURCE]
-    held3 = [h for h in cross_validate(tripled, ref, by_source, variant="v3") if h.row.source == SOURCE]
-    assert len(held) == len(held3) == 5
-    for a, b in zip(held, held3):
-        assert a.predicted == pytest.approx(b.predicted, rel=1e-9)
-        assert b.row.ratio == pytest.approx(3 * a.row.ratio)
+    assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "gpu-insights-v1"))

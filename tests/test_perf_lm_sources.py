@@ -6,14 +6,12 @@ that predicts them)."""
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 
 import pytest
 
 from planner.perf.families import family_of
-from planner.perf.model import REFERENCE_CHIP
 from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from planner.perf.validate import cross_validate
+from conftest import assert_own_loso_fold
 
 SOURCE = "mosaicml-llm-foundry"
 GPT2 = "gpt2-runpod-anywinter"
@@ -82,16 +80,4 @@ def test_single_gpu_gpt2_rows_follow_their_rule(chips) -> None:
 
 @pytest.mark.parametrize("source", [SOURCE, GPT2])
 def test_the_source_is_its_own_leave_one_source_out_fold(chips, source: str) -> None:
-    """Holding the source out, its predictions come from the other sources only: multiplying its measurements by 3
-    leaves them unchanged (a small training set of two other sources keeps this fast)."""
-    ref = chips[REFERENCE_CHIP]
-    rows = [r for r in load_independent_rows(chips=chips) if r.source in (source, "nvidia-dle", "gpu-insights-v2")]
-    assert {r.source for r in rows} == {source, "nvidia-dle", "gpu-insights-v2"}
-    tripled = [replace(r, ratio=r.ratio * 3) if r.source == source else r for r in rows]
-    by_source = lambda r: r.source  # noqa: E731
-    held = [h for h in cross_validate(rows, ref, by_source, variant="v3") if h.row.source == source]
-    held3 = [h for h in cross_validate(tripled, ref, by_source, variant="v3") if h.row.source == source]
-    assert len(held) == len(held3) == sum(r.source == source for r in rows)
-    for a, b in zip(held, held3):
-        assert a.predicted == pytest.approx(b.predicted, rel=1e-9)
-        assert b.row.ratio == pytest.approx(3 * a.row.ratio)
+    assert_own_loso_fold(chips, source)
