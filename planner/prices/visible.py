@@ -195,6 +195,24 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
     return False
 
 
+# How far from the title (in characters of page text) a price still reads as the buy box's: a little before it (a
+# price above the title), more after it (the buy box below it).
+_BEFORE_TITLE, _AFTER_TITLE = 1500, 6000
+
+
+def near_title(offset: int, title_offset: int) -> bool:
+    return -_BEFORE_TITLE <= offset - title_offset <= _AFTER_TITLE
+
+
+def on_other_card(page: Page, spot: "PriceSpot", anchor: Optional[etree._Element]) -> bool:
+    """Does this showing belong to other products: a cross-sell/navigation region, or after a "Similar products"
+    heading?"""
+    if in_section(page, spot.element, anchor):
+        return True
+    others = others_from(page, anchor)
+    return others is not None and spot.offset > others
+
+
 def price_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]) -> list[PriceSpot]:
     """Every short visible price a buyer could pay, innermost element kept, unscored (score 0)."""
     return [s for s, problem in _all_spots(page, decimal_separator, currency_hint) if problem is None]
@@ -205,10 +223,8 @@ def unpaid_reason(page: Page, amount: Decimal, decimal_separator: Optional[str],
     """When the page shows `amount` only in unpaid contexts (ex-VAT, instalment, struck, 'from', a bid), why; else
     None (also None when the page does not show it at all). Other products' cards do not count: a related lot
     that happens to cost the same says nothing of this product's price."""
-    others = others_from(page, anchor)
     problems = [problem for s, problem in _all_spots(page, decimal_separator, currency_hint)
-                if s.parsed.amount == amount and not (anchor is not None and in_section(page, s.element, anchor))
-                and not (others is not None and s.offset > others)]
+                if s.parsed.amount == amount and not (anchor is not None and on_other_card(page, s, anchor))]
     return problems[0] if problems and all(problems) else None
 
 
@@ -219,7 +235,7 @@ def nearest_unpaid(page: Page, anchor: Optional[etree._Element], decimal_separat
         return None
     a0 = page.spans[anchor][0]
     near = [(abs(s.offset - a0), problem) for s, problem in _all_spots(page, decimal_separator, currency_hint)
-            if problem and -1500 <= s.offset - a0 <= 6000 and not in_section(page, s.element, anchor)]
+            if problem and near_title(s.offset, a0) and not in_section(page, s.element, anchor)]
     return min(near)[1] if near else None
 
 
@@ -238,7 +254,7 @@ def discounted_spot(page: Page, amount: Decimal, anchor: Optional[etree._Element
     payable = [s for s in price_spots(page, decimal_separator, currency_hint)
                if s.parsed.amount < amount and not in_section(page, s.element, anchor)]
     shown = [s for s, _problem in _all_spots(page, decimal_separator, currency_hint)
-             if s.parsed.amount == amount and -1500 <= s.offset - a0 <= 6000
+             if s.parsed.amount == amount and near_title(s.offset, a0)
              and not in_section(page, s.element, anchor)]
     for s in sorted(shown, key=lambda x: abs(x.offset - a0))[:1]:  # the buy box's showing, not a card's
         lo, hi = max(0, s.offset - 150), s.offset + len(s.text) + 150
@@ -374,12 +390,8 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element],
     near = [el, *_ancestors(el, 3)]
     cls = " ".join(classes_of(a) + " " + (a.get("itemprop") or "") + " " + (a.get("data-testid") or "")
                    for a in near)
-    if in_section(page, el, anchor):
+    if on_other_card(page, spot, anchor):
         score -= 6
-    else:
-        others = others_from(page, anchor)
-        if others is not None and spot.offset > others:
-            score -= 6
     if any(a.tag in ("del", "s", "strike") for a in near):
         score -= 6
     if any("line-through" in (a.get("style") or "") or a.get("data-a-strike") == "true" for a in near):
@@ -403,12 +415,12 @@ def score_spot(page: Page, spot: PriceSpot, anchor: Optional[etree._Element],
         score += 1
     if anchor_offset is not None:
         d = spot.offset - anchor_offset
-        if d < -1500:
+        if d < -_BEFORE_TITLE:
             score -= 3
         elif d < 0:
-            score += 2.0 * (1 + d / 1500) - 1
-        elif d <= 6000:
-            score += 3.0 * (1 - d / 6000)
+            score += 2.0 * (1 + d / _BEFORE_TITLE) - 1
+        elif d <= _AFTER_TITLE:
+            score += 3.0 * (1 - d / _AFTER_TITLE)
     return score
 
 
