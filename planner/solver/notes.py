@@ -6,7 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Callable, Optional, Sequence
 
-from planner.compat.rules.base import power_terms
+from planner.compat.power import size_psu
+from planner.compat.rules.base import gpu_power_w, power_terms
 from planner.money import format_money
 from planner.request import Request
 from planner.solver import quality
@@ -42,7 +43,7 @@ def psu_load_note(plan: Plan, psu_ratings: Sequence[int]) -> Optional[str]:
     psu, load = plan.parts["psu"], power_terms(plan.report.build).training_w
     if quality.psu_load_ok(psu.wattage_w, load):
         return None
-    light = -(-load * quality.PSU_LOAD[1] // quality.PSU_LOAD[0])
+    light = -(-load * quality.PSU_HEADROOM[0] // quality.PSU_HEADROOM[1])
     why = ("the budget went to the GPUs first" if any(w >= light for w in psu_ratings)
            else "no PSU in the catalog is that large")
     return (f"the PSU carries {load} W while training, {load / psu.wattage_w:.0%} of its {psu.wattage_w} W "
@@ -89,9 +90,6 @@ def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) ->
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
     if used.power_fraction == asked.power_fraction:
         return None
-    from planner.compat.rules.base import gpu_power_w
-    from planner.compat.power import size_psu
-
     watts = gpu_power_w(plan.gpu, plan.catalog.chips, used.power_fraction)
     stock = plan.report.build.parts["gpu"].tgp_w or plan.chip.tdp_w
     s = plan.report.sizing

@@ -28,7 +28,7 @@ CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS, CHANNELS_FILLED_POINTS = {"TRX50": 4, "WR
 # The training load at most 60 % of the PSU's rating (hardware-facts §1.7: "soft objective: load P_sus/W near 0.5-0.6";
 # 80 PLUS efficiency peaks at 50 % load, and a unit run near its limit for months runs hot and loud). Rule (A) already
 # caps the load at 80 %; this point is what a builder pays a little more for.
-PSU_LOAD, PSU_LOAD_POINTS = (3, 5), 2
+PSU_HEADROOM, PSU_LOAD_POINTS = (5, 3), 2  # rating >= 5/3 x the training load, i.e. load <= 60 %
 
 
 def psu_points(psu: Any) -> int:
@@ -48,8 +48,9 @@ def storage_points(drive: Any) -> int:
     return BIG_STORAGE_POINTS if drive.capacity_gb >= BIG_STORAGE_GB else 0
 
 
-def _headroom(capacity: Any, load: int) -> bool:
-    return capacity is not None and HEADROOM[1] * capacity >= HEADROOM[0] * load
+def _headroom(capacity: Any, load: Any, ratio: tuple[int, int] = HEADROOM) -> Any:
+    """capacity >= ratio x load (plain numbers, or CP-SAT expressions for the constraint); no capacity: no headroom."""
+    return capacity is not None and ratio[1] * capacity >= ratio[0] * load
 
 
 def points(b: Build) -> int:
@@ -65,9 +66,9 @@ def points(b: Build) -> int:
     return total
 
 
-def psu_load_ok(rating_w: Any, training_w: Any) -> Any:
-    """Is the training load at most PSU_LOAD of the rating? (plain numbers, or CP-SAT expressions for the constraint)"""
-    return PSU_LOAD[1] * training_w <= PSU_LOAD[0] * rating_w
+def psu_load_ok(rating_w: int, training_w: int) -> bool:
+    """Is the training load at most 60 % of the PSU's rating?"""
+    return _headroom(rating_w, training_w, PSU_HEADROOM)
 
 
 def max_points() -> int:
@@ -79,20 +80,20 @@ def max_points() -> int:
 def encode(m: Encoder) -> Any:
     """The same points as a linear expression: per-part terms plus one literal per headroom bonus, each
     allowed only when its headroom holds (maximising sets it whenever it can)."""
-    num, den = HEADROOM
     total = m.attr("psu", psu_points) + m.attr("storage", storage_points) + m.attr("cpu", cpu_points)
     cpu_w = m.attr("cpu", lambda c: c.power_w)
-    for name, weight, cap, load in (
-        ("board_headroom", BOARD_HEADROOM_POINTS, m.attr("motherboard", lambda p: p.max_cpu_power_w, unknown=0), cpu_w),
-        ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0), cpu_w),
+    for name, weight, cap, load, ratio in (
+        ("board_headroom", BOARD_HEADROOM_POINTS, m.attr("motherboard", lambda p: p.max_cpu_power_w, unknown=0), cpu_w,
+         HEADROOM),
+        ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0), cpu_w,
+         HEADROOM),
         ("case_headroom", CASE_HEADROOM_POINTS, m.attr("case", case_heat_capacity_w, unknown=0),
-         m.power()["sustained_w"]),
+         m.power()["sustained_w"], HEADROOM),
+        ("psu_load", PSU_LOAD_POINTS, m.attr("psu", lambda s: s.wattage_w), m.power()["training_w"], PSU_HEADROOM),
     ):
         lit = m.bool_var(name)
-        m.model.Add(den * cap >= num * load).OnlyEnforceIf(lit)
+        m.model.Add(_headroom(cap, load, ratio)).OnlyEnforceIf(lit)
         total = total + weight * lit
     filled = m.bool_var("channels_filled")
     m.model.Add(m.attr("memory", lambda k: k.modules) >= m.attr("motherboard", memory_channels)).OnlyEnforceIf(filled)
-    light = m.bool_var("psu_load")
-    m.model.Add(psu_load_ok(m.attr("psu", lambda s: s.wattage_w), m.power()["training_w"])).OnlyEnforceIf(light)
-    return total + CHANNELS_FILLED_POINTS * filled + PSU_LOAD_POINTS * light
+    return total + CHANNELS_FILLED_POINTS * filled
