@@ -98,12 +98,11 @@ def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3"
             p = replace(p, tensor_matmul_share=0.5 + 0.5 * _sig(float(x[i])), tensor_share_slope=max(float(x[i + 1]), 0.0))
         elif extra == "l2":
             p = replace(p, l2_bw_per_tflops=math.exp(float(x[i])), l2_working_set_mb=math.exp(float(x[i + 1])))
-        elif extra == "powercap":  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the voltage floor
+        elif extra in ("powercap", "fp32cap"):  # physics prior: clock ~ power^(1/3) on the DVFS curve, ~ power at the
+            # voltage floor; `fp32cap`: the same bounds, the cap binding only on CUDA-core math
             p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
-                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])))
-        elif extra == "fp32cap":  # same physics bounds as powercap; the cap binds only on CUDA-core math
-            p = replace(p, power_density_threshold=0.3 + 0.7 * _sig(float(x[i])),
-                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])), power_cap_cuda_only=1.0)
+                        power_density_exponent=1.0 / 3.0 + (2.0 / 3.0) * _sig(float(x[i + 1])),
+                        power_cap_cuda_only=float(extra == "fp32cap"))
         elif extra == "tcgen":  # physics prior: an older generation reaches at most the newer one's share of its peak
             p = replace(p, tensor_gen_efficiency=0.3 + 0.7 * _sig(float(x[i])))
         elif extra == "families":
