@@ -81,6 +81,12 @@ def corrected(truth: dict[str, dict]) -> tuple[dict[str, dict], int]:
 REFUSALS = Path(__file__).with_name("extract-refusals.csv")
 
 
+def is_miss(got: Optional[str], truth_row: dict) -> bool:
+    """Our answer is not one of the page's accepted prices (no answer counts only where a price exists)."""
+    acc = truth_row.get("price", [])
+    return _dec(got) not in {_dec(v) for v in acc} and (got is not None or bool(acc))
+
+
 def listed_misses() -> dict[str, str]:
     """Page id prefix -> why we knowingly differ from the truth there: an erratum or a reading the policy refuses."""
     import csv
@@ -180,8 +186,7 @@ def main() -> None:
     print(f"planner: tp {s['tp']} fp {s['fp']} fn {s['fn']}; crashes {len(crashes)}; {pps:.1f} pages/s")
     if args.errata:
         listed = listed_misses()
-        misses = [pid for pid in ids if _dec(prices.get(pid)) not in {_dec(v) for v in truth[pid].get("price", [])}
-                  and (prices.get(pid) is not None or truth[pid].get("price"))]
+        misses = [pid for pid in ids if is_miss(prices.get(pid), truth[pid])]
         why = [next((w for k, w in listed.items() if pid.startswith(k)), "unexplained") for pid in misses]
         print(f"planner misses on the benchmark's own truth: {len(misses)}: {why.count('erratum')} errata, "
               f"{why.count('refusal')} readings the price policy refuses (benchmarks/extract-refusals.csv), "
@@ -190,16 +195,16 @@ def main() -> None:
         print("  crash", c)
     missed = {"none": 0, "wrong": 0}
     for pid in halves["held-out"]:
-        acc, got = truth[pid].get("price", []), prices.get(pid)
-        if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
+        got = prices.get(pid)
+        if is_miss(got, truth[pid]):
             missed["none" if got is None else "wrong"] += 1
     print(f"held-out misses: {missed['none']} no price, {missed['wrong']} wrong price")
     if args.details or args.all_details:
+        zyte = _system(bench, "Zyte")[0]
         for pid in (ids if args.all_details else halves["tune"]):
-            acc = truth[pid].get("price", [])
             got = prices.get(pid)
-            if _dec(got) not in {_dec(v) for v in acc} and (got is not None or acc):
-                print(f"  {half(pid)} {pid[:12]} got {got} want {acc} zyte {_system(bench, 'Zyte')[0].get(pid)} "
+            if is_miss(got, truth[pid]):
+                print(f"  {half(pid)} {pid[:12]} got {got} want {truth[pid].get('price', [])} zyte {zyte.get(pid)} "
                       f"url {truth[pid].get('url', '')[:70]}")
     shared = Path(args.shared)
     if (shared / "MANIFEST.csv").exists():
