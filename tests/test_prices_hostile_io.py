@@ -168,7 +168,8 @@ def test_refresh_isolates_each_bad_page(faulty: Faulty, tmp_path: Path) -> None:
     with PriceStore(tmp_path / "p.sqlite", shop_currency={}) as store:
         report = asyncio.run(refresh_async(store, fetcher(faulty), jobs, [GPU]))
         assert {u for u, _ in report.errors} == {faulty.base + "/gz", faulty.base + "/busy"}
-        assert set(report.empty) == {faulty.base + "/api", faulty.base + "/deep"}
+        assert {u for u, _ in report.empty} == {faulty.base + "/api", faulty.base + "/deep"}
+        assert all(why.strip() for _, why in report.empty)  # each empty page says why, not just its address
         assert report.stored == 1
         assert store.latest_trusted()[GPU.id].price == Decimal("899.95")
 
@@ -312,3 +313,20 @@ def test_history_of_a_damaged_row_is_one_line(tmp_path: Path) -> None:
     conn.close()
     res = _cli("history", "gpu-1", "--db", str(db))
     assert res.exit_code == 2 and "damaged" in res.output and isinstance(res.exception, SystemExit)
+
+
+def test_refresh_says_why_a_page_gave_no_offer(faulty: Faulty, tmp_path: Path) -> None:
+    """A page whose only amount is an auction's bid is reported with the extractor's reason, not just its URL."""
+    lot = ("<html><head><title>Gainward GeForce RTX 5070 Ti Phoenix-S | Auctions</title></head><body>"
+           "<h1>Gainward GeForce RTX 5070 Ti Phoenix-S</h1><div class='lot'><div>Starting Price 450 €</div>"
+           "<div><span>520 €</span><span>4 bids</span></div><button>Place Bid</button></div></body></html>")
+    faulty.routes["/lot"] = html(lot.encode())
+    faulty.routes["/bare"] = html(b"<html><body><h1>Nothing here</h1></body></html>")
+    shop = local_retailer("local", faulty.base, name="Local")
+    jobs = [Job(shop, "gpu", faulty.base + p) for p in ("/lot", "/bare")]
+    with PriceStore(tmp_path / "p.sqlite", shop_currency={}) as store:
+        report = asyncio.run(refresh_async(store, fetcher(faulty), jobs, [GPU]))
+    why = dict(report.empty)
+    assert "auction" in why[faulty.base + "/lot"] and report.stored == 0
+    assert "markup may have changed" in why[faulty.base + "/bare"]
+    assert report.to_json()["empty"][0]["reason"] == why[report.to_json()["empty"][0]["url"]]

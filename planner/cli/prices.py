@@ -100,8 +100,8 @@ def refresh_cmd(
         console.print(styled("  [red]error[/] {}", e))
     for u in report.blocked:
         console.print(styled("  [yellow]blocked[/] {}", u))
-    for u in report.empty:
-        console.print(styled("  [yellow]no offer read[/] {} (see `planner prices probe`)", u))
+    for u, why in report.empty:
+        console.print(styled("  [yellow]no offer read[/] {}: {} (see `planner prices probe`)", u, why))
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
 

@@ -20,6 +20,9 @@ from planner.prices.store import NewObservation, PriceStore
 _log = logging.getLogger(__name__)
 
 
+NO_OFFER = "page read but no offer found: the shop's markup may have changed"
+
+
 @dataclass(frozen=True)
 class Job:
     retailer: Retailer
@@ -33,7 +36,7 @@ class RefreshReport:
     stored: int = 0
     suspects: int = 0
     blocked: list[str] = field(default_factory=list)
-    empty: list[str] = field(default_factory=list)  # pages read without any offer (a shop's markup may have changed)
+    empty: list[tuple[str, str]] = field(default_factory=list)  # pages read without any offer: (url, why)
     errors: list[tuple[str, str]] = field(default_factory=list)
     unmatched: list[dict] = field(default_factory=list)  # listings seen but not used, with the reason
     matched: list[dict] = field(default_factory=list)
@@ -41,7 +44,7 @@ class RefreshReport:
     def to_json(self) -> dict:
         return {
             "pages": self.pages, "stored": self.stored, "suspects": self.suspects, "blocked": self.blocked,
-            "empty": self.empty,
+            "empty": [{"url": u, "reason": r} for u, r in self.empty],
             "errors": [{"url": u, "error": e} for u, e in self.errors],
             "matched": self.matched, "unmatched": self.unmatched,
         }
@@ -89,7 +92,7 @@ def process_page(
         report.errors.append((job.url, ex.reason or "could not read the page"))
         return
     if not ex.offers:
-        report.empty.append(job.url)
+        report.empty.append((job.url, ex.reason or NO_OFFER))
         return
     in_cat = [p for p in parts if getattr(p, "category", job.category) == job.category]
     observations: list[NewObservation] = []
