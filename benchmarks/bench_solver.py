@@ -220,7 +220,6 @@ def one_solve(sizes: list[int], runs: int) -> None:
                 return s.solve(req)
 
             def unpruned() -> Any:
-                s = _Session.__new__(_Session)
                 from planner.solver.currency import to_eur
                 from planner.solver.model import build_candidates
                 cands = build_candidates(cat, req, to_eur)
