@@ -17,8 +17,8 @@ from dataclasses import replace
 
 from planner.perf.fit import params_json
 from planner.perf.fitting import (
-    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, TCGEN_PRIOR_WEIGHT, VARIANTS, Design, average_of, fit,
-    fit_vector, params_from_vector, predict, tcgen_prior,
+    AVERAGE, AVERAGE_MEMBERS, CANDIDATES, DEFAULT_VARIANT, TCGEN_PRIOR_WEIGHT, VARIANTS, Design, _loss, average_of,
+    fit, fit_vector, params_from_vector, predict, tcgen_prior,
 )
 from planner.perf.sources import CALIBRATION_CSV, COLUMNS, all_rows, load_rows, normalise
 from planner.perf.validate import (
@@ -185,6 +185,21 @@ def test_nested_choice_is_blind_to_the_held_out_source(rows, chips) -> None:
     assert a[1] == b[1] and a[2] == b[2]  # same choice, same inner errors
     assert [h.predicted for h in a[3]] == pytest.approx([h.predicted for h in b[3]], rel=1e-9)
     assert [h.row.ratio for h in b[3]] == pytest.approx([3.0 * h.row.ratio for h in a[3]])
+
+
+def test_a_warm_start_fitted_on_a_held_out_source_cannot_hold_the_fit_in_a_worse_basin(rows, chips) -> None:
+    """The inner folds pass a fit that saw the held-out source as a start: it is one more starting point, kept only
+    where its training loss is lower, so the fold's fit never ends worse than from the standard starts alone."""
+    ref = chips[REFERENCE_CHIP]
+    train = [r for r in rows if r.source != "embl-3dunet"]
+    poisoned = [replace(r, ratio=r.ratio * 3.0) if r.source == "embl-3dunet" else r for r in rows]
+    base = PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
+    design = Design(train, ref, base, weight_power=VARIANTS["matmul"][1])
+    cold = fit_vector(train, ref, variant="matmul")[0]
+    for start in (fit_vector(rows, ref, variant="matmul")[0], fit_vector(poisoned, ref, variant="matmul")[0]):
+        warm = fit_vector(train, ref, variant="matmul", x0=start)[0]
+        assert _loss(design, params_from_vector(warm, base, "matmul")) <= (
+            _loss(design, params_from_vector(cold, base, "matmul")) + 1e-12)
 
 
 def test_choose_variant_takes_the_lowest_inner_error(rows, chips) -> None:

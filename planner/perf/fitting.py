@@ -291,8 +291,10 @@ def nelder_mead(
 
 def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None, variant: Optional[str] = None,
                x0: Optional[np.ndarray] = None) -> tuple[np.ndarray, PerfParams]:
-    """(unconstrained vector, parameters) of the best fit; from `x0` (one warm start) when given, else from
-    several starting points (the logistic squeeze has flat edges) with the best result refined once more."""
+    """(unconstrained vector, parameters) of the lowest training loss found from several starting points (the
+    logistic squeeze has flat edges and the loss more than one basin), the best refined once more. `x0` (a warm
+    start) is one more starting point, never a constraint: the fit it leads to is kept only if its training loss is
+    lower, so a start fitted on rows outside `rows` (e.g. a held-out source's) cannot hold the fit in a worse basin."""
     base = base or PerfParams(compute_share={"generic": 0.5}, tensor_efficiency=0.5, amp_memory_factor=0.6)
     variant = variant or DEFAULT_VARIANT
     if variant not in VARIANTS:
@@ -303,16 +305,20 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
 
     def loss(v: np.ndarray) -> float:
         p = params_from_vector(v, base, variant)
-        return _loss(design, p) + (tcgen_prior(p) if with_prior else 0.0)
-    if variant == FAMILIES_VARIANT:  # start from `matmul` (offsets 0 = every family as its parent), or the warm start
-        start = x0 if x0 is not None else np.concatenate([fit_vector(rows, ref, base, "matmul")[0], EXTRAS["families"]])
-        x = _fit_families(design, base, start, rounds=2 if x0 is not None else 3)
-    elif x0 is None:
+        prior = tcgen_prior(p) if with_prior else family_prior(design, p) if variant == FAMILIES_VARIANT else 0.0
+        return _loss(design, p) + prior
+    if variant == FAMILIES_VARIANT:  # from `matmul` (offsets 0 = every family as its parent), and from the warm start
+        found = [_fit_families(design, base, np.concatenate([fit_vector(rows, ref, base, "matmul")[0],
+                                                             EXTRAS["families"]]), rounds=3)]
+        if x0 is not None:
+            found.append(_fit_families(design, base, x0, rounds=2))
+    else:
         starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
         tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0] + [v for e in extras for v in EXTRAS[e]]
-        x0 = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
-    if variant != FAMILIES_VARIANT:
-        x = nelder_mead(loss, np.asarray(x0, dtype=float), step=0.1, iters=900)
+        cold = min((nelder_mead(loss, np.array([_logit(v) for v in s0] + tail), iters=900) for s0 in starts), key=loss)
+        found = [nelder_mead(loss, start, step=0.1, iters=900)
+                 for start in ([cold] if x0 is None else [cold, np.asarray(x0, dtype=float)])]
+    x = min(found, key=loss)
     p = params_from_vector(x, base, variant)
     pooled = Design([replace(r, wclass="generic") for r in rows], ref, base, classes=("generic",),
                     weight_power=weight_power)

@@ -48,7 +48,8 @@ def median_error(held: Sequence[Held]) -> float:
 
 
 def inner_loso(rows: list[Row], ref: GpuChip, variant: str, x0: np.ndarray) -> list[Held]:
-    """Leave-one-source-out inside `rows` for one variant; each fit warm-started from x0 (a fit on `rows`)."""
+    """Leave-one-source-out inside `rows` for one variant; x0 (a fit on `rows`) is one more start of each fit, kept
+    only where it reaches a lower training loss (fit_vector)."""
     out: list[Held] = []
     for src in sorted({r.source for r in rows}):
         train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
