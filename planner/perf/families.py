@@ -22,7 +22,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
                                            "model over sentences of <= 64 tokens)"),
     "transformer-lm": ("transformer", "autoregressive language models: causal attention over long contexts and a "
                                       "softmax over the vocabulary (Transformer-XL, GPT-like such as MPT)"),
-    "rnn-seq2seq": ("rnn", "recurrent encoder-decoders: per-timestep LSTM matmuls run in sequence (GNMT, Tacotron2)"),
+    "rnn-seq2seq": ("rnn", "recurrent encoder-decoders: per-timestep LSTM matmuls run in sequence (GNMT, Tacotron2, "
+                           "RNN-T)"),
 }
 # Benchmark name prefix (case-insensitive) -> family; the first match wins.
 PREFIXES: tuple[tuple[str, str], ...] = (
@@ -36,6 +37,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("transformer big", "transformer-encoder"),  # MLPerf's WMT encoder-decoder: short sentences, not a long-context LM
     ("transformer-xl", "transformer-lm"), ("gpt", "transformer-lm"), ("mpt", "transformer-lm"),
     ("gnmt", "rnn-seq2seq"), ("tacotron", "rnn-seq2seq"),
+    ("rnn-t", "rnn-seq2seq"),  # MLPerf's RNN transducer (LSTM encoder + LSTM prediction net), round 11
 )
 # The product's workload classes answer with one family each (the user's small LM is a transformer-lm);
 # `generic` keeps the pooled share of every row.
