@@ -13,8 +13,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "cnn-classification": ("cnn", "image classifiers: conv stacks that shrink the image to one label (ResNet, ResNeXt, "
                                   "VGG, Inception, AlexNet)"),
     "detection-segmentation": ("cnn", "dense prediction: multi-scale heads or encoder-decoder convs with a per-box or "
-                                      "per-pixel loss, large activations per parameter (SSD, Mask R-CNN, U-Net, nnU-Net, "
-                                      "3D U-Net)"),
+                                      "per-pixel loss, large activations per parameter (SSD, RetinaNet, Mask R-CNN, U-Net, "
+                                      "nnU-Net, 3D U-Net)"),
     "diffusion": ("cnn", "denoising U-Net with timestep embedding and attention blocks (DDPM)"),
     "flow-vocoder": ("cnn", "invertible flows of 1x1 convs and dilated 1-D conv coupling layers (WaveGlow)"),
     "transformer-encoder": ("transformer", "non-autoregressive self-attention stacks over a short sequence "
@@ -31,7 +31,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("vgg", "cnn-classification"), ("inception", "cnn-classification"), ("alexnet", "cnn-classification"),
     ("ssd", "detection-segmentation"), ("unet", "detection-segmentation"), ("u-net", "detection-segmentation"),
     ("nnu-net", "detection-segmentation"), ("3d u-net", "detection-segmentation"),
-    ("mask r-cnn", "detection-segmentation"),
+    ("mask r-cnn", "detection-segmentation"), ("retinanet", "detection-segmentation"),
     ("ddpm", "diffusion"), ("waveglow", "flow-vocoder"),
     ("bert", "transformer-encoder"), ("vit", "transformer-encoder"), ("fastpitch", "transformer-encoder"),
     ("transformer big", "transformer-encoder"),  # MLPerf's WMT encoder-decoder: short sentences, not a long-context LM
