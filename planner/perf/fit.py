@@ -25,8 +25,8 @@ from planner.perf.fitting import (
     AVERAGE, AVERAGE_MEMBERS, CLASSES, DEFAULT_VARIANT, EXTRA_NAMES, FITTED, VARIANTS, fit, predict,
 )
 from planner.perf.validate import (
-    RANGE_QUANTILES, Held, choose_variant, cross_validate, grouped_errors, nested_coverage, nested_loso,
-    range_quantiles, reproducibility, summarise,
+    RANGE_QUANTILES, Held, choose_variant, correction_transfer, cross_validate, grouped_errors, nested_coverage,
+    nested_loso, range_quantiles, reproducibility, summarise,
 )
 
 FIT_COMMAND = "python -m planner.perf.fit --write"
@@ -195,6 +195,13 @@ def diagnose(rows: list[Row], ref: GpuChip, variant: str = DEFAULT_VARIANT) -> s
         if sizes:
             lines.append(f"  {precision:5s} pairs {len(sizes):3d}  median {float(np.median(sizes)):6.1%}  "
                          f"p90 {float(np.quantile(sizes, 0.9)):6.1%}")
+    lines.append("what a free multiplier per group would do (in sample: residuals less each group's median; held out: "
+                 "the multipliers from the other sources only)")
+    for title, key in (("workload family x precision", lambda r: (family_of(r.workload), r.precision)),
+                       ("source x workload family x precision", lambda r: (r.source, family_of(r.workload), r.precision))):
+        t = correction_transfer(rows, ref, key, variant, held_out=not title.startswith("source"))
+        lines.append(f"  {title:38s} groups {t['groups']:3.0f}  in sample {t['in_sample']:6.1%} -> {t['in_sample_corrected']:6.1%}"
+                     + (f"  held out by source {t['loso']:6.1%} -> {t['loso_corrected']:6.1%}" if "loso" in t else ""))
     return "\n".join(lines)
 
 

@@ -224,3 +224,34 @@ def reproducibility(rows: Sequence[Row]) -> list[Disagreement]:
         for i, (s1, r1) in enumerate(seen):
             out += [Disagreement(bench, precision, (a, b), (s1, s2), (r1, r2)) for s2, r2 in seen[i + 1:] if s2 != s1]
     return out
+
+
+def _median_abs(log_res: Sequence[float]) -> float:
+    return float(np.median(np.abs(np.expm1(np.asarray(log_res)))))
+
+
+def correction_transfer(rows: list[Row], ref: GpuChip, key: Callable[[Row], tuple], variant: Optional[str] = None,
+                        held_out: bool = True) -> dict[str, float]:
+    """How far a free multiplier per group (`key`, e.g. workload family x precision) would take the median error: in
+    sample (the fitted model's residuals with each group's median removed) and held out by source (the multipliers
+    taken from the other sources' residuals only: what such a term can carry to a lab it has not seen)."""
+    def shifted(train: list[Row], test: list[Row], p: PerfParams) -> tuple[np.ndarray, np.ndarray]:
+        res_tr = np.log(predict(train, p, ref)) - np.log([r.ratio for r in train])
+        groups: dict[tuple, list[float]] = {}
+        for r, e in zip(train, res_tr):
+            groups.setdefault(key(r), []).append(float(e))
+        shift = {k: float(np.median(v)) for k, v in groups.items()}
+        res = np.log(predict(test, p, ref)) - np.log([r.ratio for r in test])
+        return res, res - np.array([shift.get(key(r), 0.0) for r in test])
+    p = fit(rows, ref, variant=variant)
+    plain, corrected = shifted(rows, rows, p)
+    held_plain: list[float] = []
+    held_corrected: list[float] = []
+    for src in sorted({r.source for r in rows}) if held_out else []:
+        train, test = [r for r in rows if r.source != src], [r for r in rows if r.source == src]
+        a, b = shifted(train, test, fit(train, ref, variant=variant))
+        held_plain += list(a)
+        held_corrected += list(b)
+    return {"groups": float(len({key(r) for r in rows})), "in_sample": _median_abs(plain),
+            "in_sample_corrected": _median_abs(corrected),
+            **({"loso": _median_abs(held_plain), "loso_corrected": _median_abs(held_corrected)} if held_out else {})}
