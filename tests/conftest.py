@@ -83,3 +83,68 @@ def assert_own_loso_fold(chips, source: str, others: tuple[str, ...] = ("nvidia-
     for a, b in zip(held, held3):
         assert a.predicted == pytest.approx(b.predicted, rel=1e-9)
         assert b.row.ratio == pytest.approx(3 * a.row.ratio)
+
+
+def source_csv_rows(source: str) -> list[dict[str, str]]:
+    """The rows of one source as written in data/calibration/independent-benchmarks.csv (used or not)."""
+    import csv
+
+    from planner.perf.sources import INDEPENDENT_CSV
+
+    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
+        return [r for r in csv.DictReader(fh) if r["source"] == source]
+
+
+def assert_amp_row_against(r: dict[str, str], reference: str) -> None:
+    """What every row of an MLPerf source carries: amp against `reference`'s amp run, a batch and a sourced model
+    size, per-GPU units, and no URL of a source the issue keeps back for judging."""
+    from test_perf_physics import FORBIDDEN
+
+    assert r["precision"] == "amp" and r["reference"] == f"{reference}@amp"
+    assert int(r["batch_size"]) > 0 and float(r["model_params"]) > 0 and r["model_params_source"]
+    assert "per GPU" in r["unit"]
+    assert not any(f.lower() in r["url"].lower() for f in FORBIDDEN)
+
+
+def assert_loaded_as_ratios_to(raw: list[dict[str, str]], chips, source: str, reference: str,
+                               bounds: tuple[float, float]) -> list:
+    """The loader turns each used row into throughput / the reference run's of the same workload, with both sides'
+    batches; `bounds` is a plausibility range for the ratio. Returns the loaded rows."""
+    from planner.perf.sources import load_independent_rows
+
+    rows = [r for r in load_independent_rows(chips=chips) if r.source == source]
+    by_key = {(r["workload"], r["chip"]): r for r in raw}
+    for row in rows:
+        mine, ref = by_key[(row.workload, row.chip.id)], by_key[(row.workload, reference)]
+        assert row.ratio == pytest.approx(float(mine["throughput"]) / float(ref["throughput"]))
+        assert row.batch_ratio == pytest.approx(float(mine["batch_size"]) / float(ref["batch_size"]))
+        assert (row.ref_chip.id, row.ref_precision, row.precision) == (reference, "amp", "amp")
+        assert bounds[0] < row.ratio < bounds[1]
+    return rows
+
+
+def csv_rows_fixture(source: str):
+    """A module fixture `raw` of one source's CSV rows: `raw = csv_rows_fixture(SOURCE)` in a test module."""
+    @pytest.fixture(scope="module")
+    def raw() -> list[dict[str, str]]:
+        rows = source_csv_rows(source)
+        assert rows, f"the rows of {source} are missing from the calibration file"
+        return rows
+    return raw
+
+
+def mlperf_place(url: str) -> tuple[str, str]:
+    """(system, benchmark) of an MLPerf result URL: .../<submitter>/results/<system>/<benchmark>/result_N.txt."""
+    system, benchmark = url.split("/results/", 1)[1].split("/")[:2]
+    return system, benchmark
+
+
+def assert_use_in_fit(r: dict[str, str], reference_run: bool, fp8_pair: bool) -> None:
+    """A reference run and a pair whose reference used FP8 layers are kept out of the fit, each saying why; the
+    other rows are used."""
+    if reference_run:
+        assert r["use_in_fit"] == "false" and r["excluded_because"] == "the group's reference itself"
+    elif fp8_pair:
+        assert r["use_in_fit"] == "false" and "FP8" in r["excluded_because"]
+    else:
+        assert r["use_in_fit"] == "true" and not r["excluded_because"]

@@ -4,27 +4,21 @@ against the 3090's FP32 (= TF32) run, and the source is its own fold of leave-on
 
 from __future__ import annotations
 
-import csv
-
 import pytest
 
 from planner.perf.families import family_of
-from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from conftest import assert_own_loso_fold
+from planner.perf.sources import load_independent_rows
+from conftest import assert_own_loso_fold, csv_rows_fixture
 from test_perf_physics import FORBIDDEN  # the issue's held-back sources (tests/ is on sys.path under pytest)
 
 SOURCE = "chenjianyun-resnet50"
 CARDS = {"RTX 5090": "rtx-5090", "RTX 4090": "rtx-4090", "RTX 3090": "rtx-3090"}
 
 
-@pytest.fixture(scope="module")
-def raw() -> list[dict[str, str]]:
-    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(fh) if r["source"] == SOURCE]
+raw = csv_rows_fixture(SOURCE)
 
 
 def test_rows_follow_the_written_selection_rule(raw, chips) -> None:
-    assert raw, "the source's rows are missing from the calibration file"
     # one row per card and precision of the post's table: 3 GeForce cards x (FP32, FP16 mixed)
     assert sorted((r["gpu"], r["precision"]) for r in raw) == sorted(
         (g, p) for g in CARDS for p in ("tf32", "amp"))

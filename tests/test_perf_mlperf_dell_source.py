@@ -5,14 +5,10 @@ leave-one-source-out."""
 
 from __future__ import annotations
 
-import csv
-
-import pytest
-
 from planner.perf.families import family_of
-from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from conftest import assert_own_loso_fold
-from test_perf_physics import FORBIDDEN  # the issue's held-back sources (tests/ is on sys.path under pytest)
+from conftest import (
+    assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, csv_rows_fixture, mlperf_place,
+)
 
 SOURCE = "mlperf-v2.0-dell"
 COMMIT = "a6ae3e16d97bca208ee5510f3614fcd4fa923650"
@@ -30,56 +26,35 @@ PAIRS = {("resnet", "a100-sxm4-40gb"), ("maskrcnn", "a100-sxm4-40gb"), ("bert", 
          ("rnnt", "a100-pcie-80gb")}
 
 
-def _system(url: str) -> str:
-    return url.split("/Dell/results/")[1].split("/")[0]
-
-
-def _bench(url: str) -> str:
-    return url.split("/")[-2]
-
-
-@pytest.fixture(scope="module")
-def raw() -> list[dict[str, str]]:
-    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(fh) if r["source"] == SOURCE]
+raw = csv_rows_fixture(SOURCE)
 
 
 def test_rows_follow_the_written_selection_rule(raw, chips) -> None:
-    assert raw, "the source's rows are missing from the calibration file"
-    used = {(_bench(r["url"]), r["chip"]) for r in raw if r["use_in_fit"] == "true"}
+    used = {(mlperf_place(r["url"])[1], r["chip"]) for r in raw if r["use_in_fit"] == "true"}
     assert used == PAIRS and len(used) == sum(r["use_in_fit"] == "true" for r in raw)
     refs = [r for r in raw if r["use_in_fit"] != "true"]
     # one reference run per benchmark that has a pair, on the A100 SXM4 80GB system, kept out of the fit
-    assert sorted(_bench(r["url"]) for r in refs) == sorted({b for b, _ in PAIRS})
-    assert all(_system(r["url"]) == REFERENCE and r["excluded_because"] == "the group's reference itself" for r in refs)
+    assert sorted(mlperf_place(r["url"])[1] for r in refs) == sorted({b for b, _ in PAIRS})
+    assert all(mlperf_place(r["url"])[0] == REFERENCE and r["excluded_because"] == "the group's reference itself" for r in refs)
     for r in raw:
-        system = _system(r["url"])
+        system = mlperf_place(r["url"])[0]
         assert SYSTEMS[system] == r["chip"] and r["chip"] in chips
         assert not system[0].isdigit()  # "2xXE8545...", "16x..." are multi-node systems
         assert f"training_results_v2.0/blob/{COMMIT}/Dell/results/" in r["url"] and r["url"].endswith("/result_0.txt")
-        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[_bench(r["url"])]
-        assert r["precision"] == "amp" and r["reference"] == "a100-sxm4-80gb@amp"
-        assert int(r["batch_size"]) > 0 and float(r["model_params"]) > 0 and r["model_params_source"]
-        assert "per GPU" in r["unit"] and "node throughput / 4" in r["notes"] and r["date"].startswith("2022-05")
-        assert not any(f.lower() in r["url"].lower() for f in FORBIDDEN)
+        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[mlperf_place(r["url"])[1]]
+        assert_amp_row_against(r, "a100-sxm4-80gb")
+        assert "node throughput / 4" in r["notes"] and r["date"].startswith("2022-05")
     # each side ran its own tuned micro batch: recorded per side (BERT 64 / 32 / 56, RNN-T 128 / 192)
-    batch = {(_bench(r["url"]), r["chip"]): r["batch_size"] for r in raw}
+    batch = {(mlperf_place(r["url"])[1], r["chip"]): r["batch_size"] for r in raw}
     assert (batch[("bert", "a100-sxm4-80gb")], batch[("bert", "a100-sxm4-40gb")], batch[("bert", "a100-pcie-80gb")]) \
         == ("64", "32", "56")
     assert (batch[("rnnt", "a100-sxm4-80gb")], batch[("rnnt", "a100-pcie-80gb")]) == ("128", "192")
 
 
 def test_loader_reads_the_source_as_ratios_to_the_sxm4_80gb_run(raw, chips) -> None:
-    rows = [r for r in load_independent_rows(chips=chips) if r.source == SOURCE]
+    # an A100 variant against the 500 W SXM4 80GB board of the same submitter and round: a plausibility bound
+    rows = assert_loaded_as_ratios_to(raw, chips, SOURCE, "a100-sxm4-80gb", (0.5, 1.2))
     assert len(rows) == len(PAIRS) and {r.chip.id for r in rows} == {"a100-sxm4-40gb", "a100-pcie-80gb"}
-    by_key = {(r["workload"], r["chip"]): r for r in raw}
-    for row in rows:
-        mine, ref = by_key[(row.workload, row.chip.id)], by_key[(row.workload, "a100-sxm4-80gb")]
-        assert row.ratio == pytest.approx(float(mine["throughput"]) / float(ref["throughput"]))
-        assert row.batch_ratio == pytest.approx(float(mine["batch_size"]) / float(ref["batch_size"]))
-        assert (row.ref_chip.id, row.ref_precision, row.precision) == ("a100-sxm4-80gb", "amp", "amp")
-        # an A100 variant against the 500 W SXM4 80GB board of the same submitter and round: a plausibility bound
-        assert 0.5 < row.ratio < 1.2
 
 
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:

@@ -5,14 +5,11 @@ is its own fold of leave-one-source-out."""
 
 from __future__ import annotations
 
-import csv
-
-import pytest
-
 from planner.perf.families import family_of
-from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from conftest import assert_own_loso_fold
-from test_perf_physics import FORBIDDEN  # the issue's held-back sources (tests/ is on sys.path under pytest)
+from conftest import (
+    assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, assert_use_in_fit, csv_rows_fixture,
+    mlperf_place,
+)
 
 SOURCE = "mlperf-v4.0-fujitsu"
 COMMIT = "62f111b7690f163b269f32e4f93dcaaa13717c9c"
@@ -28,52 +25,27 @@ BENCHMARKS = {"resnet": ("cnn-classification", "cnn", "PRIMERGY-CDI-L40Sx8"),
 FP8_PAIR = "bert"
 
 
-def _system(url: str) -> str:
-    return url.split("/Fujitsu/results/")[1].split("/")[0]
-
-
-def _bench(url: str) -> str:
-    return url.split("/")[-2]
-
-
-@pytest.fixture(scope="module")
-def raw() -> list[dict[str, str]]:
-    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(fh) if r["source"] == SOURCE]
+raw = csv_rows_fixture(SOURCE)
 
 
 def test_rows_follow_the_written_selection_rule(raw, chips) -> None:
-    assert raw, "the source's rows are missing from the calibration file"
-    assert sorted((_bench(r["url"]), _system(r["url"])) for r in raw) == sorted(
+    assert sorted((mlperf_place(r["url"])[1], mlperf_place(r["url"])[0]) for r in raw) == sorted(
         [(b, REFERENCE) for b in BENCHMARKS] + [(b, v[2]) for b, v in BENCHMARKS.items()])
     for r in raw:
-        system = _system(r["url"])
+        system = mlperf_place(r["url"])[0]
         chip, gpus = SYSTEMS[system]
         assert r["chip"] == chip and chip in chips
         assert f"training_results_v4.0/blob/{COMMIT}/Fujitsu/results/" in r["url"] and r["url"].endswith("/result_0.txt")
-        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[_bench(r["url"])][:2]
-        assert r["precision"] == "amp" and r["reference"] == "h100-sxm5-80gb@amp"
-        assert int(r["batch_size"]) > 0 and float(r["model_params"]) > 0 and r["model_params_source"]
-        assert f"node throughput / {gpus}" in r["notes"] and "per GPU" in r["unit"] and r["date"].startswith("2024-")
-        assert not any(f.lower() in r["url"].lower() for f in FORBIDDEN)
-        if system == REFERENCE:
-            assert r["use_in_fit"] == "false" and r["excluded_because"] == "the group's reference itself"
-        elif _bench(r["url"]) == FP8_PAIR:
-            assert r["use_in_fit"] == "false" and "FP8" in r["excluded_because"]
-        else:
-            assert r["use_in_fit"] == "true" and not r["excluded_because"]
+        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[mlperf_place(r["url"])[1]][:2]
+        assert_amp_row_against(r, "h100-sxm5-80gb")
+        assert f"node throughput / {gpus}" in r["notes"] and r["date"].startswith("2024-")
+        assert_use_in_fit(r, reference_run=system == REFERENCE, fp8_pair=mlperf_place(r["url"])[1] == FP8_PAIR)
 
 
 def test_loader_reads_the_source_as_per_gpu_ratios_to_the_h100_sxm_run(raw, chips) -> None:
-    rows = [r for r in load_independent_rows(chips=chips) if r.source == SOURCE]
+    # an L40S against an H100 SXM5, per GPU: a plausibility bound
+    rows = assert_loaded_as_ratios_to(raw, chips, SOURCE, "h100-sxm5-80gb", (0.1, 1.0))
     assert len(rows) == len(BENCHMARKS) - 1 and {r.chip.id for r in rows} == {"l40s"}
-    by_key = {(r["workload"], r["chip"]): r for r in raw}
-    for row in rows:
-        mine, ref = by_key[(row.workload, "l40s")], by_key[(row.workload, "h100-sxm5-80gb")]
-        assert row.ratio == pytest.approx(float(mine["throughput"]) / float(ref["throughput"]))
-        assert row.batch_ratio == pytest.approx(float(mine["batch_size"]) / float(ref["batch_size"]))
-        assert (row.ref_chip.id, row.ref_precision, row.precision) == ("h100-sxm5-80gb", "amp", "amp")
-        assert 0.1 < row.ratio < 1.0  # an L40S against an H100 SXM5, per GPU: a plausibility bound
 
 
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:

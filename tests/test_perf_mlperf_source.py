@@ -5,14 +5,10 @@ leave-one-source-out."""
 
 from __future__ import annotations
 
-import csv
-
-import pytest
-
 from planner.perf.families import family_of
-from planner.perf.sources import INDEPENDENT_CSV, load_independent_rows
-from conftest import assert_own_loso_fold
-from test_perf_physics import FORBIDDEN  # the issue's held-back sources (tests/ is on sys.path under pytest)
+from conftest import (
+    assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, csv_rows_fixture, mlperf_place,
+)
 
 SOURCE = "mlperf-v0.7-nvidia"
 COMMIT = "c66406115bb3c60cb9c49889b076727ccecba31e"
@@ -23,49 +19,33 @@ BENCHMARKS = {"resnet": ("cnn-classification", "cnn"), "ssd": ("detection-segmen
 SYSTEMS = {"dgx1": "v100-sxm2-16gb", "dgxa100": "a100-sxm4-40gb"}
 
 
-def _bench(url: str) -> str:
-    return url.split("/")[-2]
-
-
-@pytest.fixture(scope="module")
-def raw() -> list[dict[str, str]]:
-    with INDEPENDENT_CSV.open(newline="", encoding="utf-8") as fh:
-        return [r for r in csv.DictReader(fh) if r["source"] == SOURCE]
+raw = csv_rows_fixture(SOURCE)
 
 
 def test_rows_follow_the_written_selection_rule(raw, chips) -> None:
-    assert raw, "the source's rows are missing from the calibration file"
     # one DGX-1 and one DGX A100 row per benchmark run single-node on both systems, result_0 only
-    assert sorted((_bench(r["url"]), r["chip"]) for r in raw) == sorted(
+    assert sorted((mlperf_place(r["url"])[1], r["chip"]) for r in raw) == sorted(
         (b, c) for b in BENCHMARKS for c in SYSTEMS.values())
     for r in raw:
         system = r["url"].split("/NVIDIA/results/")[1].split("_ngc20.06_")[0]
         assert SYSTEMS[system] == r["chip"] and r["chip"] in chips
         assert f"training_results_v0.7/blob/{COMMIT}/" in r["url"] and r["url"].endswith("/result_0.txt")
         assert "_n" not in system  # no multi-node directory
-        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[_bench(r["url"])]
-        assert r["precision"] == "amp" and r["reference"] == "v100-sxm2-16gb@amp"
-        assert int(r["batch_size"]) > 0 and float(r["model_params"]) > 0 and r["model_params_source"]
-        assert "per GPU" in r["unit"] and "allreduce" in r["notes"] and r["date"].startswith("2020-0")
-        assert not any(f.lower() in r["url"].lower() for f in FORBIDDEN)
+        assert (family_of(r["workload"]), r["workload_class"]) == BENCHMARKS[mlperf_place(r["url"])[1]]
+        assert_amp_row_against(r, "v100-sxm2-16gb")
+        assert "allreduce" in r["notes"] and r["date"].startswith("2020-0")
     refs = [r for r in raw if r["use_in_fit"] != "true"]
     assert {r["chip"] for r in refs} == {"v100-sxm2-16gb"} and len(refs) == len(BENCHMARKS)
     assert all(r["excluded_because"] == "the group's reference itself" for r in refs)
     # the two systems ran their own tuned batches: recorded per side (BERT 6 vs 32 per GPU)
-    bert = {r["chip"]: r["batch_size"] for r in raw if _bench(r["url"]) == "bert"}
+    bert = {r["chip"]: r["batch_size"] for r in raw if mlperf_place(r["url"])[1] == "bert"}
     assert bert == {"v100-sxm2-16gb": "6", "a100-sxm4-40gb": "32"}
 
 
 def test_loader_reads_the_source_as_ratios_to_the_dgx1_run(raw, chips) -> None:
-    rows = [r for r in load_independent_rows(chips=chips) if r.source == SOURCE]
+    # an A100 node over a V100 node of the same round: a plausibility bound on the ratio
+    rows = assert_loaded_as_ratios_to(raw, chips, SOURCE, "v100-sxm2-16gb", (1.5, 3.5))
     assert len(rows) == len(BENCHMARKS) and {r.chip.id for r in rows} == {"a100-sxm4-40gb"}
-    by_wl = {(r["workload"], r["chip"]): r for r in raw}
-    for row in rows:
-        a100, v100 = by_wl[(row.workload, "a100-sxm4-40gb")], by_wl[(row.workload, "v100-sxm2-16gb")]
-        assert row.ratio == pytest.approx(float(a100["throughput"]) / float(v100["throughput"]))
-        assert row.batch_ratio == pytest.approx(float(a100["batch_size"]) / float(v100["batch_size"]))
-        assert (row.ref_chip.id, row.ref_precision, row.precision) == ("v100-sxm2-16gb", "amp", "amp")
-        assert 1.5 < row.ratio < 3.5  # an A100 node over a V100 node of the same round: a plausibility bound
 
 
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
