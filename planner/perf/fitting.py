@@ -68,7 +68,7 @@ AVERAGE_MEMBERS: tuple[str, ...] = ("v3", "v3-w0.5", "matmul", "l2", "powercap")
 # gap, with the weight of half a source (every source weighs 1 in this variant's fit).
 TCGEN_PRIOR_WEIGHT = 0.5
 CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
-DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen"; round 10)
+DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen"; rounds 10-11)
 
 def _sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
