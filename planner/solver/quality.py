@@ -55,14 +55,14 @@ def _headroom(capacity: Any, load: Any, ratio: tuple[int, int] = HEADROOM) -> An
 
 def points(b: Build) -> int:
     """Quality points of a complete build."""
-    p = b.parts
+    p, power = b.parts, power_terms(b)
     cpu_w = p["cpu"].power_w
     total = psu_points(p["psu"]) + storage_points(p["storage"]) + cpu_points(p["cpu"])
     total += BOARD_HEADROOM_POINTS * _headroom(p["motherboard"].max_cpu_power_w, cpu_w)
     total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
-    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power_terms(b).sustained_w)
+    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power.sustained_w)
     total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
-    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power_terms(b).training_w)
+    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)
     return total
 
 
