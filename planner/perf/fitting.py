@@ -230,17 +230,16 @@ def family_prior(design: Design, p: PerfParams) -> float:
     return _huber(shift, w) + RIDGE * sum(a * a + b * b for a, b in p.family_offsets.values())
 
 
-def _fit_families(design: Design, base: PerfParams, x: np.ndarray, rounds: int) -> np.ndarray:
-    """Block coordinate descent for `families`: each measured family's two offsets alone (the rest fixed), then the
-    shared numbers with the offsets fixed, `rounds` times. Families without rows keep offsets 0 (their parent's)."""
+def _fit_families(design: Design, loss: Callable[[np.ndarray], float], x: np.ndarray, rounds: int) -> np.ndarray:
+    """Block coordinate descent for `families` on its `loss` (fit plus family prior): each measured family's two
+    offsets alone (the rest fixed), then the shared numbers with the offsets fixed, `rounds` times. Families without
+    rows keep offsets 0 (their parent's)."""
     x = np.asarray(x, dtype=float).copy()
     n_shared = len(x) - len(EXTRAS["families"])
     present = set(int(i) for i in design.fam if i >= 0)
     for j in range(len(FAMILY_NAMES)):
         if j not in present:
             x[n_shared + 2 * j: n_shared + 2 * j + 2] = 0.0
-    loss = lambda v: (_loss(design, params_from_vector(v, base, FAMILIES_VARIANT))  # noqa: E731
-                      + family_prior(design, params_from_vector(v, base, FAMILIES_VARIANT)))
     for _ in range(rounds):
         for j in sorted(present):
             k = n_shared + 2 * j
@@ -308,10 +307,10 @@ def fit_vector(rows: list[Row], ref: GpuChip, base: Optional[PerfParams] = None,
         prior = tcgen_prior(p) if with_prior else family_prior(design, p) if variant == FAMILIES_VARIANT else 0.0
         return _loss(design, p) + prior
     if variant == FAMILIES_VARIANT:  # from `matmul` (offsets 0 = every family as its parent), and from the warm start
-        found = [_fit_families(design, base, np.concatenate([fit_vector(rows, ref, base, "matmul")[0],
+        found = [_fit_families(design, loss, np.concatenate([fit_vector(rows, ref, base, "matmul")[0],
                                                              EXTRAS["families"]]), rounds=3)]
         if x0 is not None:
-            found.append(_fit_families(design, base, x0, rounds=2))
+            found.append(_fit_families(design, loss, x0, rounds=2))
     else:
         starts = [[0.5, 0.5, 0.5, eta, 0.6, pe] for eta in (0.3, 0.6) for pe in (0.5, 0.8)]
         tail = [0.0, 0.0, _logit(0.02 / OVERHEAD_MAX), 0.0] + [v for e in extras for v in EXTRAS[e]]
