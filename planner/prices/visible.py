@@ -200,8 +200,10 @@ def in_section(page: Page, el: etree._Element, anchor: Optional[etree._Element],
 _BEFORE_TITLE, _AFTER_TITLE = 1500, 6000
 
 
-def near_title(offset: int, title_offset: int) -> bool:
-    return -_BEFORE_TITLE <= offset - title_offset <= _AFTER_TITLE
+def by_this_title(page: Page, spot: "PriceSpot", anchor: etree._Element, title_offset: int) -> bool:
+    """A showing the buy box could hold: near the title and outside a cross-sell or navigation region."""
+    return (-_BEFORE_TITLE <= spot.offset - title_offset <= _AFTER_TITLE
+            and not in_section(page, spot.element, anchor))
 
 
 def on_other_card(page: Page, spot: "PriceSpot", anchor: Optional[etree._Element]) -> bool:
@@ -235,7 +237,7 @@ def nearest_unpaid(page: Page, anchor: Optional[etree._Element], decimal_separat
         return None
     a0 = page.spans[anchor][0]
     near = [(abs(s.offset - a0), problem) for s, problem in _all_spots(page, decimal_separator, currency_hint)
-            if problem and near_title(s.offset, a0) and not in_section(page, s.element, anchor)]
+            if problem and by_this_title(page, s, anchor, a0)]
     return min(near)[1] if near else None
 
 
@@ -254,8 +256,7 @@ def discounted_spot(page: Page, amount: Decimal, anchor: Optional[etree._Element
     payable = [s for s in price_spots(page, decimal_separator, currency_hint)
                if s.parsed.amount < amount and not in_section(page, s.element, anchor)]
     shown = [s for s, _problem in _all_spots(page, decimal_separator, currency_hint)
-             if s.parsed.amount == amount and near_title(s.offset, a0)
-             and not in_section(page, s.element, anchor)]
+             if s.parsed.amount == amount and by_this_title(page, s, anchor, a0)]
     for s in sorted(shown, key=lambda x: abs(x.offset - a0))[:1]:  # the buy box's showing, not a card's
         lo, hi = max(0, s.offset - 150), s.offset + len(s.text) + 150
         for m in _PERCENT_OFF.finditer(page.text[lo:hi]):
