@@ -199,7 +199,7 @@ def diagnose(rows: list[Row], ref: GpuChip, variant: str = DEFAULT_VARIANT) -> s
                  "the multipliers from the other sources only)")
     for title, key in (("workload family x precision", lambda r: (family_of(r.workload), r.precision)),
                        ("source x workload family x precision", lambda r: (r.source, family_of(r.workload), r.precision))):
-        t = correction_transfer(rows, ref, key, variant, held_out=not title.startswith("source"))
+        t = correction_transfer(rows, ref, key, variant, held_out=not title.startswith("source"), fitted=p)
         lines.append(f"  {title:38s} groups {t['groups']:3.0f}  in sample {t['in_sample']:6.1%} -> {t['in_sample_corrected']:6.1%}"
                      + (f"  held out by source {t['loso']:6.1%} -> {t['loso_corrected']:6.1%}" if "loso" in t else ""))
     return "\n".join(lines)

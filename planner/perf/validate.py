@@ -231,20 +231,23 @@ def _median_abs(log_res: Sequence[float]) -> float:
 
 
 def correction_transfer(rows: list[Row], ref: GpuChip, key: Callable[[Row], tuple], variant: Optional[str] = None,
-                        held_out: bool = True) -> dict[str, float]:
+                        held_out: bool = True, fitted: Optional[PerfParams] = None) -> dict[str, float]:
     """How far a free multiplier per group (`key`, e.g. workload family x precision) would take the median error: in
     sample (the fitted model's residuals with each group's median removed) and held out by source (the multipliers
-    taken from the other sources' residuals only: what such a term can carry to a lab it has not seen)."""
+    taken from the other sources' residuals only: what such a term can carry to a lab it has not seen). `fitted`:
+    the variant's fit on all `rows` when the caller has it already."""
+    def residuals(some: list[Row], p: PerfParams) -> np.ndarray:
+        return np.log(predict(some, p, ref)) - np.log([r.ratio for r in some])
+
     def shifted(train: list[Row], test: list[Row], p: PerfParams) -> tuple[np.ndarray, np.ndarray]:
-        res_tr = np.log(predict(train, p, ref)) - np.log([r.ratio for r in train])
+        res_tr = residuals(train, p)
         groups: dict[tuple, list[float]] = {}
         for r, e in zip(train, res_tr):
             groups.setdefault(key(r), []).append(float(e))
         shift = {k: float(np.median(v)) for k, v in groups.items()}
-        res = np.log(predict(test, p, ref)) - np.log([r.ratio for r in test])
+        res = res_tr if test is train else residuals(test, p)
         return res, res - np.array([shift.get(key(r), 0.0) for r in test])
-    p = fit(rows, ref, variant=variant)
-    plain, corrected = shifted(rows, rows, p)
+    plain, corrected = shifted(rows, rows, fitted or fit(rows, ref, variant=variant))
     held_plain: list[float] = []
     held_corrected: list[float] = []
     for src in sorted({r.source for r in rows}) if held_out else []:
