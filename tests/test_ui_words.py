@@ -83,6 +83,9 @@ def test_prices_refresh_from_the_ui_shows_progress_and_stores(monkeypatch, tmp_p
     prices = at.tabs[3]
     bars = prices.get("progress")
     assert bars and bars[0].proto.text.startswith("Done:") and bars[0].proto.value == 100
-    assert [m.value for m in [*prices.success, *prices.warning] if "price(s) stored" in m.value]
+    said = [m.value for m in [*prices.success, *prices.warning] if "price(s) stored" in m.value]
+    assert said and "0 without any offer" not in said[0] and "without any offer" in said[0]
+    # each page without an offer says why, as `planner prices refresh` does
+    assert [c.value for c in prices.caption if c.value.startswith("no offer read on ") and "markup may have changed" in c.value]
     assert seen and all("127.0.0.1" not in u for u in seen)  # it went through the mock, to the real hosts' names
     assert (tmp_path / "prices.sqlite").exists()

@@ -76,10 +76,13 @@ def refresh_panel(cat: Catalog) -> None:
     report = refresh_prices(cat, lambda i, n, url: bar.progress(i / max(n, 1), text=f"{i} of {n} pages: {url}"))
     bar.progress(1.0, text=f"Done: {report.pages} page(s) read")
     msg = (f"{report.stored} price(s) stored ({report.suspects} suspect), {len(report.unmatched)} listing(s) not "
-           f"matched, {len(report.blocked)} blocked, {len(report.errors)} page(s) failed")
+           f"matched, {len(report.blocked)} blocked, {len(report.empty)} without any offer, "
+           f"{len(report.errors)} page(s) failed")
     (st.success if report.stored else st.warning)(msg)
     for url, err in report.errors[:5]:
         st.caption(f"failed: {err}")
+    for url, why in report.empty[:5]:
+        st.caption(f"no offer read on {url}: {why}")
 
 
 def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
