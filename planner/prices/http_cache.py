@@ -22,13 +22,13 @@ _KEEP_S = 7 * 24 * 3600  # hishel drops an entry after this, whatever max-age a 
 
 
 def default_cache_path() -> Path:
-    """$PLANNER_HTTP_CACHE, else <user cache dir>/planner/http-cache.sqlite."""
+    """$PLANNER_HTTP_CACHE, else the user cache dir's http-cache.sqlite ($PLANNER_HOME/cache when that is set)."""
     env = os.environ.get("PLANNER_HTTP_CACHE")
     if env:
         return Path(env)
-    import platformdirs
+    from planner.resources import user_cache_dir
 
-    return Path(platformdirs.user_cache_dir("planner")) / "http-cache.sqlite"
+    return user_cache_dir() / "http-cache.sqlite"
 
 
 @dataclass(frozen=True)

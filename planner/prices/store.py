@@ -52,13 +52,13 @@ CREATE INDEX IF NOT EXISTS obs_part ON observations (part_id, retailer, conditio
 
 
 def default_path() -> Path:
-    """$PLANNER_PRICE_DB, else <user data dir>/planner/prices.sqlite."""
+    """$PLANNER_PRICE_DB, else the user data dir's prices.sqlite ($PLANNER_HOME when that is set)."""
     env = os.environ.get("PLANNER_PRICE_DB")
     if env:
         return Path(env)
-    import platformdirs
+    from planner.resources import user_data_dir
 
-    return Path(platformdirs.user_data_dir("planner")) / "prices.sqlite"
+    return user_data_dir() / "prices.sqlite"
 
 
 def utc_now() -> datetime:
