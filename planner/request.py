@@ -16,13 +16,11 @@ from planner.errors import InputError, validation_message
 from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 from planner.vocab import Precision, Workload
 
+from planner.settings import (DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
+                              MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN)
+
 MIN_RAM_FLOOR_GB = 32
 RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
-# The user story's sweep (../shared/facts/user-story.md): 8 seeds of about 7 h each on the GTX 1080 Ti. Every
-# command and the UI start from it, so a plan, a sweep time and a rent-or-buy answer describe the same work.
-DEFAULT_RUNS, DEFAULT_BASELINE_HOURS = 8, 7.0
-DEFAULT_MIN_STORAGE_GB = 2000  # 2 TB NVMe: datasets, checkpoints and a venv or two (docs/solver.md)
-MAX_GPUS = 4
 
 
 class Request(BaseModel):
@@ -52,14 +50,14 @@ class Request(BaseModel):
     baseline_hours: float = Field(default=DEFAULT_BASELINE_HOURS, ge=1 / 3600, le=100_000)
     gpu_count: Optional[int] = Field(default=None, ge=1, le=MAX_GPUS)  # None: the solver decides 1..max_gpus
     max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
-    power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
+    power_fraction: float = Field(default=POWER_FRACTION_MAX, ge=POWER_FRACTION_MIN, le=POWER_FRACTION_MAX)
     suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
     avoid_warnings: bool = True
-    alternatives: int = Field(default=0, ge=0, le=10)  # more plans, each around another GPU chip
+    alternatives: int = Field(default=DEFAULT_ALTERNATIVES, ge=0, le=MAX_ALTERNATIVES)  # more plans, each around another GPU chip
     accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)
 
     @model_validator(mode="before")

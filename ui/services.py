@@ -16,6 +16,7 @@ from planner.service import Catalog, default_data_dir
 from planner.service import load_priced_catalog
 from planner.errors import PlannerError
 from planner.request import Request
+from planner.settings import SOLVER_TIME_LIMIT_S
 from planner.textsafe import md_escape
 
 
@@ -54,7 +55,7 @@ def solve(req_json: str, key: str) -> Any:
     request JSON and the catalog's files."""
     from planner.service import plan
 
-    return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=8.0)
+    return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=SOLVER_TIME_LIMIT_S)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -62,7 +63,7 @@ def describe(req_json: str, key: str) -> dict[str, Any]:
     """The plan as the page shows it (service pipeline's describe: sweeps, model assumed, gaps, owned parts left out)."""
     from planner.service import describe as describe_plan
 
-    return describe_plan(_catalog(key), solve(req_json, key), time_limit=8.0)
+    return describe_plan(_catalog(key), solve(req_json, key), time_limit=SOLVER_TIME_LIMIT_S)
 
 
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,

@@ -7,7 +7,9 @@ from typing import Any, MutableMapping, Optional
 
 from planner.service import Catalog
 from planner.errors import PlannerError, ShareError
-from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
+from planner.request import Request
+from planner.settings import (CHIP_MAKERS, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX,
+                              POWER_FRACTION_MIN, UI_ALTERNATIVES)
 
 CURRENCIES = ("EUR", "USD", "GBP", "CHF", "SEK", "PLN", "CAD", "JPY")
 # widget key -> default value (0 in a number widget means "no constraint")
@@ -31,11 +33,11 @@ DEFAULTS: dict[str, Any] = {
     "in_chip_makers": [],
     "in_cooler": "any",
     "in_max_wall": 0,
-    "in_gpus": 0,  # 0: the planner decides 1-4
-    "in_power": 100,
+    "in_gpus": 0,  # 0: the planner decides 1..MAX_GPUS
+    "in_power": round(POWER_FRACTION_MAX * 100),
     "in_used": "gpu",
     "in_accept": [],  # warning rule names the solver may break
-    "in_alts": 2,
+    "in_alts": UI_ALTERNATIVES,
     "in_parts_open": False,  # the part lists and maker filters are drawn when opened
     "in_more_open": False,  # constraints and preferences likewise
 }
@@ -111,7 +113,7 @@ def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
 RANGES: dict[str, tuple[float, float]] = {
     "in_hours": (0.1, 10_000.0), "in_runs": (1, 10_000), "in_runs_left": (0, 10_000),
     "in_model_m": (0.0, 1_000_000.0), "in_min_vram": (0.0, 1024.0), "in_deadline": (0.0, 100_000.0),
-    "in_max_wall": (0, 10_000), "in_gpus": (0, 4), "in_power": (50, 100), "in_alts": (0, 5),
+    "in_max_wall": (0, 10_000), "in_gpus": (0, MAX_GPUS), "in_power": (round(POWER_FRACTION_MIN * 100), round(POWER_FRACTION_MAX * 100)), "in_alts": (0, MAX_ALTERNATIVES),
 }
 
 
@@ -140,7 +142,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_pinned"] = list(inputs.pinned)
     ss["in_excluded"] = list(inputs.excluded)
     ss["in_brands"] = list(inputs.excluded_brands)
-    ss["in_chip_makers"] = [m for m in inputs.excluded_chip_makers if m in ("NVIDIA", "AMD", "Intel")]
+    ss["in_chip_makers"] = [m for m in inputs.excluded_chip_makers if m in CHIP_MAKERS]
     ss["in_cooler"] = inputs.cooler_type or "any"
     ss["in_max_wall"] = int(inputs.max_wall_w or 0)
     ss["in_gpus"] = int(inputs.gpu_count or 0)

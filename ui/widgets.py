@@ -7,6 +7,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import TYPE_LABELS
 from planner.service import rule_summary, warning_rules
+from planner.settings import CHIP_MAKERS, MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from ui.state import CURRENCIES, PART_LISTS, changed_settings, chosen_parts
 
 
@@ -65,7 +66,7 @@ def sidebar(cat: Catalog) -> None:
         sb.multiselect("Parts to leave out", ids, key="in_excluded", format_func=label)
         sb.multiselect("Board makers to leave out (the brand on the box)", sorted({p.brand for p in cat.parts.values()}),
                        key="in_brands", help="NVIDIA here leaves out only the cards NVIDIA sells itself (Founders Edition)")
-        sb.multiselect("GPU chip makers to leave out", ["NVIDIA", "AMD", "Intel"], key="in_chip_makers",
+        sb.multiselect("GPU chip makers to leave out", list(CHIP_MAKERS), key="in_chip_makers",
                        help="Leaves out every card with that maker's chip, whoever built the card (a PNY RTX 5090 is "
                             "NVIDIA)")
 
@@ -85,12 +86,13 @@ def sidebar(cat: Catalog) -> None:
     c2.selectbox("Bought used", ["gpu", "none", "all"], key="in_used",
                  format_func=lambda v: {"gpu": "GPU may be used", "none": "all new", "all": "any part"}[v])
     c1, c2 = sb.columns(2)
-    c1.selectbox("GPUs (identical)", [0, 1, 2, 3, 4], key="in_gpus",
-                 format_func=lambda n: "decide for me (1-4)" if n == 0 else str(n),
+    c1.selectbox("GPUs (identical)", list(range(MAX_GPUS + 1)), key="in_gpus",
+                 format_func=lambda n: f"decide for me (1-{MAX_GPUS})" if n == 0 else str(n),
                  help="How many identical GPUs; by default the planner picks the count that finishes the sweep first")
     c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
-    sb.slider("GPU power limit, % of stock", min_value=50, max_value=100, step=5, key="in_power")
-    sb.slider("Alternatives to show", min_value=0, max_value=5, key="in_alts")
+    sb.slider("GPU power limit, % of stock", min_value=round(POWER_FRACTION_MIN * 100),
+              max_value=round(POWER_FRACTION_MAX * 100), step=5, key="in_power")
+    sb.slider("Alternatives to show", min_value=0, max_value=MAX_ALTERNATIVES, key="in_alts")
     sb.multiselect("Warnings I accept", warning_rules(), key="in_accept", format_func=rule_summary,
                    help="The solver avoids builds with these warnings; accept one to let it keep, say, an owned CPU "
                         "with fewer cores")

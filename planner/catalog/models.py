@@ -12,6 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from planner.money import KNOWN_CURRENCIES, MAX_AMOUNT
 from planner.validation import MAX_MAGNITUDE, not_future, unit_cap
+from planner.settings import ChipMaker
 
 CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
 Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
@@ -115,7 +116,7 @@ class GpuChip(Record):
     id: str
     name: str
     aliases: StrList = Field(default_factory=list)
-    vendor: Literal["NVIDIA", "AMD", "Intel"]
+    vendor: ChipMaker
     architecture: Literal[ARCHITECTURES]  # type: ignore[valid-type]
     compute_capability: OptFloat = None
     launch_year: int

@@ -14,6 +14,7 @@ from planner.compat.checker import CheckReport
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
 from planner.request import Request
+from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from planner.service.pipeline import check
 
 
@@ -67,7 +68,8 @@ def register(app: typer.Typer) -> None:
     def check_cmd(
         parts: list[str] = typer.Argument(..., help="Part ids or unambiguous name fragments (quote multi-word ones)"),
         gpu_count: int = typer.Option(1, "--gpus", "--gpu-count", help="Number of identical GPUs (1-4)"),
-        power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit as a fraction of stock (0.5-1.0)"),
+        power_limit: float = typer.Option(POWER_FRACTION_MAX, "--power-limit",
+                                          help=f"GPU power limit as a fraction of stock ({POWER_FRACTION_MIN}-{POWER_FRACTION_MAX})"),
         owned: list[str] = typer.Option([], "--owned", help="Parts you already own (cost 0, still checked)"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),

@@ -17,7 +17,8 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.costs.verdict import verdict
-from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
+from planner.request import Request
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
 from planner.share.plan_file import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 

@@ -17,7 +17,7 @@ from planner.catalog.models import GpuChip
 from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
 from planner.share.plan_file import read_plan
 from planner.perf.sweep import estimated_wall_power_w, sweep_time
-from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 

@@ -15,7 +15,9 @@ from planner.cli.common import console, emit_json, err_console, handle_errors, s
 from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
-from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
+from planner.request import Request
+from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
+                              POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import pipeline
 from planner.service.owned import unused_sentence
 from planner.service.sweep_report import finish_sentence, hours_text, model_phrase
@@ -128,12 +130,12 @@ def register(app: typer.Typer) -> None:
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
                                                      help="Model size in parameters, e.g. 15e6 (default: typical for the workload)"),
-        gpus: Optional[int] = typer.Option(None, "--gpus", help="Fixed number of identical GPUs (1-4; default: decided)"),
-        max_gpus: int = typer.Option(4, "--max-gpus", help="Most GPUs the solver may choose (1-4)"),
+        gpus: Optional[int] = typer.Option(None, "--gpus", help=f"Fixed number of identical GPUs (1-{MAX_GPUS}; default: decided)"),
+        max_gpus: int = typer.Option(MAX_GPUS, "--max-gpus", help=f"Most GPUs the solver may choose (1-{MAX_GPUS})"),
         goal: str = typer.Option("expert", "--goal",
                                  help="expert: after speed, spend the budget on build quality; minimum: the cheapest parts that pass"),
         power_limit: Optional[float] = typer.Option(None, "--power-limit",
-                                                    help="GPU power limit as a fraction of stock (0.5-1.0; default: stock, "
+                                                    help=f"GPU power limit as a fraction of stock ({POWER_FRACTION_MIN}-{POWER_FRACTION_MAX}; default: stock, "
                                                          "or 80/70 % for several GPUs where that fits a better build)"),
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
@@ -141,15 +143,15 @@ def register(app: typer.Typer) -> None:
         exclude_brand: list[str] = typer.Option([], "--exclude-brand",
                                                 help="Board maker to leave out, the brand on the box (repeat)"),
         exclude_chip_maker: list[str] = typer.Option([], "--exclude-chip-maker",
-                                                     help="GPU chip maker to leave out: NVIDIA, AMD or Intel (repeat)"),
+                                                     help=f"GPU chip maker to leave out: {', '.join(CHIP_MAKERS)} (repeat)"),
         cooler: Optional[str] = typer.Option(None, "--cooler", help="air | aio"),
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
         accept_warning: list[str] = typer.Option([], "--accept-warning",
                                                  help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
         used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
-        alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
+        alternatives: int = typer.Option(DEFAULT_ALTERNATIVES, "--alternatives", help="Also return N builds with other GPU chips"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
-        time_limit: float = typer.Option(10.0, "--time-limit", help="Solver time limit, s"),
+        time_limit: float = typer.Option(SOLVER_TIME_LIMIT_S, "--time-limit", help="Solver time limit, s"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Recommend the best compatible build for a budget, or the cheapest meeting a target."""
@@ -164,7 +166,7 @@ def register(app: typer.Typer) -> None:
             budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
             max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
             runs_left=runs_left, baseline_hours=hours, workload=workload, precision=precision,
-            model_params=model_params, gpu_count=gpus, power_fraction=1.0 if power_limit is None else power_limit,
+            model_params=model_params, gpu_count=gpus, power_fraction=POWER_FRACTION_MAX if power_limit is None else power_limit,
             suggest_power_limit=power_limit is None, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,

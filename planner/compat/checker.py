@@ -12,6 +12,7 @@ from planner.errors import InputError
 from planner.catalog.models import CATEGORIES, AnyPart, Finding, Offer, Severity
 from planner.fx import convert_money
 from planner.money import Money
+from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from planner.compat.rules import ALL_RULES, Build
 from planner.compat.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
 
@@ -153,8 +154,9 @@ def check_parts(
         by_cat[p.category] = p
     if not 1 <= gpu_count <= 8:
         raise InputError(f"gpu count {gpu_count} out of range 1..8")
-    if not 0.5 <= power_fraction <= 1.0:
-        raise InputError(f"power limit {power_fraction} out of range 0.5..1.0 (a fraction of stock board power)")
+    if not POWER_FRACTION_MIN <= power_fraction <= POWER_FRACTION_MAX:
+        raise InputError(f"power limit {power_fraction} out of range {POWER_FRACTION_MIN}..{POWER_FRACTION_MAX} "
+                         "(a fraction of stock board power)")
     build = Build(parts=by_cat, chips=catalog.chips, gpu_count=gpu_count, power_fraction=power_fraction,
                   workload=workload, precision=precision, model_params=model_params)
     owned_set = frozenset(owned)

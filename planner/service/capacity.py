@@ -5,6 +5,7 @@ from __future__ import annotations
 from planner.compat.rules.fit import slots_needed
 from planner.catalog.load import Catalog
 from planner.request import Request
+from planner.settings import CHIP_MAKERS
 
 
 def _priced(cat: Catalog, category: str, req: Request) -> list:
@@ -38,7 +39,6 @@ def catalog_gaps(cat: Catalog, req: Request) -> list[str]:
     return out
 
 
-CHIP_MAKERS = ("NVIDIA", "AMD", "Intel")
 
 
 def with_chip_makers_excluded(cat: Catalog, req: Request, makers: tuple[str, ...]) -> Request:

@@ -12,8 +12,8 @@ from planner.catalog.models import AnyPart
 from planner.compat.checker import CheckReport, check_parts
 from planner.errors import InputError
 from planner.request import Request
+from planner.settings import SOLVER_TIME_LIMIT_S, SOLVER_WORKERS
 
-DEFAULT_TIME_LIMIT_S = 10.0
 
 
 # ---- the request as the solver and checker see it --------------------------------------------------------
@@ -54,8 +54,8 @@ class Planned:
         return out
 
 
-def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME_LIMIT_S,
-         workers: int = 2) -> Planned:
+def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_LIMIT_S,
+         workers: int = SOLVER_WORKERS) -> Planned:
     """The best (or cheapest) build for the request, alternatives and why-not, with typed names resolved (the
     solver applies the model's memory floor and says so in the plan's notes)."""
     from planner.solver import recommend
@@ -73,7 +73,7 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME
     return Planned(rec, request, notes)
 
 
-def describe(catalog: Catalog, planned: Planned, *, time_limit: float = DEFAULT_TIME_LIMIT_S,
+def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_TIME_LIMIT_S,
              start: Any = None) -> dict[str, Any]:
     """The answer as front ends show it: the plans' JSON with each sweep's hours and finish time, the model size
     assumed, the catalog's gaps when nothing fits, and why each owned part was left out (with the warning that

@@ -15,6 +15,7 @@ from planner.compat.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.request import Request
+from planner.settings import MAX_ALTERNATIVES, SOLVER_TIME_LIMIT_S, SOLVER_WORKERS, SUGGESTED_POWER_LIMITS
 from planner.compat.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
@@ -26,7 +27,6 @@ from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_
 from planner.solver.prune import prune
 from planner.perf.speed import score_units
 
-DEFAULT_TIME_LIMIT_S = 10.0
 
 
 def _solver(time_limit: float, workers: int, seed: int = 0) -> cp_model.CpSolver:
@@ -280,15 +280,15 @@ def recommend(
     req: Request,
     *,
     alternatives: int = 0,
-    time_limit: float = DEFAULT_TIME_LIMIT_S,
-    workers: int = 2,
+    time_limit: float = SOLVER_TIME_LIMIT_S,
+    workers: int = SOLVER_WORKERS,
 ) -> Recommendation:
     """Solve a request on a catalog. Plans come ranked; alternatives use a different GPU chip each."""
     start = time.perf_counter()
     req.check_plannable()
-    if alternatives < 0 or alternatives > 20:
+    if not 0 <= alternatives <= MAX_ALTERNATIVES:
         from planner.errors import InputError
-        raise InputError(f"alternatives must be between 0 and 20, got {alternatives}")
+        raise InputError(f"alternatives must be between 0 and {MAX_ALTERNATIVES}, got {alternatives}")
     pinned: dict[str, str] = {}
     for pid in req.pinned:
         part = catalog.get(pid)
@@ -346,7 +346,6 @@ def recommend(
     return Recommendation(status, plans, None, time.perf_counter() - start, stats)
 
 
-SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
 
 
 def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
@@ -368,7 +367,7 @@ def options(req: Request) -> list[tuple[int, float]]:
     for n in req.gpu_counts():
         out.append((n, req.power_fraction))
         if n > 1 and req.suggest_power_limit and req.power_fraction == 1.0:
-            out.extend((n, f) for f in SUGGESTED_LIMITS)
+            out.extend((n, f) for f in SUGGESTED_POWER_LIMITS)
     return out
 
 
