@@ -48,3 +48,22 @@ def test_every_registered_command_is_listed() -> None:
     for module in {m for m, _ in COMMANDS.values()}:
         group.load(module)
     assert set(group.commands) == set(COMMANDS)
+
+
+RECOMMEND_PROBE = ("import sys; sys.argv = ['planner', 'recommend', '--budget', '3000', '--json']\n"
+                   "from planner.cli import main\n"
+                   "try:\n    main()\nexcept SystemExit:\n    pass\n"
+                   "print('SCRAPER', sorted(m for m in sys.modules if m.split('.')[0] in ('extruct', 'bs4', 'w3lib')"
+                   " or m in ('planner.prices.extract', 'planner.prices.fetch')))")
+
+
+def test_a_plan_does_not_import_the_html_scraper(tmp_path) -> None:
+    """recommend reads the price history but never parses a page: extruct, w3lib and BeautifulSoup stay unloaded
+    (they cost about half a second of every plan when planner.prices imported its extractor eagerly; lxml.etree
+    itself is the FX reader's)."""
+    import os
+
+    env = {**os.environ, "PLANNER_PRICE_DB": str(tmp_path / "prices.sqlite")}
+    out = subprocess.run([sys.executable, "-c", RECOMMEND_PROBE], capture_output=True, text=True, env=env, cwd=tmp_path)
+    line = [x for x in out.stdout.splitlines() if x.startswith("SCRAPER")][-1]
+    assert line == "SCRAPER []", line
