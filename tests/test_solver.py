@@ -413,3 +413,30 @@ def test_several_power_limits_give_one_budget_raise_the_smallest(cat) -> None:
     cost = money(re.search(r"costs (EUR [\d  .]+);", raises[0]).group(1))
     assert solve(cat, budget=cost, gpu_count=4).plans, "the named budget buys the build"
     assert not solve(cat, budget=cost - 100, gpu_count=4).plans, "and it is the smallest over the limits tried"
+
+
+def test_one_model_per_request_serves_every_option_the_next_step_and_the_alternatives(cat) -> None:
+    """Issue 28: the GPU counts and power limits tried, the next-faster-build question and the alternatives are
+    solved on one CP-SAT model built once (it was one model, with its own candidates and pruning, per option and a
+    whole second recommend for the next step)."""
+    from planner.solver import options
+
+    req = Request(budget=Decimal(10000), alternatives=2)
+    rec = recommend(cat, req, alternatives=2)
+    assert rec.stats["models_built"] == 1
+    assert any("next faster build" in n or "finishes this sweep sooner" in n for n in rec.plans[0].notes)
+    assert len(rec.plans) == 3
+    n_options = len(options(req))
+    assert len(rec.stats["by_gpu_count"]) == n_options  # every option still reported
+    assert rec.stats["solves"] <= 2 * n_options + 2  # each option once, the next step once per option, 2 alternatives
+
+
+def test_fixing_an_option_leaves_the_model_as_it_was(cat) -> None:
+    """A solve fixes literals' domains and restores them: solving again gives the same build (no option, budget or
+    forbidden chip left fixed behind)."""
+    req = Request(budget=Decimal(7000))
+    first = recommend(cat, req, alternatives=2)
+    again = recommend(cat, req, alternatives=2)
+    ids = lambda r: [sorted(p.id for p in plan.parts.values()) for plan in r.plans]  # noqa: E731
+    assert ids(first) == ids(again)
+    assert first.plans[0].notes == again.plans[0].notes

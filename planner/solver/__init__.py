@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
@@ -19,7 +20,9 @@ from planner.settings import MAX_ALTERNATIVES, SOLVER_TIME_LIMIT_S, SOLVER_WORKE
 from planner.compat.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
-from planner.solver.model import Candidates, build_candidates, build_model, record
+from planner.solver.model import (BUDGET, OTHER, SPEED_FLOOR, Candidates, Gate, build_candidates, build_model, encode_all,
+                                  pinned_ids, record)
+from planner.solver.encoder import ModelEncoder
 from planner.solver.notes import (
     channels_note, explain_tried, psu_load_note, next_step_note, power_limit_note, sweep_hours, unspent_note,
 )
@@ -275,6 +278,212 @@ def pick_across_counts(plans: list[Plan], req: Request) -> tuple[Plan, Optional[
                   f"{'' if pick.power_fraction < 1 else ' at stock power'}) is recommended instead")
 
 
+class _Problem:
+    """One request's candidates, pruning and CP-SAT model, built once over every (GPU count, power limit) option the
+    request may take: each option's rules and requirements are enforced only when its literal is chosen, and each
+    solve fixes which option (and which requirements) hold by setting variable domains, so one model serves the
+    per-option solves, the next-step question and the alternatives (issue 28: one model per request, not 20)."""
+
+    def __init__(self, catalog: Catalog, req: Request, opts: list[tuple[int, float]], time_limit: float, workers: int):
+        self.catalog, self.req, self.opts = catalog, req, opts
+        self.time_limit, self.workers = time_limit, workers
+        self.reqs = {k: req.model_copy(update={"gpu_count": k[0], "power_fraction": k[1]}) for k in opts}
+        by_frac: dict[float, Candidates] = {}
+        for n, f in opts:  # candidates and speeds once per power limit; the score once per option
+            if f not in by_frac:
+                by_frac[f] = build_candidates(catalog, self.reqs[(n, f)], to_eur)
+        self.cands = {k: replace(by_frac[k[1]], score={g: score_units(sp, k[0]) for g, sp in by_frac[k[1]].speed.items()})
+                      for k in opts}
+        first = self.cands[opts[0]]
+        self.missing = first.missing
+        self.parts = first.parts
+        self.stats: dict[str, Any] = {"candidates": sum(len(v) for v in self.parts.values()),
+                                      "runs": req.runs, "baseline_hours": req.baseline_hours}
+        if not self.missing:
+            rec = record(first, self.reqs[opts[0]], catalog, [(self.cands[k], self.reqs[k]) for k in opts[1:]])
+            keep = set(first.owned) | {catalog.get(i).id for i in req.pinned}
+            self.parts = prune(rec, {"gpu": lambda g: g.chip}, keep)
+        self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
+        self.stats["models_built"] = 0
+        self.stats["solves"] = 0
+        self._built = False
+
+    # ---- the one model -----------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        pins = pinned_ids(self.req, self.catalog)
+        self.lits: dict[str, Any] = {}  # the option literals and the shared requirement literals (budget, speed floor)
+        self.terms: dict[tuple[int, float], dict[str, Any]] = {}
+        self.encoders: dict[tuple[int, float], ModelEncoder] = {}
+        base: Optional[ModelEncoder] = None
+        for k in self.opts:
+            r = self.reqs[k]
+            m = ModelEncoder(self.parts, self.catalog.chips, k[0], k[1], r.workload, r.precision, r.model_params, pins,
+                             share=base)
+            if base is None:
+                base, self.model = m, m.model
+            lit = self.model.NewBoolVar(f"option {k[0]} GPU(s) at {k[1]:.0%}")
+            m.model = Gate(self.model, lit)  # this option's rules and requirements hold only when it is chosen
+            self.terms[k] = encode_all(m, r, self.cands[k], self._switch, self.catalog)
+            m.model = self.model
+            self.encoders[k] = m
+            self.lits[f"option {k}"] = lit
+        self.model.AddExactlyOne([self.lits[f"option {k}"] for k in self.opts])
+        self.floors: dict[tuple, Any] = {self._floor_key(self.req): self.lits.get(SPEED_FLOOR)}
+        self._built = True
+        self.stats["models_built"] += 1
+
+    def _switch(self, sentence: str, kind: str) -> Any:
+        """One literal per kind of requirement a later solve may lift (the budget, the speed floor), shared by every
+        option; the rules and the other requirements always hold (within their option)."""
+        if kind == OTHER:
+            return None
+        if kind not in self.lits:
+            self.lits[kind] = self.model.NewBoolVar(sentence)
+        return self.lits[kind]
+
+    def _floor_key(self, req: Request) -> tuple:
+        return tuple(req.required_speedup(n) for n, _ in self.opts)
+
+    def _floor_literal(self, req: Request) -> Any:
+        """The literal enforcing `req`'s speed floor (deadline, minimum speedup) on every option; added on demand
+        for a floor the model was not built with (the next-step question asks for a faster sweep)."""
+        key = self._floor_key(req)
+        if key not in self.floors:
+            lit = self.model.NewBoolVar(f"speed floor {key}")
+            for k in self.opts:
+                need = req.required_speedup(k[0])
+                if need:
+                    self.model.Add(self.terms[k]["score"] >= int(round(need * 1000)) * k[0]).OnlyEnforceIf(
+                        [lit, self.lits[f"option {k}"]])
+            self.floors[key] = lit
+        return self.floors[key]
+
+    # ---- solving -----------------------------------------------------------------------------------------------
+    def solve(self, k: tuple[int, float], req: Request, forbid_chips: frozenset[str] = frozenset()
+              ) -> tuple[str, Optional[dict[str, Any]]]:
+        """Option k's best (or cheapest) build under `req`'s budget and speed floor (the request itself, or the
+        next-step question), the chips in `forbid_chips` left out. Returns (status, chosen parts or None).
+
+        Each solve fixes its option: letting the model pick the power limit or the GPU count (a free option literal)
+        gave the same builds but solved 3-30x slower here, the enforced-only-if constraints relaxing poorly."""
+        if not self._built:
+            self._build()
+        if forbid_chips and not any(g.chip not in forbid_chips for g in self.parts["gpu"]):
+            return "infeasible", None
+        set_objective(self.model, self.terms[k], self.parts, self.cands[k], self.reqs[k], req.mode)
+        status, solver = self._run(self._fixed(req, [k], forbid_chips))
+        if solver is None:
+            return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
+        return ("optimal" if status == cp_model.OPTIMAL else "feasible"), self.encoders[k].chosen(solver)
+
+    def cheapest(self, req: Request) -> Recommendation:
+        """The cheapest build over every option, for the next-step note: the same model, one solve per option."""
+        req = req.model_copy(update={"mode": "cheapest"})
+        plans = []
+        for k in self.opts:
+            _, chosen = self.solve(k, req)
+            if chosen is not None:
+                plans.append(self.plan(k, chosen))
+        if not plans:
+            return Recommendation("infeasible", [], None, 0.0, {})
+        return Recommendation("optimal", [pick_across_counts(plans, req)[0]], None, 0.0, {})
+
+    def _fixed(self, req: Request, allowed: list[tuple[int, float]], forbid_chips: frozenset[str]) -> dict[int, int]:
+        """The literals a solve fixes: options outside `allowed` off (the one allowed option on), the budget and the
+        speed floor as `req` has them, and the forbidden chips' cards off."""
+        fixed: dict[int, int] = {self.lits[f"option {o}"].Index(): 0 for o in self.opts if o not in allowed}
+        if len(allowed) == 1:
+            fixed[self.lits[f"option {allowed[0]}"].Index()] = 1
+        if BUDGET in self.lits:
+            fixed[self.lits[BUDGET].Index()] = int(req.budget is not None)
+        floor = self._floor_literal(req)
+        for lit in self.floors.values():
+            if lit is not None:
+                fixed[lit.Index()] = int(lit is floor)
+        for g, lit in zip(self.parts["gpu"], self.encoders[self.opts[0]].x["gpu"]):  # every option shares them
+            if g.chip in forbid_chips:
+                fixed[lit.Index()] = 0
+        return fixed
+
+    def _run(self, fixed: dict[int, int]) -> tuple[int, Optional[cp_model.CpSolver]]:
+        """Solve with `fixed` literals' domains set for this solve only; the solver when it found a build."""
+        proto = self.model.Proto()  # Booleans' domains are [lo, hi]: set both, then restore them
+        saved = {i: (proto.variables[i].domain[0], proto.variables[i].domain[1]) for i in fixed}
+        for i, v in fixed.items():
+            proto.variables[i].domain[0] = proto.variables[i].domain[1] = v
+        try:
+            solver = _solver(self.time_limit, self.workers)
+            status = solver.Solve(self.model)
+            self.stats["solves"] += 1
+        finally:
+            for i, (lo, hi) in saved.items():
+                proto.variables[i].domain[0], proto.variables[i].domain[1] = lo, hi
+        return status, (solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None)
+
+    def plan(self, k: tuple[int, float], chosen: dict[str, Any]) -> Plan:
+        req, cands = self.reqs[k], self.cands[k]
+        report = check_parts(self.catalog, list(chosen.values()), gpu_count=req.gpu_count,
+                             power_fraction=req.power_fraction, workload=req.workload,
+                             precision=req.precision, model_params=req.model_params, owned=cands.owned,
+                             used=req.used, currency="EUR")
+        if report.problems:  # the solver and the checker share rules: this would be a bug
+            raise PlannerError(f"internal error: solver chose an incompatible build ({report.problems[0].message})")
+        total = sum(cands.price_cents[p.id] * (req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
+        return Plan(parts=chosen, report=report, speed=cands.speed[chosen["gpu"].id],
+                    quality=quality.points(report.build) if req.goal == "expert" else 0, power_fraction=req.power_fraction,
+                    gpu_count=req.gpu_count, total_cents_eur=total, currency=req.currency,
+                    catalog=self.catalog, owned=cands.owned, offers=cands.offers)
+
+    def session(self, k: tuple[int, float]) -> "_Session":
+        """The why-not machinery for option k (its own models with named requirements): only when nothing fits."""
+        return _Session(self.catalog, self.reqs[k], self.time_limit, self.workers)
+
+    # ---- the answer ----------------------------------------------------------------------------------------------
+    def answer(self, req: Request, alternatives: int, start: float, skipped: list[dict[str, Any]]) -> Recommendation:
+        """Every option's best build, the pick across GPU counts and power limits (the simplest machine within the
+        speed model's margin of the fastest), its notes and alternatives."""
+        if self.missing:
+            return Recommendation("infeasible", [], self.session(self.opts[0]).explain(), time.perf_counter() - start,
+                                  dict(self.stats))
+        tried: list[tuple[tuple[int, float], str, Optional[Plan]]] = []
+        for k in self.opts:
+            status, chosen = self.solve(k, req)
+            tried.append((k, status, None if chosen is None else self.plan(k, chosen)))
+        stats = dict(self.stats)
+        stats["by_gpu_count"] = [{"gpus": k[0], "power_limit": k[1], "status": st,
+                                  "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
+                                  "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
+                                 for k, st, p in tried] + skipped
+        found = [(k, st, p) for k, st, p in tried if p is not None]
+        if not found:
+            if any(st == "unknown" for _, st, _ in tried):
+                return Recommendation("timeout", [], WhyNot(["no solution within the time limit"],
+                                                            ["raise --time-limit"]), time.perf_counter() - start, stats)
+            return Recommendation("infeasible", [], explain_tried([self.session(k) for k, _, _ in tried]),
+                                  time.perf_counter() - start, stats)
+        first, passed_over = pick_across_counts([p for _, _, p in found], req)
+        k, status, _ = next(t for t in found if t[2] is first)
+        if any(st == "unknown" for _, st, _ in tried):
+            status = "feasible"  # a count that timed out might have held a better build
+        unspent = unspent_note(first, req, status)
+        psu_note = psu_load_note(first, [p.wattage_w for p in self.catalog.by_category("psu")])
+        first.notes.extend(n for n in (
+            power_limit_note(first, self.reqs[k], req), unspent, passed_over, channels_note(first), psu_note,
+            unspent and next_step_note(req, first, self.cheapest)) if n)
+        plans = [first]
+        forbid = {first.gpu.chip}
+        for _ in range(alternatives):
+            _, alt = self.solve(k, req, forbid_chips=frozenset(forbid))
+            if alt is None:
+                break
+            plan = self.plan(k, alt)
+            plan.trade_offs = trade_offs(plans[0], plan)
+            plans.append(plan)
+            forbid.add(alt["gpu"].chip)
+        stats.update({"models_built": self.stats["models_built"], "solves": self.stats["solves"]})
+        return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
 def recommend(
     catalog: Catalog,
     req: Request,
@@ -298,54 +507,19 @@ def recommend(
                              "a build takes one of each")
         pinned[part.category] = part.id
     req, _ = with_memfit_floor(req)  # the note is the pipeline's (planner.service): it holds with or without a plan
-    tried: list[tuple[_Session, str, Optional[Plan]]] = []
     hostable = max_hostable_gpus(catalog, req)
-    skipped: list[dict[str, Any]] = []
+    opts, skipped = [], []
     for n, frac in options(req):
-        if n > hostable and tried:  # the strict multi-GPU rule would refuse every board: skip the solve
+        if n > hostable and opts:  # the strict multi-GPU rule would refuse every board: skip the solve
             skipped.append({"gpus": n, "power_limit": frac, "status": "no board known to host this many GPUs",
                             "total_eur": None, "sweep_hours": None})
-            continue  # GPU count (and a power limit for several): one exact solve each, best kept
-        s = _Session(catalog, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), time_limit, workers)
-        if s.cands.missing:
-            return Recommendation("infeasible", [], s.explain(), time.perf_counter() - start, s.stats)
-        status, chosen = s.solve(s.req)
-        tried.append((s, status, None if chosen is None else s.plan(chosen)))
-    stats = dict(tried[0][0].stats)
-    stats["by_gpu_count"] = [{"gpus": s.req.gpu_count, "power_limit": s.req.power_fraction, "status": st,
-                              "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
-                              "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
-                             for s, st, p in tried] + skipped
-    found = [(s, st, p) for s, st, p in tried if p is not None]
-    if not found:
-        if any(st == "unknown" for _, st, _ in tried):
-            return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
-                                  time.perf_counter() - start, stats)
-        return Recommendation("infeasible", [], explain_tried([t[0] for t in tried]), time.perf_counter() - start,
-                              stats)
-    first, passed_over = pick_across_counts([p for _, _, p in found], req)
-    s, status, _ = next(t for t in found if t[2] is first)
-    if any(st == "unknown" for _, st, _ in tried):
-        status = "feasible"  # a count that timed out might have held a better build
-    stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
-    unspent = unspent_note(first, req, status)
-    psu_note = psu_load_note(first, [p.wattage_w for p in catalog.by_category("psu")])
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent, passed_over, channels_note(first),
-                                   psu_note, unspent and next_step_note(req, first, lambda r: recommend(
-                                       catalog, r, time_limit=time_limit, workers=workers))) if n)
-    plans = [first]
-    forbid = {first.gpu.chip}
-    for _ in range(alternatives):
-        st, alt = s.solve(s.req, forbid_chips=forbid)
-        if alt is None:
-            break
-        plan = s.plan(alt)
-        plan.trade_offs = trade_offs(plans[0], plan)
-        plans.append(plan)
-        forbid.add(alt["gpu"].chip)
-    return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+        else:
+            opts.append((n, frac))
+    problem = _Problem(catalog, req, opts, time_limit, workers)
+    return problem.answer(req, alternatives, start, skipped)
 
 
+SUGGESTED_LIMITS = SUGGESTED_POWER_LIMITS  # the name older callers import
 
 
 def max_hostable_gpus(catalog: Catalog, req: Request) -> int:

@@ -229,8 +229,11 @@ class RecordingEncoder(BaseEncoder):
 class ModelEncoder(BaseEncoder):
     """Builds the CP-SAT model: one literal per candidate part, exactly one per category."""
 
-    def __init__(self, *args: Any, **kw: Any):
+    def __init__(self, *args: Any, share: Optional["ModelEncoder"] = None, **kw: Any):
         super().__init__(*args, **kw)
+        if share is not None:  # another GPU count or power limit over the same model and part literals
+            self.model, self.x = share.model, share.x
+            return
         self.model = cp_model.CpModel()
         self.x: dict[str, list[cp_model.IntVar]] = {
             cat: [self.model.NewBoolVar(f"{cat}[{p.id}]") for p in parts] for cat, parts in self.cands.items()

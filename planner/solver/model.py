@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -89,7 +89,8 @@ class Gate:
         return getattr(self._model, name)
 
 
-Switch = Callable[[str], Any]  # sentence -> enforcement literal (None: always on)
+Switch = Callable[[str, str], Any]  # (sentence, kind) -> enforcement literal (None: always on)
+BUDGET, SPEED_FLOOR, OTHER = "budget", "speed floor", "other"  # the kinds a request's requirement can be of
 
 
 def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, catalog: Catalog,
@@ -100,11 +101,11 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for rule in ALL_RULES:
         if rule.severity == Severity.PROBLEM:
             if gate_problems:
-                m.model = Gate(base_model, switch(f"compatibility: {rule.summary}"))
+                m.model = Gate(base_model, switch(f"compatibility: {rule.summary}", OTHER))
             rule.encode(m)
             m.model = base_model
         elif req.avoid_warnings and rule.blocks and rule.name not in req.accepted_warnings:
-            m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}"))
+            m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}", OTHER))
             rule.encode(m)
             m.model = base_model
     n = req.gpu_count
@@ -115,8 +116,8 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     quality_pts = quality.encode(m) if req.goal == "expert" else 0
     model = m.model
 
-    def gated(sentence: str, *constraints: Callable[[], Any]) -> None:
-        lit = switch(sentence)
+    def gated(sentence: str, *constraints: Callable[[], Any], kind: str = OTHER) -> None:
+        lit = switch(sentence, kind)
         for make in constraints:
             c = model.Add(make())
             if lit is not None and not isinstance(c, Rel):
@@ -124,7 +125,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
 
     if req.budget is not None:
         budget_eur = cands_budget_cents(req, catalog)
-        gated(f"total at most {req.currency} {req.budget:,.0f}".replace(",", " "), lambda: price <= budget_eur)
+        gated(f"total at most {req.currency} {req.budget:,.0f}".replace(",", " "), lambda: price <= budget_eur, kind=BUDGET)
     if req.min_vram_gb:
         v = int(round(req.min_vram_gb * 10))
         gated(f"at least {req.min_vram_gb:g} GB of VRAM per GPU",
@@ -152,7 +153,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     if need:
         units = int(round(need * 1000)) * n
         why = f"sweep done within {req.deadline_hours:g} h" if req.deadline_hours else f"at least {need:g}x the GTX 1080 Ti"
-        gated(why, lambda: score >= units)
+        gated(why, lambda: score >= units, kind=SPEED_FLOOR)
     for pid in req.pinned:
         part = catalog.get(pid)
         gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
@@ -168,13 +169,18 @@ def cands_budget_cents(req: Request, catalog: Catalog) -> int:
     return to_cents(to_eur(req.budget, req.currency))  # type: ignore[arg-type]
 
 
-def record(cands: Candidates, req: Request, catalog: Catalog) -> RecordingEncoder:
+def record(cands: Candidates, req: Request, catalog: Catalog,
+           more: Sequence[tuple[Candidates, Request]] = ()) -> RecordingEncoder:
+    """How each attribute is used, for dominance pruning: by the request, and by each of `more` (the other GPU counts
+    and power limits the same model holds). A part dominated under every one of them is dominated in the model."""
     rec = RecordingEncoder(cands.parts, catalog.chips, req.gpu_count, req.power_fraction, req.workload, req.precision,
                            req.model_params, pinned_ids(req, catalog))
-    terms = encode_all(rec, req, cands, lambda s: None, catalog)
-    rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
-    rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
-    rec.model.note(Rel(-Term.of(terms["quality"]), eq=False))  # more quality points are better
+    for c, r in [(cands, req), *more]:
+        rec.gpu_count, rec.power_fraction, rec._power = r.gpu_count, r.power_fraction, None
+        terms = encode_all(rec, r, c, lambda s, kind: None, catalog)
+        rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
+        rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
+        rec.model.note(Rel(-Term.of(terms["quality"]), eq=False))  # more quality points are better
     return rec
 
 
@@ -189,7 +195,7 @@ def build_model(parts: dict[str, list[Any]], cands: Candidates, req: Request, ca
                      req.model_params, pins)
     names: dict[int, str] = {}
 
-    def switch(sentence: str) -> Optional[cp_model.IntVar]:
+    def switch(sentence: str, kind: str = OTHER) -> Optional[cp_model.IntVar]:
         if not with_assumptions:
             return None
         lit = m.model.NewBoolVar(sentence)
