@@ -55,6 +55,36 @@ def rows(chips):
     return all_rows(chips)
 
 
+def fit_inputs_digest() -> str:
+    """What a speed-model fit depends on: the calibration rows, the chip tables, the shipped parameters and the
+    perf package's code. Equal digests give equal fits, so a cached result may stand in for a refit."""
+    import hashlib
+
+    h = hashlib.sha256()
+    files = [*sorted((REPO / "data" / "calibration").glob("*")), *sorted((REPO / "data").glob("gpu_*.csv")),
+             REPO / "data" / "perf_params.json", *sorted((REPO / "planner" / "perf").glob("*.py"))]
+    for f in files:
+        if f.is_file():
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cached_fit(request, name: str, compute):
+    """`compute()` (JSON-serialisable), kept in pytest's cache under the fit inputs' digest: the slow suite refits
+    only when the data or the model's code changed (`pytest --cache-clear` forces a refit)."""
+    cache = getattr(request.config, "cache", None)
+    key = f"planner/fits/{name}/{fit_inputs_digest()}"
+    if cache is not None:
+        hit = cache.get(key, None)
+        if hit is not None:
+            return hit
+    value = compute()
+    if cache is not None:
+        cache.set(key, value)
+    return value
+
+
 @pytest.fixture
 def no_price_history(monkeypatch, tmp_path):
     """CLI commands read the shipped data/ and no user price DB."""

@@ -76,8 +76,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`); "
-                    "this test drives a real browser and must not be skipped", pytrace=False)
+        why = f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install -y chromium`)"
+        if os.environ.get("CI"):  # CI installs it (.ci/run): there a missing browser is a failure, not a skip
+            pytest.fail(why + "; this test drives a real browser and must not be skipped under CI", pytrace=False)
+        pytest.skip(why + " to run the real-browser test; CI runs it")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -48,5 +48,6 @@ def test_loader_reads_the_source_as_ratios_to_the_3090_tf32_run(raw, chips) -> N
         assert row.model_params == float(src["model_params"]) and row.lab == src["lab"]
 
 
+@pytest.mark.slow
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
     assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "gpu-insights-v1"))

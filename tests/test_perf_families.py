@@ -67,6 +67,7 @@ def test_fitted_family_shares_are_bounded(small, chips) -> None:
         assert 0.5 < shifted_matmul_share(p.tensor_matmul_share, b) < 1.0
 
 
+@pytest.mark.slow
 def test_family_without_rows_falls_back_to_its_parent(small, chips) -> None:
     """Leave-one-source-out when a family's only sources are held out: no offsets, the parent class predicts it,
     also when the fit is warm-started from one that had the family (the inner folds' path)."""
@@ -125,6 +126,7 @@ def test_product_answers_with_the_named_family(small, chips, rows, tmp_path) -> 
     assert m.speedup("rtx-4090", workload="generic").value == pytest.approx(parent.speedup("rtx-4090", workload="generic").value)
 
 
+@pytest.mark.slow
 def test_diagnosis_groups_the_residuals_by_family(small, chips) -> None:
     text = diagnose(small, chips[REFERENCE_CHIP], "v3")
     assert "in_sample" in text and "leave_one_source_out" in text

@@ -78,6 +78,7 @@ def test_single_gpu_gpt2_rows_follow_their_rule(chips) -> None:
         assert family_of(row.workload) == "transformer-lm" and row.ref_chip.id == "a100-sxm4-80gb"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", [SOURCE, GPT2])
 def test_the_source_is_its_own_leave_one_source_out_fold(chips, source: str) -> None:
     assert_own_loso_fold(chips, source)

@@ -5,6 +5,8 @@ leave-one-source-out."""
 
 from __future__ import annotations
 
+import pytest
+
 from planner.perf.families import family_of
 from conftest import (
     assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, csv_rows_fixture, mlperf_place,
@@ -57,5 +59,6 @@ def test_loader_reads_the_source_as_ratios_to_the_sxm4_80gb_run(raw, chips) -> N
     assert len(rows) == len(PAIRS) and {r.chip.id for r in rows} == {"a100-sxm4-40gb", "a100-pcie-80gb"}
 
 
+@pytest.mark.slow
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
     assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "mlperf-v0.7-nvidia"))

@@ -5,6 +5,8 @@ is its own fold of leave-one-source-out."""
 
 from __future__ import annotations
 
+import pytest
+
 from planner.perf.families import family_of
 from conftest import (
     assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, assert_use_in_fit, csv_rows_fixture,
@@ -48,5 +50,6 @@ def test_loader_reads_the_source_as_per_gpu_ratios_to_the_h100_sxm_run(raw, chip
     assert len(rows) == len(BENCHMARKS) - 1 and {r.chip.id for r in rows} == {"l40s"}
 
 
+@pytest.mark.slow
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
     assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "mlperf-v3.1-asustek"))

@@ -5,6 +5,8 @@ leave-one-source-out."""
 
 from __future__ import annotations
 
+import pytest
+
 from planner.perf.families import family_of
 from conftest import (
     assert_amp_row_against, assert_loaded_as_ratios_to, assert_own_loso_fold, csv_rows_fixture, mlperf_place,
@@ -48,5 +50,6 @@ def test_loader_reads_the_source_as_ratios_to_the_dgx1_run(raw, chips) -> None:
     assert len(rows) == len(BENCHMARKS) and {r.chip.id for r in rows} == {"a100-sxm4-40gb"}
 
 
+@pytest.mark.slow
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
     assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "gpu-insights-v1"))

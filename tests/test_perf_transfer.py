@@ -23,6 +23,7 @@ def clean(rows, chips):
     return [replace(r, ratio=float(v)) for r, v in zip(sub, predict(sub, p, chips[REFERENCE_CHIP]))]
 
 
+@pytest.mark.slow
 def test_a_labs_own_offset_is_not_fixed_by_multipliers_from_the_other_labs(clean, chips) -> None:
     warped = [replace(r, ratio=r.ratio * 1.6) if r.source == "gpu-insights-v1" else r for r in clean]
     t = correction_transfer(warped, chips[REFERENCE_CHIP], lambda r: (r.precision,), "v3")
@@ -30,6 +31,7 @@ def test_a_labs_own_offset_is_not_fixed_by_multipliers_from_the_other_labs(clean
     assert t["loso"] > 0.2 and t["loso_corrected"] == pytest.approx(t["loso"], rel=0.1)  # held out they cannot
 
 
+@pytest.mark.slow
 def test_an_effect_every_lab_shares_is_carried_to_the_held_out_lab(clean, chips) -> None:
     warped = [replace(r, ratio=r.ratio * 2.0) if r.precision == "tf32" else r for r in clean]
     t = correction_transfer(warped, chips[REFERENCE_CHIP], lambda r: (r.precision,), "v3")
