@@ -20,7 +20,7 @@ _EXPORTS = {
     "check_parts": "planner.compat.checker",
     "CheckReport": "planner.compat.checker",
     "Request": "planner.request",
-    "recommend": "planner.solver",
+    "recommend": "planner.service",  # the service's door: names resolved, chip makers left out, as the CLI and UI
     "Recommendation": "planner.solver",
     "size_psu": "planner.compat.power",
     "Money": "planner.money",

@@ -47,24 +47,11 @@ def make_fetcher(registry: Any) -> Any:
 
 
 def refresh_prices(cat: Catalog, on_page: Callable[[int, int, str], None]) -> Any:
-    """Fetch the retailers' search pages, match and store prices (the same steps as `planner prices refresh`)."""
-    import asyncio
+    """Fetch the retailers' search pages, match and store prices: the service call `planner prices refresh` makes,
+    with the same quarantine references (the catalog's shipped offers)."""
+    from planner.service import default_data_dir, refresh_prices as refresh
 
-    from planner.service import plan_jobs, refresh_async
-    from planner.service import Registry
-    from planner.service import PriceStore
-
-    parts = list(cat.parts.values())
-    registry = Registry()
-    jobs = plan_jobs(registry, parts)
-    done = [0]
-
-    def tick(url: str) -> None:
-        done[0] += 1
-        on_page(done[0], len(jobs), url)
-
-    with PriceStore() as store:
-        return asyncio.run(refresh_async(store, make_fetcher(registry), jobs, parts, on_page=tick))
+    return refresh(default_data_dir(), on_page=on_page, fetcher=make_fetcher)
 
 
 def refresh_panel(cat: Catalog) -> None:

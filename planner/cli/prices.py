@@ -76,18 +76,9 @@ def refresh_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Fetch retailer search pages politely, match offers to catalog parts and store the prices."""
-    from planner.prices.fetch import PoliteFetcher
-    from planner.prices.http_cache import HttpCache
-    from planner.prices.refresh import plan_jobs, refresh
-    from planner.prices.retailers import Registry
-    from planner.prices.store import PriceStore
+    from planner.service import refresh_prices
 
-    parts, references = _catalog_parts()
-    registry = Registry()
-    jobs = plan_jobs(registry, parts, retailer, category, per_part)
-    with PriceStore(db) as store:
-        report = refresh(store, PoliteFetcher(registry, cache=HttpCache()), jobs, parts, progress=not as_json,
-                         references=references)
+    report = refresh_prices(retailers=retailer, categories=category, per_part=per_part, db=db, progress=not as_json)
     if as_json:
         emit_json(report.to_json())
         if report.errors and not report.pages:
@@ -104,21 +95,6 @@ def refresh_cmd(
         console.print(styled("  [yellow]no offer read[/] {}: {} (see `planner prices probe`)", u, why))
     if report.errors and not report.pages:
         raise typer.Exit(1)  # nothing could be fetched: let scripts notice
-
-
-def _catalog_parts() -> tuple[list, dict]:
-    """The catalog's parts and, per part, its own newest new-condition price (the quarantine reference)."""
-    try:
-        from planner.catalog.load import load_catalog  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise InputError(f"the catalog is not available ({exc}); cannot match prices to parts") from None
-    catalog = load_catalog()
-    refs = {}
-    for pid in catalog.parts:
-        offer = catalog.offer_for(pid, allow_used=False)
-        if offer is not None:
-            refs[pid] = (offer.price, offer.currency)
-    return list(catalog.parts.values()), refs
 
 
 @prices_app.command("probe")

@@ -13,6 +13,7 @@ from typing import Any
 _EXPORTS: dict[str, tuple[str, Any]] = {
     # the pipeline and the catalog as front ends use it
     "plan": ("planner.service.pipeline", "plan"),
+    "recommend": ("planner.service.pipeline", "recommend"),
     "describe": ("planner.service.pipeline", "describe"),
     "check": ("planner.service.pipeline", "check"),
     "compare": ("planner.service.pipeline", "compare"),
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "HttpCache": ("planner.prices.http_cache", "HttpCache"),
     "plan_jobs": ("planner.prices.refresh", "plan_jobs"),
     "refresh_async": ("planner.prices.refresh", "refresh_async"),
+    "refresh_prices": ("planner.service.prices", "refresh_prices"),
     "Registry": ("planner.prices.retailers", "Registry"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),

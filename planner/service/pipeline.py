@@ -73,6 +73,12 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
     return Planned(rec, request, notes)
 
 
+def recommend(catalog: Catalog, request: Request, **kw: Any) -> Any:
+    """The solver's Recommendation for the request, through the same steps as every front end (names resolved,
+    chip makers left out, the memory floor): what `planner.recommend` gives a script."""
+    return plan(catalog, request, **kw).recommendation
+
+
 def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_TIME_LIMIT_S,
              start: Any = None) -> dict[str, Any]:
     """The answer as front ends show it: the plans' JSON with each sweep's hours and finish time, the model size

@@ -1,0 +1,66 @@
+"""Price actions as front ends take them: refresh the catalog's prices from the shops, with the same quarantine anchors."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from planner.catalog.load import Catalog
+
+
+def quarantine_references(catalog: Catalog) -> dict[str, tuple[Decimal, str]]:
+    """Per part, the catalog's own new-condition price (its reference offer, not a scraped reading): a scraped
+    price far from it is held for confirmation instead of trusted."""
+    refs = {}
+    for pid in catalog.parts:
+        offer = catalog.offer_for(pid, allow_used=False)
+        if offer is not None:
+            refs[pid] = (offer.price, offer.currency)
+    return refs
+
+
+def refresh_prices(
+    data_dir: Optional[Path] = None,
+    *,
+    retailers: Optional[Sequence[str]] = None,
+    categories: Optional[Sequence[str]] = None,
+    per_part: bool = False,
+    db: Optional[Path] = None,
+    progress: bool = False,
+    on_page: Optional[Callable[[int, int, str], None]] = None,
+    fetcher: Optional[Callable[[Any], Any]] = None,
+) -> Any:
+    """Fetch the retailers' search pages politely, match offers to the catalog's parts and store the prices.
+
+    The CLI (`planner prices refresh`) and the web UI's Prices tab both call this, so both hold a suspicious price
+    against the same references: the catalog's shipped offers (read without the price history, so a bad reading can
+    never become its own anchor). `on_page(done, total, url)` reports progress; `progress` draws a terminal bar;
+    `fetcher(registry)` builds the fetcher (tests give one over a local server). Returns the RefreshReport."""
+    import asyncio
+
+    from planner.catalog.load import load_catalog
+    from planner.prices.refresh import plan_jobs, refresh, refresh_async
+    from planner.prices.retailers import Registry
+    from planner.prices.store import PriceStore
+
+    catalog = load_catalog(data_dir) if data_dir is not None else load_catalog()
+    parts = list(catalog.parts.values())
+    references = quarantine_references(catalog)
+    registry = Registry()
+    jobs = plan_jobs(registry, parts, retailers, categories, per_part)
+    if fetcher is None:
+        from planner.prices.fetch import PoliteFetcher
+        from planner.prices.http_cache import HttpCache
+
+        fetcher = lambda reg: PoliteFetcher(reg, cache=HttpCache())  # noqa: E731
+    with PriceStore(db) as store:
+        if on_page is None:
+            return refresh(store, fetcher(registry), jobs, parts, progress=progress, references=references)
+        done = [0]
+
+        def tick(url: str) -> None:
+            done[0] += 1
+            on_page(done[0], len(jobs), url)
+
+        return asyncio.run(refresh_async(store, fetcher(registry), jobs, parts, on_page=tick, references=references))
