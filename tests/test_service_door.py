@@ -65,3 +65,25 @@ def test_cli_and_web_ui_refresh_prices_against_the_same_quarantine_references(mo
     expected = quarantine_references(cat)
     assert expected and seen[0]["references"] == seen[1]["references"] == expected
     assert seen[0]["jobs"] == seen[1]["jobs"] > 0
+
+
+def test_cli_costs_goes_through_the_service_compare_like_the_web_ui(monkeypatch, tmp_path) -> None:
+    """`planner costs` assembled its own comparison (costs.compare) beside the pipeline's; now both tabs' answer is
+    the one service step."""
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+    from planner.service import pipeline
+
+    calls = []
+    real = pipeline.compare
+
+    def spy(*args, **kwargs):
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compare", spy)
+    monkeypatch.setenv("PLANNER_FX_DIR", str(tmp_path / "fx"))
+    result = CliRunner().invoke(app, ["costs", "--runs", "6", "--hours", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1 and (calls[0].runs, calls[0].baseline_hours) == (6, 5.0)

@@ -261,9 +261,13 @@ def costs(
     offers = filter_offers(latest_offers(load_cloud_offers(), billing=billing), providers=provider, gpus=cloud_gpu)
     if not offers and (provider or cloud_gpu):
         raise InputError("no cloud offer matches --provider/--cloud-gpu")
-    speedup, sweep = _speed_functions(work)
-    comp = C.compare(work, params, rates, offers=offers, build=the_build, speedup=speedup, sweep=sweep,
-                     only_counts=tuple(gpus))
+    from planner.catalog.load import cached_catalog
+    from planner.service.pipeline import compare
+
+    # the same pipeline step as the web UI's Cloud vs buy tab (planner.service.compare), the request built from the
+    # options; _speed_functions is the speed model for it (tests swap in a fixed table)
+    comp = compare(cached_catalog(), _request(work, cur, owned=tuple(owned)), the_build, params=params, rates=rates,
+                   offers=offers, only_counts=tuple(gpus), speed=_speed_functions(work))
     payload = {
         "currency": cur,
         "options": [o.to_json() for o in comp.options],

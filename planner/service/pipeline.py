@@ -177,9 +177,9 @@ def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:
 
 
 def compare(catalog: Catalog, request: Request, build: Any = None, *, params: Any = None, rates: Any = None,
-            offers: Optional[Iterable[Any]] = None, only_counts: Sequence[int] = ()) -> Any:
+            offers: Optional[Iterable[Any]] = None, only_counts: Sequence[int] = (), speed: Any = None) -> Any:
     """Buy `build` (a solver Plan, a CheckReport, a costs.Build, or None) vs rent each cloud offer, for the
-    request's sweep."""
+    request's sweep. `speed` = (speedup, sweep) functions replaces the speed model's for the request (tests)."""
     from planner.costs import compare as C
     from planner.costs.cloud import latest_offers, load_cloud_offers
     from planner.fx import load_rates
@@ -193,6 +193,6 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
     work = C.Workload(runs=request.runs_left or request.runs, baseline_hours=request.baseline_hours,
                       precision=request.precision,
                       workload=request.workload, model_params=request.model_params)
-    speedup, sweep = speed_functions(catalog, request)
+    speedup, sweep = speed if speed is not None else speed_functions(catalog, request)
     return C.compare(work, params, rates, offers=latest_offers(load_cloud_offers()) if offers is None else offers,
                      build=build, speedup=speedup, sweep=sweep, only_counts=only_counts)
