@@ -13,18 +13,11 @@ from planner.service import TYPE_LABELS
 
 def history_frame(part_id: str) -> Optional[pd.DataFrame]:
     """Observations of a part (None when there is no price database yet)."""
-    try:
-        from planner.service import PriceStore, price_db_path as default_path
-    except ImportError:
+    from planner.service import price_history
+
+    rows = price_history(part_id)
+    if rows is None:
         return None
-    path = default_path()
-    if not path.exists():
-        return None
-    store = PriceStore(path)
-    try:
-        rows = [o.to_json() for o in store.history(part_id)]
-    finally:
-        store.close()
     frame = pd.DataFrame(rows)
     if not frame.empty:
         frame["price"] = frame["price"].astype(float)
@@ -40,10 +33,9 @@ def offers_frame(cat: Catalog, part_id: str) -> pd.DataFrame:
 
 def make_fetcher(registry: Any) -> Any:
     """The polite fetcher the refresh uses (tests swap in one over a local server)."""
-    from planner.service import PoliteFetcher
-    from planner.service import HttpCache
+    from planner.service import polite_fetcher
 
-    return PoliteFetcher(registry, cache=HttpCache())
+    return polite_fetcher(registry)
 
 
 def refresh_prices(cat: Catalog, on_page: Callable[[int, int, str], None]) -> Any:

@@ -37,15 +37,11 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     **{n: ("planner.share", n) for n in ("TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json",
                                            "import_build", "permalink", "to_csv", "to_json_text", "to_markdown",
                                            "decode_token", "encode_token")},
-    # prices
-    "PriceStore": ("planner.prices.store", "PriceStore"),
+    # prices: the actions, not the store, fetcher or registry behind them
     "price_db_path": ("planner.prices.store", "default_path"),
-    "PoliteFetcher": ("planner.prices.fetch", "PoliteFetcher"),
-    "HttpCache": ("planner.prices.http_cache", "HttpCache"),
-    "plan_jobs": ("planner.prices.refresh", "plan_jobs"),
-    "refresh_async": ("planner.prices.refresh", "refresh_async"),
     "refresh_prices": ("planner.service.prices", "refresh_prices"),
-    "Registry": ("planner.prices.retailers", "Registry"),
+    "price_history": ("planner.service.prices", "price_history"),
+    "polite_fetcher": ("planner.service.prices", "polite_fetcher"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
     "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),
