@@ -12,9 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from planner.money import KNOWN_CURRENCIES, MAX_AMOUNT
 from planner.validation import MAX_MAGNITUDE, not_future, unit_cap
-
-CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
-Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
+from planner.vocab import CATEGORIES, EFFICIENCIES, Category  # noqa: F401 - the one list (kernel); catalog callers import it from here
 
 
 def _blank_to_none(v: Any) -> Any:
@@ -83,7 +81,6 @@ def _all_in(values: list[str], allowed: tuple[str, ...], what: str) -> list[str]
 MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EEB", "EATX", "ATX", "mATX", "ITX")  # EEB: SSI-EEB, 12 x 13 in (WRX90 workstation boards)
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
-EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
 ARCHITECTURES = (
     "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
 )
