@@ -262,7 +262,7 @@ class PlanView(BaseModel):
                 raise InputError("the plan's 'speedup_range' must be [low, high]")
             out["speed"] = {"value": out["speedup_vs_1080ti"], "low": rng[0], "high": rng[1],
                             "basis": out.get("speedup_basis") or ""}
-        parts = out.get("parts")
+        parts = out.get("parts", ())
         if not isinstance(parts, (list, tuple)):
             raise InputError("expected `planner recommend --json` output or one plan with a 'parts' list")
         if len(parts) > MAX_LINES:
