@@ -50,7 +50,8 @@ def _iso_day(value: Any, what: str) -> Optional[date]:
 
 class PricedLine(BaseModel):
     """One part of a build with its price: unit price in `currency` (None = no price known), quantity, where and
-    when the price was seen and what kind of price it is; owned parts cost nothing."""
+    when the price was seen and what kind of price it is. An owned part costs nothing (its line total and its JSON
+    price are 0); its unit price, when known, is what it is worth (JSON `value`), which costs count as owned."""
 
     model_config = _FROZEN
 
@@ -88,6 +89,12 @@ class PricedLine(BaseModel):
                           ("source", "price_source"), ("retailer", "retailer"), ("url", "url")):
             if out.get(flat) is None and (price or {}).get(key) is not None:
                 out[flat] = price[key]  # type: ignore[index]
+        value = out.pop("value", None)
+        if value is not None and out.get("owned") is True:  # an owned line's worth (its price paid is 0)
+            if not isinstance(value, dict):
+                raise InputError(f"part {pid!r}: 'value' must be an object with 'amount' and 'currency'")
+            if value.get("amount") is not None:
+                out["unit_price"] = parse_amount(value["amount"], f"value of {pid}")
         if out.get("price_observed_on") is not None and out.get("observed_on") is None:
             out["observed_on"] = out["price_observed_on"]
         out.pop("price_observed_on", None)
@@ -147,11 +154,14 @@ class PricedLine(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The line as `planner recommend --json` and the share export write it (keys unchanged since v1)."""
-        price = None if self.unit_price is None else {"amount": str(quantize(self.unit_price)), "currency": self.currency}
+        paid = Decimal(0) if self.owned else self.unit_price  # an owned part costs nothing to buy
+        price = None if self.unit_price is None else {"amount": str(quantize(paid)), "currency": self.currency}  # type: ignore[arg-type]
         out = {"category": self.category, "id": self.part_id, "name": self.name, "quantity": self.quantity,
                "price": price, "retailer": self.retailer, "url": self.url,
                "price_source": "owned" if self.owned else self.price_source,
                "price_observed_on": self.observed_text, "condition": self.condition, "owned": self.owned}
+        if self.owned and self.unit_price:  # what the owned part is worth at today's prices (costs count it)
+            out["value"] = {"amount": str(quantize(self.unit_price)), "currency": self.currency}
         for key in ("chip", "wattage_w", "efficiency"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)

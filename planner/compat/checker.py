@@ -88,10 +88,13 @@ class CheckReport:
     def lines(self) -> list[PricedLine]:
         """Each part's priced line in the report's currency (owned parts at 0), as a plan writes them."""
         cur, mine = self.total.currency, self.owned
-        return [PricedLine.priced(p, self.build.gpu_count if p.category == "gpu" else 1,
-                                  None if p.id in mine else self.offers.get(p.id), cur, owned=p.id in mine,
-                                  amount=Decimal(0) if p.id in mine else None)
-                for p in self.build.parts.values()]
+        out = []
+        for p in self.build.parts.values():
+            offer = self.offers.get(p.id)
+            amount = None if offer is None else convert_money(offer.price, offer.currency, cur)
+            out.append(PricedLine.priced(p, self.build.gpu_count if p.category == "gpu" else 1,
+                                         None if p.id in mine else offer, cur, owned=p.id in mine, amount=amount))
+        return out
 
     def view(self) -> PlanView:
         """The checked parts as a PlanView (lines and power), for what reads plans: costs, exports."""

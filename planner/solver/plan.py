@@ -54,12 +54,13 @@ class Plan:
         return self.view().total
 
     def line(self, part: Any) -> PricedLine:
-        """The part's priced line in the plan's currency: an owned part at 0 (it costs nothing to buy)."""
-        owned = part.id in self.owned
-        offer = None if owned else self.offers.get(part.id)
-        amount = Decimal(0) if owned else None if offer is None else convert(offer.price, offer.currency, self.currency)
-        return PricedLine.priced(part, self.gpu_count if part.category == "gpu" else 1, offer, self.currency,
-                                 owned=owned, amount=amount)
+        """The part's priced line in the plan's currency; an owned part costs 0 and carries what it is worth."""
+        owned, offer = part.id in self.owned, self.offers.get(part.id)
+        if offer is None and owned:
+            offer = self.catalog.offer_for(part.id)
+        amount = None if offer is None else convert(offer.price, offer.currency, self.currency)
+        return PricedLine.priced(part, self.gpu_count if part.category == "gpu" else 1, None if owned else offer,
+                                 self.currency, owned=owned, amount=amount)
 
     def view(self) -> PlanView:
         """The typed answer front ends, files and links read (planner.plan_view), produced here once."""
