@@ -40,7 +40,7 @@ def sweep(runs: int, baseline_hours: float, est: Est, gpu_count: int = 1) -> Swe
 def offer(price: str = "2.69", chip: str = "h100-sxm5-80gb", k: int = 1, currency: str = "USD", **kw) -> CloudOffer:
     base = dict(provider="RunPod", offer="Community Cloud", gpu_name="H100 SXM", chip=chip, vram_gb=80,
                 gpus_per_instance=k, price_per_gpu_hour=Decimal(price), currency=currency,
-                observed_on=date(2026, 11, 9), source="test source")
+                observed_on=date(2026, 11, 9), source="test source", billing="on-demand")
     base.update(kw)
     return CloudOffer(**base)
 
