@@ -130,6 +130,34 @@ class GpuChip(Record):
     notes: OptStr = None
 
 
+ChipId = Annotated[str, Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+
+
+class GpuL2Cache(Record):
+    """One row of data/gpu_l2_cache.csv: a chip's L2 cache (the speed model's L2 term), with its source."""
+
+    chip: ChipId
+    l2_mb: float = Field(gt=0, le=1024)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+
+class GpuPowerVariant(Record):
+    """One row of data/gpu_power_variants.csv: a board that runs a chip's silicon at a lower power than the
+    full-power board of the same chip (Max-Q, PCIe A100), with its source."""
+
+    chip: ChipId
+    full_power_chip: ChipId
+    board_power_w: int = Field(gt=0)
+    full_power_w: int = Field(gt=0)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+    @property
+    def power_fraction(self) -> float:
+        return self.board_power_w / self.full_power_w
+
+
 class Part(Record):
     """Common columns of every part category."""
 

@@ -21,6 +21,7 @@ from planner.perf.physics import (  # noqa: F401 - the step-time physics; caller
     power_clock_factor, power_scale, relative_power_density, relative_step_time, sm_clock_tflops,
     has_old_tensor_cores, tensor_generation_factor,
 )
+from planner.perf.params_file import check_params_file
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
@@ -181,6 +182,7 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
         raise CatalogError(f"{path} is missing; re-create it with `python -m planner.perf.fit --write`") from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    check_params_file(data, path)
     params = PerfParams.from_json(data)
     chips = load_chips(Path(data_dir) if data_dir else None)
     return PerfModel(chips, params, _calibrated_chips(params.meta), load_power_variants(chips=chips))
