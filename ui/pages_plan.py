@@ -63,7 +63,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
         s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction,
                               inputs.model_params)  # type: ignore[attr-defined]
         speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis}
-    plan_json = {**build.to_json(with_token=False), "power": data["power"]}
+    plan_json = report.view().to_json()
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
             "warnings": data["warnings"], "unverified": data["unverified"], "power": data["power"], "gpus": gpus,
             "speed": speed, "trade_offs": [], "report": report,
