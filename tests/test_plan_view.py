@@ -166,3 +166,35 @@ def test_priced_line_reads_both_shapes() -> None:
     with pytest.raises(InputError, match="price of g"):
         PricedLine.model_validate({"category": "gpu", "id": "g", "price": {"amount": "1e30"}})
     assert isinstance(PlanView().total, Decimal)
+
+
+# ---- any value at any key: an InputError line or a usable plan ---------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PLAN_KEYS = ["power", "gpu", "speedup_vs_1080ti", "speedup_range", "total", "name", "power_limit",
+             "quality_points", "warnings", "notes", "currency", "parts"]
+LINE_KEYS = ["category", "id", "name", "quantity", "price", "retailer", "url", "price_source", "price_observed_on",
+             "condition", "owned", "chip", "wattage_w", "efficiency", "value", "unit_price", "observed_on"]
+values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.floats()
+    | st.text(max_size=12) | st.sampled_from(["1e30", "NaN", "-5", "USD", "2999-01-01", "gold", "gpu", "owned"]),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=8), kids, max_size=3),
+    max_leaves=10)
+
+
+@settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(where=st.sampled_from(["plan", "line"]), key=st.sampled_from(PLAN_KEYS + LINE_KEYS), value=values)
+def test_any_value_reads_as_a_plan_or_fails_with_one_line(where, key, value) -> None:
+    data = json.loads(json.dumps(OLD_RECOMMEND))
+    plan = data["plans"][0]
+    (plan if where == "plan" else plan["parts"][0])[key] = value
+    try:
+        view = read_plan_view(data, "f.json")
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("f.json")
+        return
+    view.to_json(), view.total, [ln.label for ln in view.parts]  # a plan that reads is usable
+    assert all(ln.unit_price is None or ln.unit_price >= 0 for ln in view.parts)
+    assert all(1 <= ln.quantity <= 8 for ln in view.parts)
