@@ -1,10 +1,18 @@
-"""Shared vocabulary, defined once: the baseline GPU, workload classes and training precisions."""
+"""Shared vocabulary, defined once: the baseline GPU, part categories, workload classes and training precisions."""
 
 from __future__ import annotations
 
 from typing import Literal, get_args
 
 BASELINE_CHIP = "gtx-1080-ti"  # every speedup is relative to the user's GTX 1080 Ti (fp32: Pascal has no tensor cores)
+
+# The part categories of a build, in the order tables list them.
+Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
+CATEGORIES: tuple[str, ...] = get_args(Category)
+
+# 80 PLUS levels of a power supply, worst first ("none": not certified or not known).
+Efficiency = Literal["none", "white", "bronze", "silver", "gold", "platinum", "titanium"]
+EFFICIENCIES: tuple[str, ...] = get_args(Efficiency)
 
 Workload = Literal["transformer", "cnn", "generic"]
 Precision = Literal["fp32", "tf32", "amp"]

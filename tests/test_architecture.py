@@ -20,7 +20,8 @@ LEVELS = {
     "service": 7,
     "cli": 8,
 }
-KERNEL_ORDER = ["errors", "textsafe", "validation", "money", "vocab", "resources", "fx", "price_label", "settings", "request"]  # kernel modules import only earlier ones
+KERNEL_ORDER = ["errors", "textsafe", "validation", "money", "vocab", "resources", "fx", "price_label", "settings",
+                "request", "plan_view"]  # kernel modules import only earlier ones
 
 
 def _package(path: Path) -> str:

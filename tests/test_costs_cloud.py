@@ -13,7 +13,7 @@ from planner.costs.cloud import COLUMNS, CloudOffer, filter_offers, latest_offer
 from planner.errors import CatalogError
 
 HEADER = ",".join(COLUMNS)
-GOOD = "Lambda,on-demand,H100 SXM,h100-sxm5-80gb,80,1,4.29,USD,2026-09-25,somewhere,"
+GOOD = "Lambda,on-demand,H100 SXM,h100-sxm5-80gb,80,1,4.29,USD,2026-09-25,somewhere,,on-demand"
 
 
 def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
@@ -91,17 +91,36 @@ def test_latest_offer_wins_and_undated_or_spot_rows_stay_history():
     assert {o.billing for o in with_spot} >= {"spot", "commitment"}
 
 
-def test_billing_kinds_and_labels():
-    def make(offer: str, k: int = 1) -> CloudOffer:
+def test_billing_is_a_stated_column_not_a_guess(tmp_path):
+    def make(offer: str, k: int = 1, billing: str = "on-demand") -> CloudOffer:
         return CloudOffer(provider="P", offer=offer, gpu_name="H100", chip="h100-sxm5-80gb", vram_gb=80,
-                          gpus_per_instance=k, price_per_gpu_hour=Decimal("1"), currency="USD", source="s")
-    assert make("p5en.48xlarge spot us-east-1").billing == "spot"
-    assert make("3-year commitment").billing == "commitment"
-    assert make("marketplace average").billing == "marketplace"
-    assert make("serverless per-second").billing == "serverless"
-    assert make("on-demand").billing == "on-demand"
+                          gpus_per_instance=k, price_per_gpu_hour=Decimal("1"), currency="USD", source="s",
+                          billing=billing)
+    assert make("p5en.48xlarge spot us-east-1", billing="spot").billing == "spot"
+    assert make("a spot-checked price").billing == "on-demand"  # the words of the offer no longer decide
     assert make("on-demand", 8).label == "P (on-demand, 8-GPU instance) H100"
     assert make("on-demand").date_text == "undated"
+    for bad, needle in ((GOOD[: GOOD.rindex(",")] + ",weekly", "billing"), (GOOD[: GOOD.rindex(",")] + ",", "billing")):
+        with pytest.raises(CatalogError, match=needle):
+            load_cloud_offers(write(tmp_path, bad))
+    with pytest.raises(CatalogError, match="billing"):  # a file of the old shape says which column it lacks
+        load_cloud_offers(write(tmp_path, GOOD[: GOOD.rindex(",")], header=HEADER[: HEADER.rindex(",")]))
+
+
+def test_shipped_billing_agrees_with_the_source_rows(shared_dir):
+    """Every row states its billing; where the source's provider label names one, they agree."""
+    offers = load_cloud_offers()
+    with (shared_dir / "facts" / "cloud-gpu-prices.csv").open(newline="", encoding="utf-8") as f:
+        source = list(csv.DictReader(f))
+    words = {"spot": "spot", "serverless": "serverless", "commitment": "commitment", "marketplace": "marketplace",
+             "on-demand": "on-demand"}
+    checked = 0
+    for o, row in zip(offers, source):
+        said = [b for w, b in words.items() if w in row["provider"].lower()]
+        if len(said) == 1:
+            assert o.billing == said[0], (row["provider"], o.billing)
+            checked += 1
+    assert checked >= 20
 
 
 def test_filters():

@@ -40,7 +40,7 @@ def sweep(runs: int, baseline_hours: float, est: Est, gpu_count: int = 1) -> Swe
 def offer(price: str = "2.69", chip: str = "h100-sxm5-80gb", k: int = 1, currency: str = "USD", **kw) -> CloudOffer:
     base = dict(provider="RunPod", offer="Community Cloud", gpu_name="H100 SXM", chip=chip, vram_gb=80,
                 gpus_per_instance=k, price_per_gpu_hour=Decimal(price), currency=currency,
-                observed_on=date(2026, 11, 9), source="test source")
+                observed_on=date(2026, 11, 9), source="test source", billing="on-demand")
     base.update(kw)
     return CloudOffer(**base)
 
@@ -198,15 +198,21 @@ def test_bad_inputs_raise_input_error():
 
 
 def test_cost_curve_chart_data():
+    """The one cost curve (drawn by the web UI): buy starts at its capital net of resale, and the break-even mark
+    sits where the rental line meets the build's."""
     comp = C.compare(WORK, C.CostParams(), RATES, offers=[offer()], build=BUILD, speedup=speedup, sweep=sweep,
                      only_counts=(1,))
-    frame = C.cost_curve(comp, points=11)
-    assert list(frame.columns) == ["baseline_hours", "option", "kind", "cost", "break_even"]
-    buy = frame[(frame.kind == "buy") & ~frame.break_even]
-    assert buy.cost.iloc[0] == pytest.approx(float(comp.buy.fixed_exact))  # at zero hours: capital net of resale
-    assert buy.cost.is_monotonic_increasing
-    marks = frame[frame.break_even]
-    assert len(marks) == 1
+    lines, names = comp.lines(), [o.name for o in comp.options]
+    sweep_h = WORK.baseline_gpu_hours
     be = comp.break_even[0]
-    assert marks.baseline_hours.iloc[0] == pytest.approx(be.baseline_hours_total)
-    assert frame.baseline_hours.max() >= be.baseline_hours_total
+    at = be.baseline_hours_total / sweep_h  # sweeps to break even
+    frame = C.cost_curve(lines, names, sweep_h, 2 * at, points=11)
+    assert list(frame.columns) == ["sweeps", "option", "kind", "cost"]
+    buy = frame[frame.kind == "buy"]
+    assert buy.cost.iloc[0] == pytest.approx(float(comp.buy.fixed_exact))  # at zero sweeps: capital net of resale
+    assert buy.cost.is_monotonic_increasing
+    marks = C.break_even_marks(lines, names, sweep_h, 2 * at, {be.vs: at})
+    assert len(marks) == 1 and marks.sweeps.iloc[0] == pytest.approx(at)
+    buy_line = next(ln for ln in lines if ln["kind"] == "buy")
+    assert marks.cost.iloc[0] == pytest.approx(C.cost_at(buy_line, at, sweep_h), rel=1e-9)  # the lines cross there
+    assert C.break_even_marks(lines, names, sweep_h, at / 2, {be.vs: at}).empty  # beyond the range: not drawn

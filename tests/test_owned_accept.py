@@ -25,10 +25,10 @@ def cat():
 
 def test_each_owned_part_left_out_gets_a_reason(cat) -> None:
     req = Request.parse(budget="7000", owned=tuple(OLD_BOX))
-    plan = recommend(cat, req).plans[0].to_json()
-    left_out = [i for i in OLD_BOX if i not in {p["id"] for p in plan["parts"]}]
+    plan = recommend(cat, req).plans[0].view()
+    left_out = [i for i in OLD_BOX if i not in plan.part_ids()]
     assert left_out, "the user's case: the old AM4 platform is not used with a fast GPU"
-    entries = why_unused(cat, req, plan, lambda r: recommend(cat, r).to_json())
+    entries = why_unused(cat, req, plan, lambda r: recommend(cat, r))
     assert [e["id"] for e in entries] == left_out
     cpu = next(e for e in entries if e["id"] == "cpu-amd-ryzen5-5600g")
     assert "AM4" in cpu["reason"] or "socket" in cpu["reason"]

@@ -32,16 +32,10 @@ def default_sweeps_shown(break_even_sweeps: Sequence[Optional[float]], horizon_m
 
 def cost_lines(lines: Sequence[dict[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
                max_sweeps: float, points: int = 2) -> pd.DataFrame:
-    """Rows (sweeps, option, kind, cost) for each line fixed + per_baseline_hour x work, work in sweeps."""
-    rows = []
-    for ln in lines:
-        if ln["option"] not in names:
-            continue
-        for i in range(points):
-            n = max_sweeps * i / (points - 1)
-            cost = ln["fixed"] + ln["per_baseline_hour"] * n * sweep_gpu_hours
-            rows.append({"sweeps": n, "option": ln["option"], "kind": ln["kind"], "cost": max(cost, 0.0)})
-    return pd.DataFrame(rows, columns=["sweeps", "option", "kind", "cost"])
+    """Rows (sweeps, option, kind, cost) of the cost model's one curve (planner.costs.compare.cost_curve)."""
+    from planner.service import costs_model
+
+    return costs_model.cost_curve(lines, names, sweep_gpu_hours, max_sweeps, points)
 
 
 def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
@@ -49,6 +43,8 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
                       break_even_sweeps: Optional[dict[str, float]] = None) -> alt.LayerChart:
     """Cumulative cost against the number of sweeps like the user's over the horizon; y starts at 0."""
     import altair as alt
+
+    from planner.service import costs_model
 
     frame = cost_lines(lines, names, sweep_gpu_hours, max_sweeps)
     order = list(dict.fromkeys(frame["option"]))
@@ -58,11 +54,9 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
                       legend=alt.Legend(orient="bottom", columns=1, labelLimit=480))
     layers = [alt.Chart(frame).mark_line(strokeWidth=2.5).encode(x=x, y=y, color=color,
                                                                  tooltip=["option", alt.Tooltip("cost:Q", format=",.2f")])]
-    evens = [{"sweeps": s, "option": n, "cost": float(
-        next(ln["per_baseline_hour"] for ln in lines if ln["option"] == n) * s * sweep_gpu_hours)}
-        for n, s in (break_even_sweeps or {}).items() if n in names and s is not None and 0 < s <= max_sweeps]
-    if evens:
-        layers.append(alt.Chart(pd.DataFrame(evens)).mark_point(size=140, filled=True, shape="diamond").encode(
+    evens = costs_model.break_even_marks(lines, names, sweep_gpu_hours, max_sweeps, break_even_sweeps or {})
+    if len(evens):
+        layers.append(alt.Chart(evens).mark_point(size=140, filled=True, shape="diamond").encode(
             x=x, y=y, color=color, tooltip=["option", alt.Tooltip("sweeps:Q", format=",.1f")]))
     one = pd.DataFrame({"sweeps": [1.0], "what": ["your sweep"]})
     layers.append(alt.Chart(one).mark_rule(strokeDash=[4, 4], color="gray").encode(x="sweeps:Q", tooltip=["what"]))

@@ -9,7 +9,8 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import SharedBuild, build_from_catalog, build_from_json
+from planner.service import SharedBuild, build_from_catalog
+from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import services
 from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
@@ -21,18 +22,30 @@ from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 ORIGIN_TITLES = {"link": "Build restored from a shared link", "import": "Imported build", "check": "Build from the checker"}
 
 
+def option_name(plan: PlanView) -> str:
+    """'RTX 5090' or '2 x RTX 5070' (the GPU summary of a solved plan)."""
+    gpu = plan.gpu
+    return "no GPU" if gpu is None else f"{gpu.count} x {gpu.name}" if gpu.count > 1 else gpu.name
+
+
+def gpu_label(plan: PlanView) -> str:
+    """'RTX 5090' or 'RTX 5070 x 2', as the option lists name a plan."""
+    gpu = plan.gpu
+    return "no GPU" if gpu is None else gpu.name + (f" x {gpu.count}" if gpu.count > 1 else "")
+
+
 def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
-    """What the page shows for a solver plan (drawn from Plan.to_json(); the check report kept for costs)."""
-    plan = plan_obj.to_json()
+    """What the page shows for a solver plan (its typed PlanView; the check report kept for costs)."""
+    plan = plan_obj.view()
+    speed = plan.speed
     return {
-        "origin": "plan", "build": build_from_json(plan, inputs), "plan_json": plan, "problems": [],
-        "report": plan_obj.report,
-        "warnings": plan.get("warnings", []), "unverified": plan.get("unverified", []),
-        "power": plan.get("power") or {}, "gpus": plan["gpu"]["count"],
-        "speed": {"value": plan["speedup_vs_1080ti"], "low": plan["speedup_range"][0],
-                  "high": plan["speedup_range"][1], "basis": plan.get("speedup_basis", "")},
-        "trade_offs": plan.get("trade_offs", []),
-        "headline": f"{plan['gpu']['count']} x {plan['gpu']['name']}" if plan["gpu"]["count"] > 1 else plan["gpu"]["name"],
+        "origin": "plan", "build": SharedBuild.from_view(plan, inputs), "plan_json": plan.to_json(),
+        "problems": [], "report": plan_obj.report,
+        "warnings": [f.to_json() for f in plan.warnings], "unverified": [f.to_json() for f in plan.unverified],
+        "power": plan.power.to_json() if plan.power else {}, "gpus": plan.gpu_count,
+        "speed": None if speed is None else {"value": speed.value, "low": speed.low, "high": speed.high,
+                                             "basis": speed.basis},
+        "trade_offs": list(plan.trade_offs), "headline": option_name(plan),
     }
 
 
@@ -50,7 +63,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
         s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction,
                               inputs.model_params)  # type: ignore[attr-defined]
         speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis}
-    plan_json = {**build.to_json(with_token=False), "power": data["power"]}
+    plan_json = report.view().to_json()
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
             "warnings": data["warnings"], "unverified": data["unverified"], "power": data["power"], "gpus": gpus,
             "speed": speed, "trade_offs": [], "report": report,
@@ -151,28 +164,26 @@ def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
         st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
 
 
-def alternatives(plans: list[dict[str, Any]]) -> None:
+def alternatives(plans: list[PlanView]) -> None:
     if not plans:
         return
     st.subheader("Alternatives")
     cols = st.columns(len(plans))
     for col, plan in zip(cols, plans):
         with col:
-            st.markdown(f"**{plan['gpu']['name']}**" + (f" x {plan['gpu']['count']}" if plan["gpu"]["count"] > 1 else ""))
-            st.markdown(f"{money(plan['total']['amount'], plan['total']['currency'])} · "
-                        f"{plan['speedup_vs_1080ti']:.1f}x a GTX 1080 Ti")
+            st.markdown(f"**{md_escape(gpu_label(plan))}**")
+            st.markdown(f"{money(plan.total, plan.currency)} · {plan.speed.value:.1f}x a GTX 1080 Ti")  # type: ignore[union-attr]
             rows_table(plan_summary_rows(plan))
-            for t in plan.get("trade_offs", []):
-                st.markdown(f"- {t}")
+            for t in plan.trade_offs:
+                st.markdown(f"- {md_escape(t)}")
 
 
-def speed_rows(plans: list[dict[str, Any]], inputs: Request) -> list[dict[str, Any]]:
+def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
     """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
     rows = []
     for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
-            (f"{p['gpu']['name']}" + (f" x {p['gpu']['count']}" if p["gpu"]["count"] > 1 else "")
-             + f", {money(p['total']['amount'], p['total']['currency'])}",
-             p["speedup_vs_1080ti"], *p["speedup_range"], p["gpu"]["count"]) for p in plans]:
+            (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
+             p.gpu_count) for p in plans]:
         sw = sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=gpus)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
@@ -181,7 +192,7 @@ def speed_rows(plans: list[dict[str, Any]], inputs: Request) -> list[dict[str, A
     return rows
 
 
-def speed_by_option(plans: list[dict[str, Any]], inputs: Request) -> None:
+def speed_by_option(plans: list[PlanView], inputs: Request) -> None:
     st.markdown("**Speed and sweep time by option**")
     rows = speed_rows(plans, inputs)
     speed, hours = speed_chart(rows)
@@ -228,6 +239,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     for entry in rec.get("owned_not_used", []):
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
-    speed_by_option(rec["plans"], inputs)
-    alternatives(rec["plans"][1:])
+    views = [p.view() for p in planned.plans]
+    speed_by_option(views, inputs)
+    alternatives(views[1:])
     return first

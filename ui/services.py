@@ -86,11 +86,8 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
     req = Request.model_validate_json(req_json)
     rates = load_rates()
     comp = compare(_catalog(key), req, _report, rates=rates)
-    frame = C.cost_curve(comp, names=[o.name for o in comp.options])
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
-            "curve": frame.to_dict("records"), "skipped": comp.skipped,
-            "lines": [{"option": o.name, "kind": o.kind, "fixed": float(o.fixed_exact),
-                       "per_baseline_hour": float(o.rate_exact)} for o in comp.options],
+            "skipped": comp.skipped, "lines": comp.lines(),
             "notes": list(rates.warnings), "rates_date": rates.date.isoformat(),
             "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
             "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": comp.workload.baseline_gpu_hours}

@@ -11,6 +11,7 @@ from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import PriceLabel, offer_note, price_label
 from planner.service import TYPE_LABELS, SharedBuild
+from planner.plan_view import PlanView, PricedLine
 
 
 def key_spec(part: AnyPart) -> str:
@@ -39,9 +40,9 @@ def key_spec(part: AnyPart) -> str:
     return ", ".join(str(b) for b in bits if b)
 
 
-def line_label(ln: Any, catalog: Catalog) -> PriceLabel:
-    note = offer_note(catalog.offers, ln.part_id, ln.price_source, ln.observed_on, ln.retailer)
-    return price_label(ln.price_source, ln.observed_on, note, owned=ln.owned)
+def line_label(ln: PricedLine, catalog: Catalog) -> PriceLabel:
+    note = offer_note(catalog.offers, ln.part_id, ln.price_source, ln.observed_text, ln.retailer)
+    return price_label(ln.price_source, ln.observed_text, note, owned=ln.owned)
 
 
 def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = None) -> list[dict[str, Any]]:
@@ -113,14 +114,15 @@ def money(amount: Any, currency: str) -> str:
     return format_money(Decimal(str(amount)), currency)
 
 
-def plan_summary_rows(plan: dict[str, Any]) -> list[dict[str, str]]:
+def plan_summary_rows(plan: PlanView) -> list[dict[str, str]]:
     """Compact rows for an alternative: type, part, price, condition (used shows here too) and price kind."""
     out = []
-    for p in plan.get("parts", []):
-        qty = f"{p['quantity']} x " if p.get("quantity", 1) > 1 else ""
-        price = "owned" if p.get("owned") else qty + money(p["price"]["amount"], p["price"]["currency"])
-        label = price_label(p.get("price_source"), p.get("price_observed_on"), owned=bool(p.get("owned")))
-        out.append({"Type": TYPE_LABELS.get(p["category"], p["category"]), "Part": p["name"], "Price": price,
-                    "Condition": "" if p.get("owned") else (p.get("condition") or "new"),
+    for ln in plan.parts:
+        qty = f"{ln.quantity} x " if ln.quantity > 1 else ""
+        price = ("owned" if ln.owned else "no price" if ln.unit_price is None
+                 else qty + money(ln.unit_price, ln.currency))
+        label = ln.label
+        out.append({"Type": TYPE_LABELS.get(ln.category, ln.category), "Part": ln.name, "Price": price,
+                    "Condition": "" if ln.owned else (ln.condition or "new"),
                     "Price kind": label.kind + (f", {label.when}" if label.seen_on else "")})
     return out

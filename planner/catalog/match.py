@@ -10,7 +10,7 @@ import difflib
 import re
 from typing import Iterable, Optional, Protocol, Sequence
 
-from planner.errors import UnknownPartError
+from planner.errors import CatalogError, UnknownPartError
 
 DEFAULT_THRESHOLD = 0.75
 
@@ -254,3 +254,51 @@ def resolve(query: str, parts: Sequence[PartLike], category: Optional[str] = Non
         close = [names[n] for n in difflib.get_close_matches(q.lower(), list(names), n=3, cutoff=0.75)]
     hint = f"; did you mean {' or '.join(_label(p) for p in close)}?" if close else "; try `planner catalog list`"
     raise UnknownPartError(f"no part matches {query!r}{hint}")
+
+
+# ---- GPU chips by name (the speed model's --gpu names, cloud and calibration names, dataset chipsets) ---------
+
+_CHIP_NOISE = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon|lhr)\b")  # maker, brand and mining-limiter words
+
+
+def chip_key(name: str) -> str:
+    """Case-, space- and punctuation-free key of a chip name: 'GeForce RTX 4090' -> 'rtx4090', 'A100-80G' ->
+    'a10080g', 'RTX 3060 LHR' -> 'rtx3060'."""
+    return re.sub(r"[^a-z0-9]", "", _CHIP_NOISE.sub(" ", str(name).lower()))
+
+
+class ChipLike(Protocol):
+    id: str
+    name: str
+    aliases: list[str]
+
+
+class ChipNames:
+    """The one chip matcher: chip id, name and each alias by `chip_key`; a key claimed by two chips is a data error
+    in data/gpu_chips.csv."""
+
+    def __init__(self, chips: "dict[str, ChipLike]"):
+        self.index: dict[str, str] = {}
+        for chip in chips.values():
+            for label in (chip.id, chip.name, *chip.aliases):
+                key = chip_key(label)
+                if not key:
+                    continue
+                other = self.index.setdefault(key, chip.id)
+                if other != chip.id:
+                    raise CatalogError(f"data/gpu_chips.csv: name {label!r} matches both {other!r} and {chip.id!r}")
+
+    def find(self, name: str) -> Optional[str]:
+        """The chip id a name stands for, or None."""
+        return self.index.get(chip_key(name))
+
+    def suggest(self, name: str, n: int = 4) -> list[str]:
+        """Chip ids close to `name`: those whose key contains it first ('RTX 6000' -> Quadro / Ada), then similar
+        spellings."""
+        key = chip_key(name)
+        if not key:
+            return []
+        ids = [cid for k, cid in self.index.items() if len(key) >= 3 and key in k]
+        ids += [self.index[k] for k in difflib.get_close_matches(key, list(self.index), n=3 * n, cutoff=0.6)]
+        return list(dict.fromkeys(ids))[:n]
+

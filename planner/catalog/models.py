@@ -13,9 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from planner.money import KNOWN_CURRENCIES, MAX_AMOUNT
 from planner.validation import MAX_MAGNITUDE, not_future, unit_cap
 from planner.settings import ChipMaker
-
-CATEGORIES: tuple[str, ...] = ("gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case")
-Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
+from planner.vocab import CATEGORIES, EFFICIENCIES, Category  # noqa: F401 - the one list (kernel); catalog callers import it from here
 
 
 def _blank_to_none(v: Any) -> Any:
@@ -84,7 +82,6 @@ def _all_in(values: list[str], allowed: tuple[str, ...], what: str) -> list[str]
 MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EEB", "EATX", "ATX", "mATX", "ITX")  # EEB: SSI-EEB, 12 x 13 in (WRX90 workstation boards)
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
-EFFICIENCIES = ("none", "white", "bronze", "silver", "gold", "platinum", "titanium")
 ARCHITECTURES = (
     "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
 )
@@ -132,6 +129,34 @@ class GpuChip(Record):
     segment: Literal["consumer", "workstation", "datacenter"]
     source: str = Field(min_length=1)
     notes: OptStr = None
+
+
+ChipId = Annotated[str, Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+
+
+class GpuL2Cache(Record):
+    """One row of data/gpu_l2_cache.csv: a chip's L2 cache (the speed model's L2 term), with its source."""
+
+    chip: ChipId
+    l2_mb: float = Field(gt=0, le=1024)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+
+class GpuPowerVariant(Record):
+    """One row of data/gpu_power_variants.csv: a board that runs a chip's silicon at a lower power than the
+    full-power board of the same chip (Max-Q, PCIe A100), with its source."""
+
+    chip: ChipId
+    full_power_chip: ChipId
+    board_power_w: int = Field(gt=0)
+    full_power_w: int = Field(gt=0)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+    @property
+    def power_fraction(self) -> float:
+        return self.board_power_w / self.full_power_w
 
 
 class Part(Record):

@@ -15,7 +15,8 @@ from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.perf.memfit import ModelShape, estimate_memory
 from planner.catalog.models import GpuChip
 from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
-from planner.share.plan_file import read_plan
+from planner.plan_view import PlanView, PricedLine
+from planner.share.plan_file import gpu_chip, read_plan
 from planner.perf.sweep import estimated_wall_power_w, sweep_time
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
 
@@ -75,48 +76,47 @@ MAX_HOURS = 100_000
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
     plan = read_plan(path)
-    gpus = [p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "gpu"]
+    gpus = plan.lines("gpu")
     if not gpus:
         raise InputError(f"{path}: the plan has no GPU part")
-    chips = {_part_chip(p, m).id: (_part_chip(p, m), sum(int(q.get("quantity", 1)) for q in gpus)) for p in gpus}
+    chips = {c.id: c for c in (_part_chip(p, plan, m) for p in gpus)}
     if len(chips) > 1:
         raise InputError(f"{path}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
-    chip, count = next(iter(chips.values()))
-    return chip, count, _plan_wall_w(plan), str(gpus[0].get("name") or gpus[0].get("id"))
+    return next(iter(chips.values())), plan.gpu_count, _plan_wall_w(plan), gpus[0].name
 
 
-def _plan_wall_w(plan: dict[str, Any]) -> Optional[float]:
+def _plan_wall_w(plan: PlanView) -> Optional[float]:
     """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
     from planner.costs.compare import wall_power_w
 
-    power = plan.get("power") or {}
-    if not power.get("sustained_w"):
+    power = plan.power
+    if power is None or not power.sustained_w:
         return None
-    dc = float(power["sustained_w"])
-    psu = next((p for p in plan["parts"] if isinstance(p, dict) and p.get("category") == "psu"), None)
-    known = cached_catalog().parts.get(str(psu.get("id"))) if psu else None
-    if known is None:  # no PSU we know: a typical Gold unit at the recommended size (else at 80 % load)
-        return wall_power_w(dc, "gold", power.get("recommended_psu_w"))
-    return wall_power_w(dc, known.efficiency, known.wattage_w)
+    psu = plan.line("psu")
+    known = cached_catalog().parts.get(psu.part_id) if psu else None
+    watts = (psu.wattage_w if psu else None) or getattr(known, "wattage_w", None)
+    efficiency = (psu.efficiency if psu else None) or getattr(known, "efficiency", None)
+    if watts is None or efficiency is None:  # no PSU we know: a typical Gold unit at the recommended size (else 80 %)
+        return wall_power_w(power.sustained_w, "gold", power.recommended_psu_w and int(power.recommended_psu_w))
+    return wall_power_w(power.sustained_w, efficiency, watts)
 
 
-def _part_chip(part: dict[str, Any], m: PerfModel) -> GpuChip:
-    if part.get("chip"):
-        return m.resolve(str(part["chip"]))
-    pid = str(part.get("id", ""))
+def _part_chip(part: PricedLine, plan: PlanView, m: PerfModel) -> GpuChip:
     problem = "is not in the catalog"
     try:
-        gpu = cached_catalog().parts.get(pid)
+        chip = gpu_chip(part, plan)
     except PlannerError as exc:  # a broken catalog should not hide a chip the plan names by itself
-        gpu, problem = None, f"could not be looked up ({exc})"
-    if gpu is not None and getattr(gpu, "chip", None):
-        return m.resolve(gpu.chip)
-    for label in (pid, str(part.get("name", ""))):
+        chip, problem = None, f"could not be looked up ({exc})"
+    for label in (chip, part.part_id, part.name):
+        if not label:
+            continue
         try:
             return m.resolve(label)
         except UnknownPartError:
+            if label == chip:
+                raise
             continue
-    raise InputError(f"GPU part {pid!r} {problem} and its chip is unknown")
+    raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
 
 
 def register(app: typer.Typer) -> None:

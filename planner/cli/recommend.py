@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from pathlib import Path
 from typing import Optional
 
@@ -48,19 +47,18 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
         table = Table(title=Text(f"{title}: {plan.headline()}"))
         for col in ("type", "item", "price", "price kind, date, retailer"):
             table.add_column(col)
-        for part in plan.to_json()["parts"]:
-            qty = f"{part['quantity']} x " if part["quantity"] > 1 else ""
-            price = "owned" if part["owned"] else qty + format_money(
-                Decimal(part["price"]["amount"]), part["price"]["currency"])
-            if part.get("condition") in ("used", "refurbished"):
-                price += f" ({part['condition']})"
-            label = price_label(part["price_source"], part["price_observed_on"], owned=part["owned"],
-                                note=offer_note(offers, part["id"], part["price_source"], part["price_observed_on"],
-                                                part["retailer"]))
-            when = "" if part["owned"] else ", ".join(
+        for ln in plan.view().parts:
+            qty = f"{ln.quantity} x " if ln.quantity > 1 else ""
+            price = "owned" if ln.owned else "no price" if ln.unit_price is None else qty + format_money(
+                ln.unit_price, ln.currency)
+            if ln.used:
+                price += f" ({ln.condition})"
+            label = price_label(ln.price_source, ln.observed_text, owned=ln.owned,
+                                note=offer_note(offers, ln.part_id, ln.price_source, ln.observed_text, ln.retailer))
+            when = "" if ln.owned else ", ".join(
                 x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
-                            part["retailer"] if part["retailer"] != "market estimate" else None) if x)
-            table.add_row(part["category"], Text(part["name"]), price, Text(when))
+                            ln.retailer if ln.retailer != "market estimate" else None) if x)
+            table.add_row(ln.category, Text(ln.name), price, Text(when))
         console.print(table)
         s = plan.report.sizing
         console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {model_phrase(data['model'])} "

@@ -12,6 +12,7 @@ from planner.errors import InputError
 from planner.catalog.models import CATEGORIES, AnyPart, Finding, Offer, Severity
 from planner.fx import convert_money
 from planner.money import Money
+from planner.plan_view import PlanView, Power, PricedLine
 from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from planner.compat.rules import ALL_RULES, Build
 from planner.compat.rules.base import cooler_fans, cooler_pumps, gpu_power_w, gpu_vendor_floor_w, power_terms
@@ -82,22 +83,23 @@ class CheckReport:
             "unverified": [f.to_json() for f in self.unverified],
             "power": self.power_json(),
             "total": self.total.to_json(),
-            "parts": [
-                {"category": p.category, "id": p.id, "name": p.name,
-                 "price": _offer_json(self.offers.get(p.id), p.id in self.owned),
-                 "quantity": self.build.gpu_count if p.category == "gpu" else 1}
-                for p in self.build.parts.values()
-            ],
+            "parts": [ln.to_json() for ln in self.lines()],
         }
 
+    def lines(self) -> list[PricedLine]:
+        """Each part's priced line in the report's currency (owned parts at 0), as a plan writes them."""
+        cur, mine = self.total.currency, self.owned
+        out = []
+        for p in self.build.parts.values():
+            offer = self.offers.get(p.id)
+            amount = None if offer is None else convert_money(offer.price, offer.currency, cur)
+            out.append(PricedLine.priced(p, self.build.gpu_count if p.category == "gpu" else 1,
+                                         None if p.id in mine else offer, cur, owned=p.id in mine, amount=amount))
+        return out
 
-def _offer_json(offer: Optional[Offer], owned: bool) -> Optional[dict[str, Any]]:
-    if owned:
-        return {"amount": "0.00", "currency": "EUR", "source": "owned"}
-    if offer is None:
-        return None
-    return {"amount": str(offer.price), "currency": offer.currency, "retailer": offer.retailer,
-            "observed_on": offer.observed_on.isoformat(), "source": offer.source, "url": offer.url}
+    def view(self) -> PlanView:
+        """The checked parts as a PlanView (lines and power), for what reads plans: costs, exports."""
+        return PlanView(currency=self.total.currency, parts=tuple(self.lines()), power=Power(**self.power_json()))
 
 
 def sizing_for(build: Build) -> Optional[power.PsuSizing]:

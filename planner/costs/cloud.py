@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import date
+from enum import StrEnum
 from functools import lru_cache
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterable, Literal, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -18,11 +19,20 @@ from planner.money import check_currency
 CLOUD_PRICES_PATH = SHIPPED_DATA_DIR / "cloud_prices.csv"
 COLUMNS = (
     "provider", "offer", "gpu_name", "chip", "vram_gb", "gpus_per_instance", "price_per_gpu_hour",
-    "currency", "observed_on", "source", "note",
+    "currency", "observed_on", "source", "note", "billing",
 )
-Billing = Literal["on-demand", "spot", "commitment", "marketplace", "serverless"]
+class Billing(StrEnum):
+    """How a rental price is sold (the `billing` column of data/cloud_prices.csv)."""
+
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    COMMITMENT = "commitment"
+    MARKETPLACE = "marketplace"
+    SERVERLESS = "serverless"
+
+
 # Offers a one-off sweep can actually use: no spot interruptions, no multi-year commitments.
-DEFAULT_BILLING: frozenset[str] = frozenset({"on-demand", "marketplace", "serverless"})
+DEFAULT_BILLING: frozenset[str] = frozenset({Billing.ON_DEMAND, Billing.MARKETPLACE, Billing.SERVERLESS})
 
 
 @lru_cache(maxsize=1)
@@ -47,6 +57,7 @@ class CloudOffer(BaseModel):
     observed_on: Optional[date] = None
     source: str = Field(min_length=1)
     note: OptStr = None
+    billing: Billing  # how the price is sold, stated per row (it used to be guessed from the offer's words)
 
     @field_validator("chip")
     @classmethod
@@ -74,19 +85,6 @@ class CloudOffer(BaseModel):
         if not v.is_finite():
             raise ValueError("price must be a finite number")
         return v
-
-    @property
-    def billing(self) -> Billing:
-        text = self.offer.lower()
-        if "spot" in text:
-            return "spot"
-        if "commitment" in text or "reserved" in text:
-            return "commitment"
-        if "serverless" in text:
-            return "serverless"
-        if any(w in text for w in ("marketplace", "median", "average", "starting at")):
-            return "marketplace"
-        return "on-demand"
 
     @property
     def key(self) -> tuple[str, str, Optional[str], int]:

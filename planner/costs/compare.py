@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence
 import pandas as pd
 
 from planner.costs.cloud import CloudOffer
-from planner.perf.sweep import Estimate
+from planner.perf.sweep import Estimate, rounds
 from planner.compat.power import wall_w
 from planner.errors import InputError, PlannerError
 from planner.fx import Rates, convert_exact
@@ -84,7 +84,7 @@ class Timing:
 
 def timing_from(sweep: Any, workload: Workload, speed: Estimate, gpus: int) -> Timing:
     """Read a perf.SweepEstimate; its low/high when it carries them, else the same formula on speed low/high."""
-    waves = math.ceil(workload.runs / gpus)
+    waves = rounds(workload.runs, gpus)
     hb = float(workload.baseline_hours)
     wall, per_run = sweep.wall_hours, sweep.hours_per_run
     if hasattr(per_run, "value"):  # hours given as an Estimate(value, low, high)
@@ -252,6 +252,11 @@ class Comparison:
     def buy(self) -> Optional[Option]:
         return next((o for o in self.options if o.kind == "buy"), None)
 
+    def lines(self) -> list[dict[str, Any]]:
+        """Each option's cost line (fixed + per baseline GPU-hour), the data `cost_curve` draws."""
+        return [{"option": o.name, "kind": o.kind, "fixed": float(o.fixed_exact),
+                 "per_baseline_hour": float(o.rate_exact)} for o in self.options]
+
 
 # ---------------------------------------------------------------- building blocks
 
@@ -408,27 +413,27 @@ def compare(
     return Comparison(workload=workload, params=params, options=options, break_even=evens, skipped=skipped)
 
 
-def cost_curve(
-    comparison: Comparison, *, names: Optional[Sequence[str]] = None, max_hours: Optional[float] = None, points: int = 41
-) -> pd.DataFrame:
-    """Chart data: cumulative cost (comparison currency) against baseline GPU-hours of work over the
-    horizon, one series per option (buy = capital net of resale + electricity; rent = the bill), plus one
-    row per break-even point flagged `break_even=True`. Columns: baseline_hours, option, kind, cost, break_even."""
-    opts = [o for o in comparison.options if names is None or o.name in names or o.kind == "buy"]
-    evens = {b.vs: b for b in comparison.break_even if b.baseline_hours_total is not None}
-    if max_hours is None:
-        finite = [evens[o.name].baseline_hours_total for o in opts if o.name in evens]
-        max_hours = max([comparison.workload.baseline_gpu_hours * 2, *(1.25 * h for h in finite)])  # type: ignore[misc]
-    rows: list[dict[str, Any]] = []
-    for o in opts:
-        for i in range(points):
-            h = max_hours * i / (points - 1)
-            rows.append({"baseline_hours": h, "option": o.name, "kind": o.kind,
-                         "cost": float(o.fixed_exact + o.rate_exact * _d(h)), "break_even": False})
-        be = evens.get(o.name)
-        if be is not None and comparison.buy is not None:
-            h = float(be.baseline_hours_total)  # type: ignore[arg-type]
-            rows.append({"baseline_hours": h, "option": o.name, "kind": o.kind,
-                         "cost": float(o.rate_exact * _d(h)), "break_even": True})
-    frame = pd.DataFrame(rows, columns=["baseline_hours", "option", "kind", "cost", "break_even"])
-    return frame.sort_values(["option", "baseline_hours"], kind="stable").reset_index(drop=True)
+def cost_at(line: Mapping[str, Any], sweeps: float, sweep_gpu_hours: float) -> float:
+    """Cumulative cost of an option after `sweeps` sweeps like the user's: fixed + rate x baseline GPU-hours (buy:
+    capital net of resale + electricity; rent: the bill), never below 0 (resale above the price is not income)."""
+    return max(float(line["fixed"]) + float(line["per_baseline_hour"]) * sweeps * sweep_gpu_hours, 0.0)
+
+
+def cost_curve(lines: Sequence[Mapping[str, Any]], names: Sequence[str], sweep_gpu_hours: float, max_sweeps: float,
+               points: int = 2) -> pd.DataFrame:
+    """Chart rows (sweeps, option, kind, cost) of the named options' lines (`Comparison.lines()`) from 0 to
+    `max_sweeps` sweeps: the one cost curve the web UI draws."""
+    rows = [{"sweeps": max_sweeps * i / (points - 1), "option": ln["option"], "kind": ln["kind"],
+             "cost": cost_at(ln, max_sweeps * i / (points - 1), sweep_gpu_hours)}
+            for ln in lines if ln["option"] in names for i in range(points)]
+    return pd.DataFrame(rows, columns=["sweeps", "option", "kind", "cost"])
+
+
+def break_even_marks(lines: Sequence[Mapping[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
+                     max_sweeps: float, break_even_sweeps: Mapping[str, Optional[float]]) -> pd.DataFrame:
+    """Where a rental line crosses the build's (sweeps, option, cost), for crossings within 0..max_sweeps."""
+    by_name = {ln["option"]: ln for ln in lines}
+    rows = [{"sweeps": s, "option": n, "cost": cost_at(by_name[n], s, sweep_gpu_hours)}
+            for n, s in break_even_sweeps.items()
+            if n in names and n in by_name and s is not None and 0 < s <= max_sweeps]
+    return pd.DataFrame(rows, columns=["sweeps", "option", "cost"])

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
 from planner.catalog.load import load_chips
+from planner.catalog.match import ChipNames, chip_key as name_key  # noqa: F401 - the one chip matcher; name_key kept
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
@@ -22,6 +21,7 @@ from planner.perf.physics import (  # noqa: F401 - the step-time physics; caller
     power_clock_factor, power_scale, relative_power_density, relative_step_time, sm_clock_tflops,
     has_old_tensor_cores, tensor_generation_factor,
 )
+from planner.perf.params_file import check_params_file
 from planner.perf.sweep import Estimate, SweepEstimate, energy_kwh, sweep_time
 from planner.vocab import BASELINE_CHIP, PRECISIONS, WORKLOADS
 
@@ -32,26 +32,11 @@ DATA_DIR = SHIPPED_DATA_DIR
 PARAMS_FILE = DATA_DIR / "perf_params.json"
 REFERENCE_CHIP = BASELINE_CHIP
 RANGE_NOTE = "1-99 % of the model's leave-one-source-out error"  # what low/high mean (planner.perf.fit)
-_VENDOR_WORDS = re.compile(r"\b(nvidia|geforce|tesla|amd|radeon)\b")
-
-
-def name_key(name: str) -> str:
-    """Case- and punctuation-free key: 'GeForce RTX 4090' -> 'rtx4090', 'A100-80G' -> 'a10080g'."""
-    return re.sub(r"[^a-z0-9]", "", _VENDOR_WORDS.sub(" ", name.lower()))
 
 
 def build_name_index(chips: dict[str, GpuChip]) -> dict[str, str]:
-    """Name key -> chip id for ids, names and aliases; a key claimed by two chips is a data error."""
-    index: dict[str, str] = {}
-    for chip in chips.values():
-        for label in (chip.id, chip.name, *chip.aliases):
-            key = name_key(label)
-            if not key:
-                continue
-            other = index.setdefault(key, chip.id)
-            if other != chip.id:
-                raise CatalogError(f"data/gpu_chips.csv: name {label!r} matches both {other!r} and {chip.id!r}")
-    return index
+    """Name key -> chip id for ids, names and aliases (planner.catalog.match.ChipNames, the one chip matcher)."""
+    return ChipNames(chips).index
 
 
 # ---------------------------------------------------------------- model object
@@ -66,26 +51,21 @@ class PerfModel:
         self.power_variants = power_variants or {}
         self.params = params
         self.calibrated_chips = calibrated_chips
-        self._index = build_name_index(chips)
+        self._names = ChipNames(chips)
         self._seen_archs = frozenset(chips[c].architecture for c in calibrated_chips if c in chips)
 
     def resolve(self, name: str) -> GpuChip:
         """A chip by id, name, alias or short form, case-insensitive; unknown -> UnknownPartError with suggestions."""
-        key = name_key(str(name))
-        if key in self._index:
-            return self.chips[self._index[key]]
+        found = self._names.find(str(name))
+        if found is not None:
+            return self.chips[found]
         close = self.suggest(name)
         hint = f"; did you mean: {', '.join(close)}" if close else "; `planner speedup` without --gpu lists every GPU"
         raise UnknownPartError(f"unknown GPU {name!r}{hint}")
 
     def suggest(self, name: str, n: int = 4) -> list[str]:
         """Chip names close to `name`: containing it first (e.g. 'RTX 6000' -> Quadro / Ada), then similar spellings."""
-        key = name_key(str(name))
-        if not key:
-            return []
-        ids = [cid for k, cid in self._index.items() if len(key) >= 3 and key in k]
-        ids += [self._index[k] for k in difflib.get_close_matches(key, list(self._index), n=3 * n, cutoff=0.6)]
-        return [self.chips[cid].name for cid in dict.fromkeys(ids)][:n]
+        return [self.chips[cid].name for cid in self._names.suggest(str(name), n)]
 
     def tier(self, chip: GpuChip) -> str:
         """Which cross-validated error applies: seen architecture (LOGO), new NVIDIA architecture (LOAO), or AMD."""
@@ -202,6 +182,7 @@ def _load(params_path: str, data_dir: Optional[str]) -> PerfModel:
         raise CatalogError(f"{path} is missing; re-create it with `python -m planner.perf.fit --write`") from None
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    check_params_file(data, path)
     params = PerfParams.from_json(data)
     chips = load_chips(Path(data_dir) if data_dir else None)
     return PerfModel(chips, params, _calibrated_chips(params.meta), load_power_variants(chips=chips))

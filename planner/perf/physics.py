@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import math
 import statistics
 from dataclasses import MISSING, dataclass, field, fields, replace
@@ -10,8 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from planner.catalog.load import load_chips
-from planner.catalog.models import GpuChip
+from planner.catalog.load import load_chips, load_records
+from planner.catalog.models import GpuChip, GpuL2Cache, GpuPowerVariant
 from planner.errors import CatalogError, InputError
 from planner.perf.families import offsets_of, shifted_matmul_share, shifted_share
 from planner.resources import SHIPPED_DATA_DIR
@@ -213,11 +212,16 @@ def power_clock_factor(density: float, p: PerfParams) -> float:
 
 @lru_cache(maxsize=1)
 def l2_sizes(path: Path = L2_FILE) -> dict[str, float]:
-    """Chip id -> L2 cache in MB (data/gpu_l2_cache.csv, each row sourced); empty when the file is absent."""
+    """Chip id -> L2 cache in MB (data/gpu_l2_cache.csv as GpuL2Cache rows, each sourced); empty when the file is
+    absent; a bad row or a chip given twice is a CatalogError naming the file and the row."""
     if not path.exists():
         return {}
-    with path.open(newline="", encoding="utf-8") as fh:
-        return {r["chip"]: float(r["l2_mb"]) for r in csv.DictReader(fh)}
+    out: dict[str, float] = {}
+    for row in load_records(path, GpuL2Cache):
+        if row.chip in out:
+            raise CatalogError(f"{path.name}: chip {row.chip!r} given twice")
+        out[row.chip] = row.l2_mb
+    return out
 
 
 def sm_clock_tflops(chip: GpuChip) -> float:
@@ -306,16 +310,16 @@ def power_scale(power_fraction: float) -> float:
 
 
 def load_power_variants(path: Path = POWER_VARIANTS_FILE, chips: Optional[dict[str, GpuChip]] = None) -> dict[str, float]:
-    """Chip id -> board power / full-power board of the same silicon (e.g. Max-Q 300 W of 600 W); empty if no file."""
+    """Chip id -> board power / full-power board of the same silicon (e.g. Max-Q 300 W of 600 W); empty if no file.
+    Rows are GpuPowerVariant records (types, units, source); both chips must be in the chip table when given."""
     if not path.exists():
         return {}
     out: dict[str, float] = {}
-    with path.open(newline="", encoding="utf-8") as fh:
-        for r in csv.DictReader(fh):
-            frac = float(r["board_power_w"]) / float(r["full_power_w"])
-            if chips is not None and (r["chip"] not in chips or r["full_power_chip"] not in chips):
-                raise CatalogError(f"{path.name}: unknown chip in row {r['chip']!r} -> {r['full_power_chip']!r}")
-            if not (MIN_POWER_FRACTION <= frac <= 1.0):
-                raise CatalogError(f"{path.name}: {r['chip']!r} power fraction {frac:.2f} outside {MIN_POWER_FRACTION}-1.0")
-            out[r["chip"]] = frac
+    for r in load_records(path, GpuPowerVariant):
+        if chips is not None and (r.chip not in chips or r.full_power_chip not in chips):
+            raise CatalogError(f"{path.name}: unknown chip in row {r.chip!r} -> {r.full_power_chip!r}")
+        if not (MIN_POWER_FRACTION <= r.power_fraction <= 1.0):
+            raise CatalogError(f"{path.name}: {r.chip!r} power fraction {r.power_fraction:.2f} outside "
+                               f"{MIN_POWER_FRACTION}-1.0")
+        out[r.chip] = r.power_fraction
     return out

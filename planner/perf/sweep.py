@@ -85,6 +85,16 @@ class SweepEstimate:
         return out
 
 
+def rounds(runs: int, gpu_count: int) -> int:
+    """Rounds of runs on `gpu_count` GPUs: ceil(runs / GPUs) (independent runs do not share a GPU)."""
+    return -(-int(runs) // max(1, int(gpu_count)))
+
+
+def wall_hours(runs: int, baseline_hours: float, speedup: float, gpu_count: int = 1) -> float:
+    """The one sweep-time formula: rounds x baseline hours / speedup (what sweep_time and the solver's notes say)."""
+    return rounds(runs, gpu_count) * baseline_hours / speedup
+
+
 def sweep_time(
     runs: int,
     baseline_hours: float,
@@ -109,9 +119,9 @@ def sweep_time(
     if not (0 < speedup.low <= speedup.value <= speedup.high):
         raise InputError(f"speedup must satisfy 0 < low <= value <= high (got {speedup})")
     runs, gpu_count = int(runs), int(gpu_count)
-    waves = math.ceil(runs / gpu_count)
+    waves = rounds(runs, gpu_count)
     per_run = (baseline_hours / speedup.value, baseline_hours / speedup.high, baseline_hours / speedup.low)
-    wall = tuple(waves * h for h in per_run)
+    wall = tuple(wall_hours(runs, baseline_hours, s, gpu_count) for s in (speedup.value, speedup.high, speedup.low))
     energy: tuple[Optional[float], ...] = (None, None, None)
     if wall_power_w is not None:
         energy = tuple(energy_kwh(wall_power_w, h) for h in wall)

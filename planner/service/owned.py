@@ -6,9 +6,10 @@ from typing import Any, Callable, Optional
 
 from planner.catalog.load import Catalog
 from planner.compat.checker import check_parts
+from planner.plan_view import PlanView
 from planner.request import Request
 
-Solve = Callable[[Request], dict[str, Any]]  # a request -> Recommendation.to_json()
+Solve = Callable[[Request], Any]  # a request -> planner.solver.Recommendation (typed plans and why-not)
 
 
 def rule_summary(name: str) -> str:
@@ -27,20 +28,20 @@ def warning_rules() -> list[str]:
     return [r.name for r in ALL_RULES if r.severity == Severity.WARNING]
 
 
-def _swap_findings(cat: Catalog, plan: dict[str, Any], part_id: str, req: Request) -> list[str]:
+def _swap_findings(cat: Catalog, plan: PlanView, part_id: str, req: Request) -> list[str]:
     """Problems and warnings the checker finds when the owned part replaces the plan's part of its category."""
     part = cat.parts[part_id]
-    ids = [p["id"] for p in plan["parts"] if p["category"] != part.category] + [part_id]
-    report = check_parts(cat, [cat.parts[i] for i in ids], gpu_count=plan["gpu"]["count"],
+    ids = [ln.part_id for ln in plan.parts if ln.category != part.category] + [part_id]
+    report = check_parts(cat, [cat.parts[i] for i in ids], gpu_count=plan.gpu_count,
                          power_fraction=req.power_fraction, workload=req.workload, precision=req.precision,
                          model_params=req.model_params, owned=req.owned, used=req.used)
     return [f.message for f in report.problems] + [f"warning: {f.message}" for f in report.warnings]
 
 
-def why_unused(cat: Catalog, req: Request, plan: dict[str, Any], solve: Solve) -> list[dict[str, Any]]:
+def why_unused(cat: Catalog, req: Request, plan: PlanView, solve: Solve) -> list[dict[str, Any]]:
     """One entry per owned part the plan does not use: {id, name, reason, accept} where `accept` names the
     warnings that, once accepted, let the solver keep the part (empty when accepting would not help)."""
-    in_plan = {p["id"] for p in plan["parts"]}
+    in_plan = set(plan.part_ids())
     out = []
     for pid in req.owned:
         if pid in in_plan or pid not in cat.parts:
@@ -53,16 +54,17 @@ def why_unused(cat: Catalog, req: Request, plan: dict[str, Any], solve: Solve) -
         accept: list[str] = []
         if swap:
             reason.append(f"in this build it would break: {'; '.join(swap[:2])}")
-        if not with_it.get("plans"):
-            why = [c for c in (with_it.get("why_not") or {}).get("conflicts") or [] if "(pinned)" not in c]
+        if not with_it.plans:
+            conflicts = with_it.why_not.conflicts if with_it.why_not is not None else []
+            why = [c for c in conflicts if "(pinned)" not in c]
             reason.append("no build meeting the request can use it, even with every warning accepted" + (f" ({'; '.join(why[:2])})" if why else ""))
         else:
-            best = with_it["plans"][0]
-            accept = [w["rule"] for w in best.get("warnings", []) if w["rule"] not in req.accepted_warnings]
+            best = with_it.plans[0].view()
+            accept = [w.rule for w in best.warnings if w.rule not in req.accepted_warnings]
             if accept:
                 reason.append("the best build that keeps it has warnings the solver avoids: "
                               + "; ".join(rule_summary(r) for r in accept))
-            speed, mine = best["speedup_vs_1080ti"], plan["speedup_vs_1080ti"]
+            speed, mine = best.speed.value, plan.speed.value  # type: ignore[union-attr]
             if speed < mine - 1e-6:
                 reason.append(f"the best build that keeps it reaches {speed:.1f}x a GTX 1080 Ti instead of {mine:.1f}x")
             elif not accept:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Iterable, Optional, Sequence
 
 from planner.catalog.load import Catalog
@@ -89,14 +88,15 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     from planner.service.sweep_report import with_sweeps
 
     req = planned.request
-    data = with_sweeps(planned.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
+    views = [p.view() for p in planned.plans]
+    data = with_sweeps(planned.to_json(), views, runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
                        workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
     if not planned.plans and data.get("why_not") is not None:
         data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
     if req.owned and planned.plans:
         data["owned_not_used"] = why_unused(
-            catalog, req, data["plans"][0],
-            lambda r: plan(catalog, r.model_copy(update={"alternatives": 0}), time_limit=time_limit).to_json())
+            catalog, req, views[0],
+            lambda r: plan(catalog, r.model_copy(update={"alternatives": 0}), time_limit=time_limit).recommendation)
     return data
 
 
@@ -114,52 +114,20 @@ def check(catalog: Catalog, parts: Sequence[str | AnyPart], request: Request) ->
 # ---- compare (rent or buy) ------------------------------------------------------------------------------
 
 def costs_build(report: CheckReport, currency: str, rates: Any) -> Any:
-    """The cost model's Build for checked parts (a solver Plan's `.report`, or `check()` of a hand-picked list):
-    prices converted exactly, owned parts excluded. A list without a GPU or a PSU is refused: its electricity
-    and its purchase would be wrong."""
-    from planner.costs import compare as C
-    from planner.fx import convert_exact
+    """The cost model's Purchase for checked parts (a solver Plan's `.report`, or `check()` of a hand-picked list),
+    through the one plan-to-purchase step (planner.share.plan_file): owned parts excluded, every part priced. A
+    list without a GPU or a PSU is refused: its electricity and its purchase would be wrong."""
+    from planner.share.plan_file import purchase_from_plan
 
-    parts = report.build.parts
-    missing = [c for c in ("gpu", "psu") if c not in parts]
+    missing = [c for c in ("gpu", "psu") if c not in report.build.parts]
     if missing:
         raise InputError(f"the build has no {' and no '.join(missing).upper()}: costs need a complete build "
                          "(add the part, or compare a recommended build)")
-    gpu_count = report.build.gpu_count
-    gpu_total = platform_total = owned_total = Decimal(0)
-    dates: set[str] = set()
-    retailers: set[str] = set()
-    kinds: set[str] = set()
-    unpriced: list[str] = []
-    for category, part in parts.items():
-        qty = gpu_count if category == "gpu" else 1
-        offer = report.offers.get(part.id)
-        if offer is None and part.id not in report.owned:
-            unpriced.append(part.name)
-        amount = Decimal(0) if offer is None else convert_exact(offer.price * qty, offer.currency, currency, rates)
-        if part.id in report.owned:
-            owned_total += amount
-            continue
-        if category == "gpu":
-            gpu_total += amount
-        else:
-            platform_total += amount
-        if offer is not None:
-            dates.add(offer.observed_on.isoformat())
-            retailers.add(offer.retailer)
-            kinds.add(offer.source)
-    if unpriced:
-        raise InputError(f"no price for {', '.join(unpriced)}: costs need every part priced")
-    gpu, psu, sizing = parts["gpu"], parts["psu"], report.sizing
-    ordered = sorted(dates)
-    date_text = (ordered[0] if len(ordered) == 1 else f"{ordered[0]}..{ordered[-1]}") if ordered else "no dated price"
-    return C.Purchase(
-        name=f"{gpu_count}x {gpu.name} build", chip=gpu.chip, gpu_count=gpu_count,
-        gpu_price=gpu_total, platform_price=platform_total, currency=currency,
-        dc_w=float(sizing.sustained_w) if sizing else 0.0, psu_w=psu.wattage_w,
-        psu_efficiency=str(psu.efficiency or "bronze"), price_date=date_text,
-        price_source=f"plan parts from {', '.join(sorted(retailers))} ({', '.join(sorted(kinds))} prices)",
-        owned_value=owned_total, gpu_name=gpu.name)
+    sizing = report.sizing
+    build, _ = purchase_from_plan(report.view(), rates, currency, owned=set(report.owned),
+                                  draw_w=float(sizing.sustained_w) if sizing else 0.0,
+                                  lookup={p.id: p for p in report.build.parts.values()}.get)
+    return build
 
 
 def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from planner.perf.sweep import Estimate, sweep_time
+from planner.plan_view import PlanView
 
 
 def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> dict[str, Any]:
@@ -78,13 +79,14 @@ def finish_sentence(report: dict[str, Any]) -> str:
             f"({short(f['low'])} to {short(f['high'])}) if started now")
 
 
-def with_sweeps(rec_json: dict[str, Any], *, runs: int, baseline_hours: float, workload: str, precision: str,
-                model_params: Optional[float], runs_left: Optional[int] = None,
+def with_sweeps(rec_json: dict[str, Any], views: Sequence[PlanView], *, runs: int, baseline_hours: float,
+                workload: str, precision: str, model_params: Optional[float], runs_left: Optional[int] = None,
                 start: Optional[datetime] = None) -> dict[str, Any]:
-    """A Recommendation's JSON plus the model assumed and, on every plan, its sweep (hours and finish time)."""
+    """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its sweep
+    (hours and finish time)."""
     out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
-    out["plans"] = [{**p, "sweep": sweep_report(p["speedup_vs_1080ti"], *p["speedup_range"], runs=runs,
-                                                baseline_hours=baseline_hours, gpu_count=p["gpu"]["count"],
+    out["plans"] = [{**p, "sweep": sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
+                                                baseline_hours=baseline_hours, gpu_count=v.gpu_count,
                                                 runs_left=runs_left, start=start)}
-                    for p in rec_json.get("plans", [])]
+                    for p, v in zip(rec_json.get("plans", []), views)]
     return out

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from planner.catalog.load import Catalog
 from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
+from planner.plan_view import MAX_LINES  # noqa: F401 - parts in one shared build (re-exported)
 from planner.request import Request
 from planner.validation import load_json
 
@@ -26,7 +27,6 @@ TOKEN_VERSION = "v2"
 READ_VERSIONS = ("v1", "v2")
 MAX_TOKEN_CHARS = 2048  # a token longer than this is refused before decoding
 MAX_INFLATED_BYTES = 64 * 1024  # zip-bomb guard: never inflate more than this
-MAX_LINES = 64  # parts in one shared build
 DEFAULT_BASE_URL = "http://localhost:8501/"
 # PCPartPicker's row labels, in its order; our category ids are accepted too when importing.
 TYPE_LABELS = {"cpu": "CPU", "cooler": "CPU Cooler", "motherboard": "Motherboard", "memory": "Memory",

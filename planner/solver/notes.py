@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional, Sequence
 from planner.compat.power import size_psu
 from planner.compat.rules.base import gpu_power_w, power_terms
 from planner.money import format_money
+from planner.perf.sweep import wall_hours
 from planner.request import Request
 from planner.solver import quality
 from planner.solver.plan import SAME_SPEED, Plan, WhyNot
@@ -53,7 +54,7 @@ def psu_load_note(plan: Plan, psu_ratings: Sequence[int]) -> Optional[str]:
 
 def sweep_hours(plan: Plan, req: Request, runs: Optional[int] = None) -> float:
     """Hours for `runs` runs (default: the whole sweep), in rounds of one run per GPU."""
-    return -(-(runs or req.runs) // plan.gpu_count) * req.baseline_hours / plan.speed.value
+    return wall_hours(runs or req.runs, req.baseline_hours, plan.speed.value, plan.gpu_count)
 
 
 def rounds_hours(plan: Plan, req: Request) -> float:

@@ -10,7 +10,8 @@ from typing import Any, Optional
 from planner.catalog.load import Catalog
 from planner.compat.checker import CheckReport
 from planner.catalog.models import CATEGORIES
-from planner.money import format_money, from_cents, quantize
+from planner.money import format_money, from_cents
+from planner.plan_view import FindingView, GpuSummary, PlanView, Power, PricedLine, Speed
 from planner.solver.currency import convert
 from planner.perf.sweep import Estimate
 
@@ -50,42 +51,36 @@ class Plan:
         """The sum of the lines as shown (each converted and rounded to the cent), so a table adds up."""
         if self.currency == "EUR":
             return from_cents(self.total_cents_eur)
-        return sum((Decimal(self.part_json(p)["price"]["amount"]) * (self.gpu_count if c == "gpu" else 1)
-                    for c, p in self.parts.items()), Decimal(0))
+        return self.view().total
 
-    def part_json(self, part: Any) -> dict[str, Any]:
-        qty = self.gpu_count if part.category == "gpu" else 1
-        owned = part.id in self.owned
-        offer = None if owned else self.offers.get(part.id)
-        amount = Decimal(0) if owned or offer is None else convert(offer.price, offer.currency, self.currency)
-        return {
-            "category": part.category, "id": part.id, "name": part.name, "quantity": qty,
-            "price": {"amount": str(quantize(amount)), "currency": self.currency},
-            "retailer": None if offer is None else offer.retailer,
-            "url": None if offer is None else offer.url,
-            "price_source": "owned" if owned else (None if offer is None else offer.source),
-            "price_observed_on": None if offer is None else offer.observed_on.isoformat(),
-            "condition": None if offer is None else offer.condition,
-            "owned": owned,
-        }
+    def line(self, part: Any) -> PricedLine:
+        """The part's priced line in the plan's currency; an owned part costs 0 and carries what it is worth."""
+        owned, offer = part.id in self.owned, self.offers.get(part.id)
+        if offer is None and owned:
+            offer = self.catalog.offer_for(part.id)
+        amount = None if offer is None else convert(offer.price, offer.currency, self.currency)
+        return PricedLine.priced(part, self.gpu_count if part.category == "gpu" else 1, None if owned else offer,
+                                 self.currency, owned=owned, amount=amount)
+
+    def view(self) -> PlanView:
+        """The typed answer front ends, files and links read (planner.plan_view), produced here once."""
+        speed = self.speed
+        return PlanView(
+            currency=self.currency, parts=tuple(self.line(self.parts[c]) for c in CATEGORIES if c in self.parts),
+            gpu=GpuSummary(chip=self.chip.id, name=self.chip.name, count=self.gpu_count,
+                           vram_gb=float(self.gpu.vram_gb)),
+            speed=Speed(value=float(speed.value), low=float(min(speed.low, speed.value)),
+                        high=float(max(speed.high, speed.value)), basis=speed.basis),
+            power=Power.model_validate(self.report.power_json()),
+            warnings=tuple(FindingView(rule=f.rule, message=f.message, parts=tuple(f.parts))
+                           for f in self.report.warnings),
+            unverified=tuple(FindingView(rule=f.rule, message=f.message, parts=tuple(f.parts))
+                             for f in self.report.unverified),
+            trade_offs=tuple(self.trade_offs), quality_points=int(self.quality),
+            power_limit=float(self.power_fraction), notes=tuple(self.notes))
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "parts": [self.part_json(self.parts[c]) for c in CATEGORIES if c in self.parts],
-            "total": {"amount": str(self.total), "currency": self.currency},
-            "gpu": {"chip": self.chip.id, "name": self.chip.name, "count": self.gpu_count,
-                    "vram_gb": self.gpu.vram_gb},
-            "speedup_vs_1080ti": round(self.speed.value, 3),
-            "speedup_range": [round(self.speed.low, 3), round(self.speed.high, 3)],
-            "speedup_basis": self.speed.basis,
-            "power": self.report.power_json(),
-            "warnings": [f.to_json() for f in self.report.warnings],
-            "unverified": [f.to_json() for f in self.report.unverified],
-            "trade_offs": list(self.trade_offs),
-            "quality_points": self.quality,
-            "power_limit": self.power_fraction,
-            "notes": list(self.notes),
-        }
+        return self.view().to_json()
 
     def headline(self) -> str:
         n = f"{self.gpu_count} x " if self.gpu_count > 1 else ""

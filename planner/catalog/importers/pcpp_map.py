@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from planner.catalog.match import ChipNames, chip_key
 from planner.catalog.models import FORM_FACTORS, SOCKETS, GpuChip
 
 Row = dict[str, Any]
@@ -55,31 +56,19 @@ def whole(value: Any) -> Optional[int]:
     return None if v is None else int(round(v))
 
 
-def _norm(text: str) -> str:
-    t = text.lower().replace("-", " ")
-    t = re.sub(r"\b(geforce|radeon|nvidia|amd|lhr)\b", " ", t)
-    t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
-    return " ".join(t.split())
-
-
 # ---- GPU ------------------------------------------------------------------------------------
 
 class ChipIndex:
-    """Finds our chip for a dataset `chipset` string through chip ids, names and aliases."""
+    """Finds our chip for a dataset `chipset` string through the one chip matcher (planner.catalog.match.ChipNames:
+    chip ids, names and aliases), the memory size telling variants apart ('RTX 3060' 8 GB vs 12 GB)."""
 
     def __init__(self, chips: dict[str, GpuChip]):
         self.chips = chips
-        self.keys: dict[str, set[str]] = {}
-        for chip in chips.values():
-            for label in (chip.id, chip.name, *chip.aliases):
-                self.keys.setdefault(_norm(label), set()).add(chip.id)
+        self.names = ChipNames(chips)
 
     def match(self, chipset: str, memory_gb: Optional[float]) -> GpuChip:
-        base = _norm(chipset)
-        keys = {base}
-        if memory_gb is not None:
-            keys.add(f"{base} {memory_gb:g}gb")
-        ids = set().union(*(self.keys.get(k, set()) for k in keys))
+        labels = [chipset] + ([f"{chipset} {memory_gb:g}GB"] if memory_gb is not None else [])
+        ids = {i for i in (self.names.find(label) for label in labels) if i is not None}
         if not ids:
             raise Skip("GPU chip not in our chip table", chipset)
         fits = [i for i in sorted(ids) if memory_gb is None or self.chips[i].vram_gb == memory_gb]
@@ -97,7 +86,7 @@ def map_gpu(rec: Row, chips: ChipIndex) -> Mapped:
     memory = num(rec.get("memory"))
     chip = chips.match(str(chipset), memory)
     name = str(rec["name"])
-    if _norm(str(chipset)) not in _norm(name):
+    if chip_key(str(chipset)) not in chip_key(name):
         name = f"{name} ({chipset})"
     notes = [f"chip matched from the dataset chipset '{chipset}' and {memory:g} GB" if memory is not None
              else f"chip matched from the dataset chipset '{chipset}'",

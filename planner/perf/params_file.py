@@ -1,0 +1,94 @@
+"""The schema of data/perf_params.json (written by `python -m planner.perf.fit --write`): checked before the speed
+model reads it, so a hand edit or a truncated fit is one CatalogError line naming the field, not a traceback."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from planner.errors import CatalogError, validation_message
+
+Number = Annotated[float, Field(allow_inf_nan=False, ge=-1e6, le=1e15)]
+Share = Annotated[float, Field(allow_inf_nan=False, ge=0, le=1)]
+Positive = Annotated[float, Field(allow_inf_nan=False, gt=0, le=1e15)]
+REQUIRED = ("tensor_efficiency", "amp_memory_factor")  # PerfParams fields without a prior
+
+
+class ParamsBlock(BaseModel):
+    """The `params` block: workload shares, typical sizes, family offsets and every other fitted or prior number
+    (extra keys, each a finite number); variant `average` keeps its members' numbers under `members`."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    compute_share: dict[str, Share] = Field(min_length=1)
+    typical_params: dict[str, Positive] = Field(default_factory=dict)
+    family_offsets: dict[str, tuple[Number, Number]] = Field(default_factory=dict)
+    members: Optional[dict[str, dict[str, Any]]] = None
+
+    @model_validator(mode="after")
+    def _numbers(self) -> "ParamsBlock":
+        for name, value in (self.model_extra or {}).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number (got {str(value)[:40]!r})")
+        if self.members is not None:
+            if not self.members:
+                raise ValueError("variant 'average' without members")
+            shared = self.model_dump(exclude={"members"})
+            for name, member in self.members.items():
+                try:
+                    ParamsBlock.model_validate({**shared, **member})
+                except ValidationError as exc:
+                    raise ValueError(f"member {name!r}: {validation_message(exc)}") from None
+        else:
+            missing = [n for n in REQUIRED if n not in (self.model_extra or {})]
+            if missing:
+                raise ValueError(f"{missing[0]} is missing (re-create the file with the fit)")
+        return self
+
+
+class Range(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    low: Positive
+    high: Positive
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pair(cls, data: Any) -> Any:
+        if isinstance(data, (list, tuple)) and len(data) == 2:
+            return {"low": data[0], "high": data[1]}
+        return data
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Range":
+        if not self.low <= self.high:
+            raise ValueError(f"range [{self.low:g}, {self.high:g}] must have low <= high")
+        return self
+
+
+class PerfParamsFile(BaseModel):
+    """data/perf_params.json: `params`, `ranges` per error tier and precision group, and the fit's record (what it
+    was fitted on, its errors) kept as written."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    params: ParamsBlock
+    ranges: dict[str, dict[str, Range]] = Field(default_factory=dict)
+    variant: Optional[str] = None
+    fitted_on: Optional[str] = None
+    size_widening_per_decade: float = Field(default=0.25, ge=0, le=10, allow_inf_nan=False)
+
+
+def check_params_file(data: Any, path: Path | str) -> PerfParamsFile:
+    """The validated file, or a CatalogError line naming the file and the field."""
+    try:
+        return PerfParamsFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        text = (f"{where}: {err['msg'].removeprefix('Value error, ')}" if err["type"] == "value_error"
+                else validation_message(exc))
+        raise CatalogError(f"{path}: {text}; re-create it with `python -m planner.perf.fit --write`") from None
