@@ -26,6 +26,8 @@ KERNEL_ORDER = ["errors", "textsafe", "validation", "money", "vocab", "resources
 
 def _package(path: Path) -> str:
     rel = path.relative_to(PLANNER).parts
+    if rel == ("__main__.py",):
+        return "cli"  # `python -m planner` is the CLI's other door
     return rel[0] if len(rel) > 1 else "kernel"
 
 
@@ -92,3 +94,37 @@ def test_front_ends_call_the_service_only(path: Path) -> None:
     bad = [f"line {line}: {module}" for line, module in _imports(path)
            if _target(module) is not None and _target(module) not in FRONT_MAY_IMPORT]
     assert not bad, f"{path.name} reaches past the service: " + "; ".join(bad)
+
+
+# The service's names: one entry per user action or result type front ends use. A new name is a decision (add it
+# here and to docs/architecture.md), not a shortcut around the pipeline: the store, the fetcher, the registry and the
+# solver stay behind it.
+SERVICE_NAMES = {
+    "plan", "recommend", "describe", "check", "compare", "load_priced_catalog", "Catalog", "AnyPart", "default_data_dir",
+    "rule_summary", "unused_sentence", "warning_rules", "sweep_report", "gpu_speed", "Estimate", "sweep_time",
+    "costs_model", "verdict", "cheapest_rent", "CONSIDERED_FAMILIES",
+    "TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json", "import_build", "permalink", "to_csv",
+    "to_json_text", "to_markdown", "decode_token", "encode_token",
+    "price_db_path", "refresh_prices", "price_history", "polite_fetcher",
+    "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
+    "parse_window",
+}
+
+
+def test_the_service_exports_exactly_the_allowed_names() -> None:
+    import planner.service as service
+
+    assert set(service.__all__) == SERVICE_NAMES
+    for name in SERVICE_NAMES:
+        getattr(service, name)  # each resolves
+
+
+@pytest.mark.parametrize("path", FRONT, ids=[p.name for p in FRONT])
+def test_front_ends_use_only_the_allowed_service_names(path: Path) -> None:
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("planner.service"):
+            if node.module != "planner.service":
+                bad.append(f"line {node.lineno}: {node.module} (import from planner.service itself)")
+            bad += [f"line {node.lineno}: {a.name}" for a in node.names if a.name not in SERVICE_NAMES]
+    assert not bad, f"{path.name}: " + "; ".join(bad)

@@ -13,8 +13,7 @@ from planner.service import SharedBuild, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import services
-from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
-                                          sweep_report)
+from planner.service import sweep_report as report
 from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
@@ -118,15 +117,15 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
-        model = assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {params_text(model['params'])} model", f"{sp['value']:.1f}x")
-        c1.caption(f"for {model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+        model = report.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {report.params_text(model['params'])} model", f"{sp['value']:.1f}x")
+        c1.caption(f"for {report.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
+        sw = report.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
         left = sw["runs_left"]
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
                   hours_text(sw["wall_hours"]["value"]))
-        c2.caption(f"{finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
+        c2.caption(f"{report.finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
                    f"(was {hours_text(inputs.baseline_hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
@@ -184,11 +183,11 @@ def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
     for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
             (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
              p.gpu_count) for p in plans]:
-        sw = sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
+        sw = report.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=gpus)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": clock_text(sw["finish"]["value"], sw["start"])})
+                     "sweep_high": sw["wall_hours"]["high"], "finish": report.clock_text(sw["finish"]["value"], sw["start"])})
     return rows
 
 
@@ -199,8 +198,8 @@ def speed_by_option(plans: list[PlanView], inputs: Request) -> None:
     c1, c2 = st.columns(2)
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
-    model = assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model_phrase(model)} (on it the sweep takes "
+    model = report.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {report.model_phrase(model)} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
                "as their combined throughput (runs do not share a GPU).")
 

@@ -1,0 +1,5 @@
+"""`python -m planner ...` runs the CLI, as the `planner` script does."""
+
+from planner.cli import main
+
+main()
