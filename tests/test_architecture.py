@@ -105,7 +105,9 @@ SERVICE_NAMES = {
     "costs_model", "verdict", "cheapest_rent", "CONSIDERED_FAMILIES",
     "TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json", "import_build", "permalink", "to_csv",
     "to_json_text", "to_markdown", "decode_token", "encode_token",
-    "price_db_path", "refresh_prices", "price_history", "polite_fetcher",
+    "price_db_path", "refresh_prices", "price_history", "polite_fetcher", "DEFAULT_BASE_URL",
+    "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
+    "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
     "parse_window",
 }
@@ -128,3 +130,23 @@ def test_front_ends_use_only_the_allowed_service_names(path: Path) -> None:
                 bad.append(f"line {node.lineno}: {node.module} (import from planner.service itself)")
             bad += [f"line {node.lineno}: {a.name}" for a in node.names if a.name not in SERVICE_NAMES]
     assert not bad, f"{path.name}: " + "; ".join(bad)
+
+
+CLI = sorted((PLANNER / "cli").glob("*.py"))
+KERNEL_MODULES = set(KERNEL_ORDER)
+
+
+@pytest.mark.parametrize("path", CLI, ids=[p.name for p in CLI])
+def test_the_cli_calls_the_service_only(path: Path) -> None:
+    """The CLI's door is the web UI's: planner.service (its allowed names), the kernel and the CLI's own modules."""
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "planner":
+            parts = node.module.split(".")
+            if node.module == "planner.service":
+                bad += [f"line {node.lineno}: {a.name}" for a in node.names if a.name not in SERVICE_NAMES]
+            elif node.module == "planner" or len(parts) == 2 and parts[1] in KERNEL_MODULES | {"cli"}:
+                continue
+            elif parts[1] != "cli":
+                bad.append(f"line {node.lineno}: {node.module}")
+    assert not bad, f"cli/{path.name} reaches past the service: " + "; ".join(bad)

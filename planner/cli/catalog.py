@@ -8,10 +8,9 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog.load import load_catalog, price_age_days
+from planner.service import catalog_invariants, load_catalog, price_age_days
 from planner.cli.common import console, emit_json, fail, handle_errors, styled
-from planner.catalog.models import CATEGORIES
-from planner.catalog.invariants import catalog_invariants
+from planner.vocab import CATEGORIES
 
 sub = typer.Typer(help="Browse and validate the component catalog.", no_args_is_help=True)
 
@@ -100,7 +99,7 @@ def import_pcpp_cmd(
     from rich.progress import BarColumn, Progress, TextColumn
 
     from planner.cli.common import err_console
-    from planner.catalog.importers import import_pcpp
+    from planner.service import import_pcpp
 
     if out is None:
         fail("missing --out DIR (the catalog directory to write)")
@@ -142,8 +141,8 @@ def generate_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Write a synthetic catalog of any size (synthetic specs and estimate prices) for benchmarks."""
-    from planner.catalog.load import SHIPPED_DATA_DIR
-    from planner.catalog.synth import generate
+    from planner.resources import SHIPPED_DATA_DIR
+    from planner.service import generate_catalog as generate
 
     if out is None:
         fail("missing --out DIR (the catalog directory to write)")

@@ -9,13 +9,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service.catalogs import load_priced_catalog
-from planner.compat.checker import CheckReport
+from planner.service import CheckReport, check, load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
 from planner.request import Request
 from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
-from planner.service.pipeline import check
 
 
 def print_report(report: CheckReport) -> None:

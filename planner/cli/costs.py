@@ -10,16 +10,15 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.costs import compare as C
+from planner.service import costs_model as C
 from planner.cli.common import console, emit_json, err_console, fail, handle_errors, styled
-from planner.costs.cloud import DEFAULT_BILLING, filter_offers, latest_offers, load_cloud_offers
+from planner.service import cloud_offers, verdict
 from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
-from planner.costs.verdict import verdict
 from planner.request import Request
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
-from planner.share.plan_file import build_from_plan, read_plan
+from planner.service import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -42,16 +41,14 @@ def _request(work: C.Workload, currency: str, budget: Optional[Decimal] = None,
 
 def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
     """The speed model's speedup (per chip) and sweep_time for this workload, as the service pipeline gives them."""
-    from planner.catalog.load import cached_catalog
-    from planner.service.pipeline import speed_functions
+    from planner.service import cached_catalog, speed_functions
 
     return speed_functions(cached_catalog(), _request(work, "EUR"))
 
 
 def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Purchase:
     """The best build within the budget (the same pipeline as `planner recommend`), as the cost model's Build."""
-    from planner.service.catalogs import load_priced_catalog
-    from planner.service.pipeline import costs_build, plan
+    from planner.service import costs_build, load_priced_catalog, plan
 
     planned = plan(load_priced_catalog(), _request(work, currency, budget, owned))
     if not planned.plans:
@@ -257,12 +254,10 @@ def costs(
                      f"draw while training = the plan's sustained draw ({the_build.dc_w:g} W, a sizing upper bound)")
     else:
         notes.append("no --build or --budget: rental options only, no break-even")
-    billing = {"on-demand", "marketplace", "serverless", "spot", "commitment"} if all_offers else DEFAULT_BILLING
-    offers = filter_offers(latest_offers(load_cloud_offers(), billing=billing), providers=provider, gpus=cloud_gpu)
+    offers = cloud_offers(all_billing=all_offers, providers=provider, gpus=cloud_gpu)
     if not offers and (provider or cloud_gpu):
         raise InputError("no cloud offer matches --provider/--cloud-gpu")
-    from planner.catalog.load import cached_catalog
-    from planner.service.pipeline import compare
+    from planner.service import cached_catalog, compare
 
     # the same pipeline step as the web UI's Cloud vs buy tab (planner.service.compare), the request built from the
     # options; _speed_functions is the speed model for it (tests swap in a fixed table)

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service.catalogs import load_priced_catalog
+from planner.service import Planned, describe, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
@@ -17,12 +17,11 @@ from planner.price_label import offer_note, price_label
 from planner.request import Request
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
-from planner.service import pipeline
-from planner.service.owned import unused_sentence
-from planner.service.sweep_report import finish_sentence, hours_text, model_phrase
+from planner.service import sweep_report as sweep_text
+from planner.service import unused_sentence
 
 
-def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional[dict] = None) -> None:
+def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = None) -> None:
     rec, offers = planned.recommendation, offers or {}
     for note in planned.notes:
         console.print(styled("[dim]Assumed: {}.[/]", note))
@@ -61,12 +60,12 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
             table.add_row(ln.category, Text(ln.name), price, Text(when))
         console.print(table)
         s = plan.report.sizing
-        console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {model_phrase(data['model'])} "
+        console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(data['model'])} "
                            f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
                            f"{s.sustained_w} W sustained, PSU needed {max(s.required_atx3_w, s.vendor_floor_w or 0)} W "
                            "(ATX 3.x)"))
         sweep = data["plans"][i]["sweep"]
-        console.print(Text(f"Sweep: {finish_sentence(sweep)}; {hours_text(sweep['hours_per_run']['value'])} per run "
+        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep['hours_per_run']['value'])} per run "
                            f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
         for f in plan.report.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
@@ -169,8 +168,8 @@ def register(app: typer.Typer) -> None:
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
         )
-        planned = pipeline.plan(cat, req, time_limit=time_limit)
-        data = pipeline.describe(cat, planned, time_limit=time_limit)
+        planned = plan(cat, req, time_limit=time_limit)
+        data = describe(cat, planned, time_limit=time_limit)
         if as_json:
             emit_json(data)
         else:

@@ -9,13 +9,12 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.catalog.load import load_catalog
-from planner.service.catalogs import load_priced_catalog
+from planner.service import load_catalog, load_priced_catalog
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
 from planner.validation import load_json, read_text_capped
-from planner.share import (
+from planner.service import (
     DEFAULT_BASE_URL, SharedBuild, build_from_json, import_build, permalink, to_csv,
     to_json_text, to_markdown,
 )

@@ -14,6 +14,20 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     # the pipeline and the catalog as front ends use it
     "plan": ("planner.service.pipeline", "plan"),
     "recommend": ("planner.service.pipeline", "recommend"),
+    "Planned": ("planner.service.pipeline", "Planned"),
+    "CheckReport": ("planner.compat.checker", "CheckReport"),
+    "costs_build": ("planner.service.pipeline", "costs_build"),
+    "speed_functions": ("planner.service.pipeline", "speed_functions"),
+    "cloud_offers": ("planner.service.pipeline", "cloud_offers"),
+    "read_plan": ("planner.share.plan_file", "read_plan"),
+    "build_from_plan": ("planner.share.plan_file", "build_from_plan"),
+    # the catalog as the catalog commands show, check, import and generate it
+    "load_catalog": ("planner.catalog.load", "load_catalog"),
+    "cached_catalog": ("planner.catalog.load", "cached_catalog"),
+    "price_age_days": ("planner.catalog.load", "price_age_days"),
+    "catalog_invariants": ("planner.catalog.invariants", "catalog_invariants"),
+    "import_pcpp": ("planner.catalog.importers", "import_pcpp"),
+    "generate_catalog": ("planner.catalog.synth", "generate"),
     "describe": ("planner.service.pipeline", "describe"),
     "check": ("planner.service.pipeline", "check"),
     "compare": ("planner.service.pipeline", "compare"),
@@ -34,7 +48,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "cheapest_rent": ("planner.costs.verdict", "cheapest_rent"),
     "CONSIDERED_FAMILIES": ("planner.costs.verdict", "CONSIDERED_FAMILIES"),
     # sharing
-    **{n: ("planner.share", n) for n in ("TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json",
+    **{n: ("planner.share", n) for n in ("DEFAULT_BASE_URL", "TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json",
                                            "import_build", "permalink", "to_csv", "to_json_text", "to_markdown",
                                            "decode_token", "encode_token")},
     # prices: the actions, not the store, fetcher or registry behind them

@@ -72,6 +72,15 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
     return Planned(rec, request, notes)
 
 
+def cloud_offers(*, all_billing: bool = False, providers: Sequence[str] = (), gpus: Sequence[str] = ()) -> list[Any]:
+    """The rentals to compare: each product's newest dated price (on-demand, marketplace and serverless; spot and
+    commitment too with `all_billing`), narrowed to providers and GPUs whose names contain the given words."""
+    from planner.costs.cloud import DEFAULT_BILLING, Billing, filter_offers, latest_offers, load_cloud_offers
+
+    billing = set(Billing) if all_billing else DEFAULT_BILLING
+    return filter_offers(latest_offers(load_cloud_offers(), billing=billing), providers=providers, gpus=gpus)
+
+
 def recommend(catalog: Catalog, request: Request, **kw: Any) -> Any:
     """The solver's Recommendation for the request, through the same steps as every front end (names resolved,
     chip makers left out, the memory floor): what `planner.recommend` gives a script."""
