@@ -39,14 +39,31 @@ def speedup_rows(
     m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
     model_params: Optional[float] = None,
 ) -> list[dict[str, Any]]:
+    from planner.perf.calibration import anchored_speedup, load_store
+
     chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
+    store = load_store()
     rows = []
     for chip in chips:
-        e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
-                      model_params=model_params)
+        a = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
+                             model_params=model_params, store=store)
+        e = a.estimate
         rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
-                     "high": round(e.high, 2), "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip)})
+                     "high": round(e.high, 2), "high_over_low": round(e.high / e.low, 2),
+                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json()})
     return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
+
+
+def baseline_hours(given: Optional[float], baseline_id: str = REFERENCE_CHIP) -> tuple[float, str]:
+    """Hours per run on the baseline: given, else from the calibrated baseline log (--steps-per-run), else 7 h."""
+    if given is not None:
+        return given, "given with --hours"
+    from planner.perf.calibration import baseline_run_hours
+
+    m = baseline_run_hours(baseline=baseline_id)
+    if m is not None and m.run_hours:
+        return round(m.run_hours, 3), f"measured: your {m.gpu_name} log {m.log_file} ({m.recorded_on})"
+    return DEFAULT_BASELINE_HOURS, "assumed (give --hours, or calibrate a baseline log with --steps-per-run)"
 
 
 def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
@@ -145,13 +162,16 @@ def register(app: typer.Typer) -> None:
                        "model": _model_info(m)})
             return
         table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
-        for col in ("GPU", "speedup", "range (low-high)", "runs as", "error from"):
+        for col in ("GPU", "speedup", "range (low-high)", "runs as", "basis"):
             table.add_column(col)
-        tiers = {"seen_architecture": "LOSO", "new_architecture": "LOSO/LOAO", "amd": "LOAO, widened"}
+        tiers = {"seen_architecture": "model (LOSO)", "new_architecture": "model (LOSO/LOAO)", "amd": "model (LOAO, widened)"}
         for r in rows:
-            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"],
-                          tiers.get(r["error_tier"], r["error_tier"]))
+            basis = tiers.get(r["error_tier"], r["error_tier"]) if r["basis"] == "model" else (
+                "measured" if r["basis"] == "measured" else f"re-anchored on {r['anchor']}")
+            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"], basis)
         console.print(table)
+        for line in dict.fromkeys(x for r in rows if r["basis"] != "model" for x in r["measured"]):
+            console.print(styled("[dim]Measured: {}[/]", line))
         info = _model_info(m)
         console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on several labs' measurements; held-out "
                              f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
@@ -165,7 +185,8 @@ def register(app: typer.Typer) -> None:
         names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
                                                     "planner sweep '2x RTX 3090' --runs 8 --hours 7"),
         runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Independent runs (seeds x variants)"),
-        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the baseline GPU"),
+        hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the baseline GPU (default: "
+                                              f"from your calibrated baseline log, else {DEFAULT_BASELINE_HOURS:g})"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
         count: int = typer.Option(1, "--count", help="GPUs of each --gpu without an 'Nx' prefix"),
         build: Optional[Path] = typer.Option(None, "--build", help="Plan JSON from `planner recommend --json`"),
@@ -184,9 +205,10 @@ def register(app: typer.Typer) -> None:
             raise InputError("give a GPU ('2x RTX 3090', as an argument or --gpu, repeatable) or --build FILE.json")
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
+        m = load_perf_model()
+        hours, hours_source = baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
             raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
-        m = load_perf_model()
         size = _size_info(m, workload, model_params)
         fraction = _fraction(power_limit)
         configs: list[tuple[GpuChip, int, Optional[float], str]] = []
@@ -198,10 +220,14 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
+        from planner.perf.calibration import anchored_speedup, load_store
+
+        store = load_store()
         results = []
         for chip, n, plan_w, plan_label in configs:
-            e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=fraction,
-                          model_params=model_params)
+            anchored = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision,
+                                        power_fraction=fraction, model_params=model_params, store=store)
+            e = anchored.estimate
             if wall_power is not None:
                 watts, source = wall_power, "given with --wall-power"
             elif plan_w is not None:
@@ -210,10 +236,12 @@ def register(app: typer.Typer) -> None:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
             s = sweep_time(runs, hours, e, n, wall_power_w=watts)
-            results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source})
+            results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
+                            "speed_basis": anchored.to_json()})
         base = m.resolve(vs)
         if as_json:
-            emit_json({"runs": runs, "baseline_hours": hours, "baseline": base.name, "workload": workload,
+            emit_json({"runs": runs, "baseline_hours": hours, "baseline_hours_source": hours_source,
+                       "baseline": base.name, "workload": workload,
                        "precision": precision, "power_fraction": fraction, **size, "results": results,
                        "model": _model_info(m)})
             return
@@ -228,6 +256,10 @@ def register(app: typer.Typer) -> None:
                           f"{wl['value']:.1f} h ({wl['low']:.1f}-{wl['high']:.1f}), {r['waves']} wave(s)",
                           f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
         console.print(table)
+        console.print(styled("[dim]{}[/]", f"Hours per run on {base.name}: {hours:g} h, {hours_source}."))
+        for r in results:
+            if r["speed_basis"]["basis"] != "model":
+                console.print(styled("[dim]Speed of {}: {}[/]", r["gpu"], r["speed_basis"]["explanation"]))
         sources = sorted({r["wall_power_source"] for r in results})
         console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
 
