@@ -78,11 +78,33 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
             console.print(styled("  [cyan]note[/]: {}", n))
     for entry in data.get("owned_not_used", []):
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
+    print_side_by_side(data.get("side_by_side"))
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
     console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
                          f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
+
+
+def print_side_by_side(sbs: Optional[dict]) -> None:
+    """Builds whose sweep ranges overlap, in one table, and what would decide between them."""
+    if not sbs:
+        return
+    title = "Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side"
+    table = Table(title=Text(title))
+    for col in ("", "GPUs", "total", "sweep (fast-slow end)", "per run", "VRAM/GPU", "speed from"):
+        table.add_column(col)
+    for b in sbs["builds"]:
+        g = b["gpu"]
+        table.add_row(Text(b["role"]), Text(f"{g['count']} x {g['name']}"),
+                      format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
+                      f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-{b['sweep_hours_high']:.1f})",
+                      f"{b['hours_per_run']:.2f} h", f"{g['vram_gb']:g} GB", b["speedup_basis"])
+    console.print(table)
+    if sbs.get("target_missing"):
+        console.print(Text(f"  {sbs['target_missing']}"))
+    for line in sbs["what_would_decide"]:
+        console.print(Text(f"  would decide: {line}"))
 
 
 def _tried_texts(tried: list[dict]) -> list[str]:
@@ -148,6 +170,8 @@ def register(app: typer.Typer) -> None:
                                                  help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
         used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
         alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
+        target: Optional[str] = typer.Option(None, "--target", help="Your own target card, shown beside the "
+                                             "recommendation: 'RTX 5090', '2x RTX 5080'"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
         time_limit: float = typer.Option(10.0, "--time-limit", help="Solver time limit, s"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -169,7 +193,7 @@ def register(app: typer.Typer) -> None:
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
         )
-        planned = pipeline.plan(cat, req, time_limit=time_limit)
+        planned = pipeline.plan(cat, req, time_limit=time_limit, target=target)
         data = pipeline.describe(cat, planned, time_limit=time_limit)
         if as_json:
             emit_json(data)

@@ -42,6 +42,7 @@ class Planned:
     recommendation: Any  # planner.solver.Recommendation
     request: Request
     notes: list[str] = field(default_factory=list)
+    side_by_side: Optional[dict[str, Any]] = None  # builds too close to call, and what would decide (uncertainty.py)
 
     @property
     def plans(self) -> list[Any]:
@@ -51,11 +52,13 @@ class Planned:
         out = self.recommendation.to_json()
         out["request"] = self.request.model_dump(mode="json")
         out["notes"] = list(self.notes)
+        if self.side_by_side is not None:
+            out["side_by_side"] = self.side_by_side
         return out
 
 
 def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME_LIMIT_S,
-         workers: int = 2) -> Planned:
+         workers: int = 2, target: Optional[str] = None) -> Planned:
     """The best (or cheapest) build for the request, alternatives and why-not, with typed names resolved (the
     solver applies the model's memory floor and says so in the plan's notes)."""
     from planner.solver import recommend
@@ -68,9 +71,16 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = DEFAULT_TIME
     request = resolve_names(catalog, request)
     _, floor_note = with_memfit_floor(request)
     solved = with_chip_makers_excluded(catalog, request, request.excluded_chip_makers)
-    rec = recommend(catalog, solved, alternatives=request.alternatives, time_limit=time_limit, workers=workers)
+    from planner.service import uncertainty
+
+    solve = lambda r: recommend(catalog, r, alternatives=r.alternatives, time_limit=time_limit, workers=workers)  # noqa: E731
+    rec = uncertainty.deadline_at_slow_end(solve(solved), solved, solve)
+    aim = None
+    if target is not None:
+        aimed, label = uncertainty.target_request(catalog, solved, target)
+        aim = (next(iter(solve(aimed).plans), None), label)
     notes = ([floor_note] if floor_note else []) + brand_note(catalog, request.excluded_brands)
-    return Planned(rec, request, notes)
+    return Planned(rec, request, notes, uncertainty.side_by_side(rec, solved, aim))
 
 
 def describe(catalog: Catalog, planned: Planned, *, time_limit: float = DEFAULT_TIME_LIMIT_S,

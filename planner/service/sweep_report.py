@@ -83,8 +83,11 @@ def with_sweeps(rec_json: dict[str, Any], *, runs: int, baseline_hours: float, w
                 start: Optional[datetime] = None) -> dict[str, Any]:
     """A Recommendation's JSON plus the model assumed and, on every plan, its sweep (hours and finish time)."""
     out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
-    out["plans"] = [{**p, "sweep": sweep_report(p["speedup_vs_1080ti"], *p["speedup_range"], runs=runs,
-                                                baseline_hours=baseline_hours, gpu_count=p["gpu"]["count"],
-                                                runs_left=runs_left, start=start)}
-                    for p in rec_json.get("plans", [])]
+    plans = []
+    for p in rec_json.get("plans", []):
+        sweep = sweep_report(p["speedup_vs_1080ti"], *p["speedup_range"], runs=runs, baseline_hours=baseline_hours,
+                             gpu_count=p["gpu"]["count"], runs_left=runs_left, start=start)
+        plans.append({**p, "sweep": sweep, "sweep_hours": sweep["wall_hours"]["value"],
+                      "sweep_hours_high": sweep["wall_hours"]["high"]})  # the slow end of the speed range
+    out["plans"] = plans
     return out

@@ -343,7 +343,7 @@ def recommend(
         plan.trade_offs = trade_offs(plans[0], plan)
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
-    return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+    return Recommendation(status, plans, None, time.perf_counter() - start, stats, [p for _, _, p in found])
 
 
 SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
