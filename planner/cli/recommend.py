@@ -79,6 +79,7 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
     for entry in data.get("owned_not_used", []):
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
     print_side_by_side(data.get("side_by_side"))
+    print_trials(data.get("try_before_you_buy") or [])
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
@@ -105,6 +106,15 @@ def print_side_by_side(sbs: Optional[dict]) -> None:
         console.print(Text(f"  {sbs['target_missing']}"))
     for line in sbs["what_would_decide"]:
         console.print(Text(f"  would decide: {line}"))
+
+
+def print_trials(trials: list[dict]) -> None:
+    """Try before you buy: per candidate card, the cheapest rental and the steps to a calibration."""
+    for t in trials:
+        console.print(Text(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]))
+        console.print(Text(f"  price: {t['price_source']}"))
+        for i, step in enumerate(t["steps"], 1):
+            console.print(Text(f"  {i}. {step}"))
 
 
 def _tried_texts(tried: list[dict]) -> list[str]:

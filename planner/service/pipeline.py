@@ -95,6 +95,10 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = DEFAULT_
     req = planned.request
     data = with_sweeps(planned.to_json(), runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
                        workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
+    if planned.plans:
+        from planner.service.trials import trials
+
+        data["try_before_you_buy"] = trials(catalog, req, data)
     if not planned.plans and data.get("why_not") is not None:
         data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
     if req.owned and planned.plans:

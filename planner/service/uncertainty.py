@@ -80,7 +80,7 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
 def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
     wall = sweep_range(plan, req)
     per_run = sweep_time(1, req.baseline_hours, plan.speed, 1).wall
-    return {"role": role, "gpu": {"name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
+    return {"role": role, "gpu": {"chip": plan.chip.id, "name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
             "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
             "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
             "sweep_hours_high": round(wall.high, 2), "hours_per_run": round(per_run.value, 2),
