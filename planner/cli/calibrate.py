@@ -32,6 +32,8 @@ def register(app: typer.Typer) -> None:
         steps_per_run: Optional[float] = typer.Option(None, "--steps-per-run",
                                                       help="Steps in one whole run: gives the run's hours on this "
                                                            "card (on the GTX 1080 Ti it replaces the 7 h assumption)"),
+        concurrent: int = typer.Option(1, "--concurrent", help="The log is one of K runs sharing the GPU at once "
+                                       "(with a log of the card alone, this measures what several runs per GPU gain)"),
         list_: bool = typer.Option(False, "--list", help="List the stored measurements"),
         clear: bool = typer.Option(False, "--clear", help="Delete the stored measurements (of --gpu only, if given)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -63,17 +65,23 @@ def register(app: typer.Typer) -> None:
         prec = precision or ("amp" if chip.has_tensor_cores else "fp32")
         if prec not in ("fp32", "tf32", "amp"):
             raise InputError(f"--precision must be fp32, tf32 or amp (got {prec!r})")
+        if not 1 <= concurrent <= 8:
+            raise InputError(f"--concurrent must be between 1 and 8 runs (got {concurrent})")
         reading = read_log(log, column=column, unit=unit, tokens_per_step=tokens_per_step)
-        m = cal.measurement_from(reading, chip, prec, str(log), run_steps=steps_per_run)
+        m = cal.measurement_from(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
         path = cal.save_store(cal.add_measurement(store, m))
         others = [x for x in cal.load_store(path).measurements if x.gpu_id != m.gpu_id and x.unit != m.unit]
+        gain = cal.concurrency_gain(chip, prec, cal.load_store(path))
         out = {"stored": m.model_dump(mode="json"), "spread_iqr_over_median": round(reading.spread, 4),
+               **({"concurrency_gain": {"runs": gain[0], "gain": round(gain[1], 3), "basis": gain[2]}} if gain else {}),
                "file": str(path),
                "warnings": [f"{x.gpu_name} was measured in {x.unit}, this log in {m.unit}: they are not compared"
                             for x in others]}
         text = (f"{m.label()}\n  read {reading.how}; {m.warmup_dropped} warm-up point(s) dropped; spread (IQR / "
                 f"median) {reading.spread:.1%}" + (f"; one run = {m.run_hours:.2f} h" if m.run_hours else "")
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
+        if gain:
+            text += f"\n  several runs per GPU: {gain[2]}; `planner sweep` plans with it"
         _say(as_json, out, text + "".join(f"\n  warning: {w}" for w in out["warnings"]))
 
 

@@ -54,6 +54,23 @@ def speedup_rows(
     return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
 
 
+def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float], runs_per_gpu: str,
+                    run_vram_gb: Optional[float]) -> Optional[Any]:
+    """Several runs per GPU: 'auto' plans them for a given model size, a number forces them; None = one run per GPU."""
+    from planner.perf.calibration import concurrency_gain
+    from planner.perf.concurrency import plan_concurrency
+
+    text = str(runs_per_gpu).strip().lower()
+    if text != "auto" and not text.isdigit():
+        raise InputError(f"--runs-per-gpu must be 'auto' or a number 1-4 (got {runs_per_gpu!r})")
+    forced = None if text == "auto" else int(text)
+    if forced == 1 or (forced is None and model_params is None):
+        return None
+    params = model_params if model_params is not None else 1.5e8
+    return plan_concurrency(chip.vram_gb, params, precision=precision, per_run_gib=run_vram_gb,
+                            measured=concurrency_gain(chip, precision), runs_per_gpu=forced)
+
+
 def baseline_hours(given: Optional[float], baseline_id: str = REFERENCE_CHIP) -> tuple[float, str]:
     """Hours per run on the baseline: given, else from the calibrated baseline log (--steps-per-run), else 7 h."""
     if given is not None:
@@ -197,6 +214,10 @@ def register(app: typer.Typer) -> None:
         model_params: Optional[float] = typer.Option(
             None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
         wall_power: Optional[float] = typer.Option(None, "--wall-power", help="Machine power at the wall in W (overrides the estimate)"),
+        runs_per_gpu: str = typer.Option("auto", "--runs-per-gpu", help="Runs sharing each GPU: auto (as many as fit "
+                                         "VRAM and add throughput, with --model-params) or a number 1-4"),
+        run_vram_gb: Optional[float] = typer.Option(None, "--run-vram-gb", help="VRAM one run takes, GiB (nvidia-smi "
+                                                    "on your 1080 Ti; default: up to its 11 GB)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
@@ -235,9 +256,12 @@ def register(app: typer.Typer) -> None:
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
-            s = sweep_time(runs, hours, e, n, wall_power_w=watts)
+            shared = concurrency_for(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+            k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
+            s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
             results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
-                            "speed_basis": anchored.to_json()})
+                            "speed_basis": anchored.to_json(),
+                            **({"concurrency": shared.to_json()} if shared else {})})
         base = m.resolve(vs)
         if as_json:
             emit_json({"runs": runs, "baseline_hours": hours, "baseline_hours_source": hours_source,
@@ -258,6 +282,11 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         console.print(styled("[dim]{}[/]", f"Hours per run on {base.name}: {hours:g} h, {hours_source}."))
         for r in results:
+            c = r.get("concurrency")
+            if c and c["runs_per_gpu"] > 1:
+                console.print(styled("[dim]{}[/]", f"{r['gpu']}: {c['runs_per_gpu']} runs share each GPU, together "
+                                     f"{c['gain']:.2f}x one run ({c['gain_basis']}); VRAM per run "
+                                     f"{c['per_run_vram_gib']:.1f} GiB ({c['per_run_vram_source']})"))
             if r["speed_basis"]["basis"] != "model":
                 console.print(styled("[dim]Speed of {}: {}[/]", r["gpu"], r["speed_basis"]["explanation"]))
         sources = sorted({r["wall_power_source"] for r in results})

@@ -18,7 +18,7 @@ from planner.price_label import offer_note, price_label
 from planner.request import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, Request
 from planner.service import pipeline
 from planner.service.owned import unused_sentence
-from planner.service.sweep_report import finish_sentence, hours_text, model_phrase
+from planner.service.sweep_report import finish_sentence, hours_text, model_phrase, shared_sentence
 
 
 def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional[dict] = None) -> None:
@@ -68,6 +68,8 @@ def print_recommendation(planned: pipeline.Planned, data: dict, offers: Optional
         sweep = data["plans"][i]["sweep"]
         console.print(Text(f"Sweep: {finish_sentence(sweep)}; {hours_text(sweep['hours_per_run']['value'])} per run "
                            f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
+        if sweep.get("runs_sharing_each_gpu"):
+            console.print(Text(f"  Several runs per GPU: {shared_sentence(sweep['runs_sharing_each_gpu'])}"))
         for f in plan.report.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in plan.report.unverified:

@@ -49,6 +49,7 @@ class Measurement(BaseModel):
     recorded_on: date
     steps_per_s: Optional[float] = Field(default=None, gt=0, allow_inf_nan=False)
     run_hours: Optional[float] = Field(default=None, gt=0, le=100_000, allow_inf_nan=False)  # one whole run, this card
+    concurrent: int = Field(default=1, ge=1, le=8)  # runs sharing the card while this one was logged
 
     @property
     def low(self) -> float:
@@ -59,7 +60,8 @@ class Measurement(BaseModel):
         return max(self.q75, self.median)
 
     def label(self) -> str:
-        return (f"{self.gpu_name} ({self.precision}): {self.median:,.0f} {self.unit} "
+        shared = f", one of {self.concurrent} runs sharing it" if self.concurrent > 1 else ""
+        return (f"{self.gpu_name} ({self.precision}{shared}): {self.median:,.0f} {self.unit} "
                 f"(IQR {self.q25:,.0f}-{self.q75:,.0f}, {self.points} points) from {self.log_file}, {self.recorded_on}")
 
 
@@ -98,7 +100,8 @@ def save_store(store: Store, path: Optional[Path] = None) -> Path:
 
 
 def measurement_from(reading: LogReading, chip: Any, precision: str, log_file: str,
-                     run_steps: Optional[float] = None, today: Optional[date] = None) -> Measurement:
+                     run_steps: Optional[float] = None, today: Optional[date] = None,
+                     concurrent: int = 1) -> Measurement:
     """A stored measurement from a log reading; `run_steps` (steps in one whole run) gives the run's hours."""
     run_hours = None
     if run_steps is not None:
@@ -113,12 +116,13 @@ def measurement_from(reading: LogReading, chip: Any, precision: str, log_file: s
                        points=reading.points, warmup_dropped=reading.warmup_dropped, column=reading.column[:200],
                        how=reading.how[:300], log_file=Path(log_file).name[:300],
                        recorded_on=today or datetime.now(timezone.utc).date(), steps_per_s=reading.steps_per_s,
-                       run_hours=run_hours)
+                       run_hours=run_hours, concurrent=concurrent)
 
 
 def add_measurement(store: Store, m: Measurement) -> Store:
     """The store with `m` in place of an earlier measurement of the same card at the same precision."""
-    kept = [x for x in store.measurements if (x.gpu_id, x.precision) != (m.gpu_id, m.precision)]
+    kept = [x for x in store.measurements
+            if (x.gpu_id, x.precision, x.concurrent) != (m.gpu_id, m.precision, m.concurrent)]
     return Store(measurements=[*kept, m])
 
 
@@ -147,7 +151,7 @@ class Anchored:
 def _usable(store: Store, chip: Any, precision: str, unit: Optional[str] = None) -> Optional[Measurement]:
     prec = executed_precision(chip, precision)
     for m in reversed(store.measurements):
-        if m.gpu_id == chip.id and m.precision == prec and (unit is None or m.unit == unit):
+        if m.gpu_id == chip.id and m.precision == prec and m.concurrent == 1 and (unit is None or m.unit == unit):
             return m
     return None
 
@@ -180,7 +184,7 @@ def anchored_speedup(model: Any, target: str, *, baseline: str = BASELINE_CHIP, 
         r = _ratio(mt, mb).scaled(scale)
         return Anchored(Estimate(r.value, r.low, r.high, "measured"), "measured", None, (mt.label(), mb.label()),
                         f"measured: {mt.gpu_name} / {mb.gpu_name} from your logs ({mt.unit})")
-    anchors = [m for m in store.measurements if m.unit == mb.unit and m.gpu_id != b.id
+    anchors = [m for m in store.measurements if m.unit == mb.unit and m.gpu_id != b.id and m.concurrent == 1
                and m.gpu_id in model.chips and _usable(store, model.chips[m.gpu_id], precision, mb.unit) is m]
     if not anchors:
         return plain
@@ -203,6 +207,23 @@ def _distance(model: Any, t: Any, a: Any, workload: str, precision: str, model_p
     return (t.architecture != a.architecture, abs(math.log(ratio)), a.id)
 
 
+def concurrency_gain(chip: Any, precision: str, store: Optional[Store] = None) -> Optional[tuple[int, float, str]]:
+    """(K, measured gain, label) where the user logged one of K runs sharing `chip` and the card alone: the K runs'
+    aggregate throughput over one run's = K x shared median / alone median."""
+    store = load_store() if store is None else store
+    alone = _usable(store, chip, precision)
+    if alone is None:
+        return None
+    prec = executed_precision(chip, precision)
+    shared = [m for m in store.measurements if m.gpu_id == chip.id and m.precision == prec and m.concurrent > 1
+              and m.unit == alone.unit]
+    if not shared:
+        return None
+    m = max(shared, key=lambda x: x.concurrent)
+    gain = min(float(m.concurrent), max(1.0, m.concurrent * m.median / alone.median))
+    return m.concurrent, gain, f"{m.concurrent} runs on {chip.name} give {gain:.2f}x one run (your logs)"
+
+
 def baseline_run_hours(store: Optional[Store] = None, baseline: str = BASELINE_CHIP) -> Optional[Measurement]:
     """The baseline card's measurement that carries one whole run's hours (from --steps-per-run), if any."""
     store = load_store() if store is None else store
@@ -220,4 +241,5 @@ def fingerprint(path: Optional[Path] = None) -> tuple:
 
 
 __all__ = ["Anchored", "Measurement", "Store", "UNITS", "add_measurement", "anchored_speedup", "baseline_run_hours",
+           "concurrency_gain",
            "fingerprint", "load_store", "measurement_from", "remove", "save_store", "store_path"]

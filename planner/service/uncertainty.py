@@ -84,7 +84,20 @@ def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
             "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
             "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
             "sweep_hours_high": round(wall.high, 2), "hours_per_run": round(per_run.value, 2),
-            "sustained_w": plan.report.sizing.sustained_w if plan.report.sizing else None, "_plan": plan}
+            "sustained_w": plan.report.sizing.sustained_w if plan.report.sizing else None, "_plan": plan,
+            **_shared(plan, req)}
+
+
+def _shared(plan: Any, req: Request) -> dict[str, Any]:
+    """The sweep with several runs per GPU where the user's model fits the card several times (sweep_report)."""
+    from planner.service.sweep_report import shared_sweep
+
+    speed = plan.speed
+    shared = shared_sweep({"gpu": {"chip": plan.chip.id, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
+                           "speedup_vs_1080ti": speed.value, "speedup_range": [speed.low, speed.high]},
+                          runs=req.runs_left or req.runs, baseline_hours=req.baseline_hours, precision=req.precision,
+                          model_params=req.model_params)
+    return {"runs_sharing_each_gpu": shared} if shared else {}
 
 
 def _best(plans: list[Any], req: Request) -> Optional[Any]:
@@ -146,6 +159,13 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
     if max(per_run.values()) > 1.1 * min(per_run.values()):
         out.append("one run's time: " + ", ".join(f"{v:.1f} h per run on {k}" for k, v in per_run.items())
                    + " (the first result arrives sooner on the faster card, whatever the sweep total)")
+    shared = [(p, _shared(p, req).get("runs_sharing_each_gpu")) for p in plans]
+    for p, sh in shared:
+        if sh:
+            out.append(f"several runs per GPU: {p.chip.name} holds {sh['runs_per_gpu']} of your runs at once "
+                       f"({sh['gain']:.2f}x one run, {'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}"
+                       f"): the sweep in about {sh['wall_hours']['value']:.1f} h; measure it with planner calibrate "
+                       "--concurrent K")
     counts = sorted({p.gpu_count for p in plans})
     if len(counts) > 1:
         out.append("simplicity: one GPU means a smaller PSU, no multi-GPU airflow or slot spacing, one card to "
