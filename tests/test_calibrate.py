@@ -164,3 +164,16 @@ def test_cli_errors_are_one_line(tmp_path) -> None:
     assert r.exit_code == 2 and "--gpu" in r.output
     r = run("calibrate", str(lightning_csv(tmp_path / "a.csv", 1000)), "--gpu", "RTX 9999")
     assert r.exit_code == 2 and "unknown GPU" in r.output
+
+
+def test_recommend_and_costs_take_the_baseline_hours_and_speeds_from_the_logs(tmp_path) -> None:
+    calibrate_both(tmp_path)
+    r = run("calibrate", str(lightning_csv(tmp_path / "1080ti.csv", 21000)), "--gpu", "GTX 1080 Ti",
+            "--tokens-per-step", "4096", "--steps-per-run", "100000")
+    assert r.exit_code == 0, r.output
+    d = json.loads(run("recommend", "7000", "--model-params", "15e6", "--json").stdout)
+    assert d["request"]["baseline_hours"] == pytest.approx(5.42, abs=0.02)  # not the 7 h default
+    assert d["plans"][0]["speedup_basis"] in ("measured", "re-anchored")
+    c = json.loads(run("costs", "--budget", "7000", "--json").stdout)
+    buy = next(o for o in c["options"] if o["kind"] == "buy")
+    assert buy["hours_per_run"] == pytest.approx(5.42 / d["plans"][0]["speedup_vs_1080ti"], rel=0.05)

@@ -71,18 +71,6 @@ def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float]
                             measured=concurrency_gain(chip, precision), runs_per_gpu=forced)
 
 
-def baseline_hours(given: Optional[float], baseline_id: str = REFERENCE_CHIP) -> tuple[float, str]:
-    """Hours per run on the baseline: given, else from the calibrated baseline log (--steps-per-run), else 7 h."""
-    if given is not None:
-        return given, "given with --hours"
-    from planner.perf.calibration import baseline_run_hours
-
-    m = baseline_run_hours(baseline=baseline_id)
-    if m is not None and m.run_hours:
-        return round(m.run_hours, 3), f"measured: your {m.gpu_name} log {m.log_file} ({m.recorded_on})"
-    return DEFAULT_BASELINE_HOURS, "assumed (give --hours, or calibrate a baseline log with --steps-per-run)"
-
-
 def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
     """Model size used by the estimate, and whether it was given or is the class default."""
     if model_params is None:
@@ -227,7 +215,9 @@ def register(app: typer.Typer) -> None:
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         m = load_perf_model()
-        hours, hours_source = baseline_hours(hours, m.resolve(vs).id)
+        from planner.perf.calibration import resolve_baseline_hours
+
+        hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
             raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
         size = _size_info(m, workload, model_params)

@@ -157,7 +157,8 @@ def register(app: typer.Typer) -> None:
         runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Runs in the sweep"),
         runs_left: Optional[int] = typer.Option(None, "--runs-left",
                                                 help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
-        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the GTX 1080 Ti"),
+        hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the GTX 1080 Ti (default: from "
+                                              f"your calibrated 1080 Ti log, else {DEFAULT_BASELINE_HOURS:g})"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
@@ -192,6 +193,9 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
+        from planner.perf.calibration import resolve_baseline_hours
+
+        hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)

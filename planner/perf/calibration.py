@@ -230,6 +230,19 @@ def baseline_run_hours(store: Optional[Store] = None, baseline: str = BASELINE_C
     return next((m for m in reversed(store.measurements) if m.gpu_id == baseline and m.run_hours), None)
 
 
+def resolve_baseline_hours(given: Optional[float], baseline: str = BASELINE_CHIP) -> tuple[float, str]:
+    """Hours per run on the baseline: given, else measured (a baseline log calibrated with --steps-per-run), else the
+    7 h default, each with where it comes from."""
+    from planner.request import DEFAULT_BASELINE_HOURS
+
+    if given is not None:
+        return float(given), "given with --hours"
+    m = baseline_run_hours(baseline=baseline)
+    if m is not None and m.run_hours:
+        return round(m.run_hours, 3), f"measured: your {m.gpu_name} log {m.log_file} ({m.recorded_on})"
+    return DEFAULT_BASELINE_HOURS, "assumed (give --hours, or calibrate a baseline log with --steps-per-run)"
+
+
 def fingerprint(path: Optional[Path] = None) -> tuple:
     """Changes when the store changes (for caches keyed on it)."""
     path = path or store_path()
@@ -241,5 +254,5 @@ def fingerprint(path: Optional[Path] = None) -> tuple:
 
 
 __all__ = ["Anchored", "Measurement", "Store", "UNITS", "add_measurement", "anchored_speedup", "baseline_run_hours",
-           "concurrency_gain",
+           "concurrency_gain", "resolve_baseline_hours",
            "fingerprint", "load_store", "measurement_from", "remove", "save_store", "store_path"]
