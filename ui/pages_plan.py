@@ -229,5 +229,40 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
     speed_by_option(rec["plans"], inputs)
+    side_by_side(rec.get("side_by_side"))
+    try_before_you_buy(rec.get("try_before_you_buy") or [])
     alternatives(rec["plans"][1:])
     return first
+
+
+def side_by_side(sbs: Optional[dict[str, Any]]) -> None:
+    """Builds whose sweep ranges overlap the recommendation's, in one table, and what would decide between them."""
+    if not sbs:
+        return
+    st.subheader("Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side")
+    rows = []
+    for b in sbs["builds"]:
+        g, shared = b["gpu"], b.get("runs_sharing_each_gpu")
+        rows.append({"": b["role"], "GPUs": f"{g['count']} x {g['name']}",
+                     "total": money(b["total"]["amount"], b["total"]["currency"]),
+                     "sweep (fast-slow end)": f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-"
+                                              f"{b['sweep_hours_high']:.1f})",
+                     "per run": f"{b['hours_per_run']:.2f} h", "VRAM per GPU": f"{g['vram_gb']:g} GB",
+                     "speed from": b["speedup_basis"],
+                     "runs sharing a GPU": f"{shared['runs_per_gpu']}: {shared['wall_hours']['value']:.1f} h"
+                                           if shared else "-"})
+    rows_table(rows)
+    if sbs.get("target_missing"):
+        st.caption(md_escape(sbs["target_missing"]))
+    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))
+
+
+def try_before_you_buy(trials: list[dict[str, Any]]) -> None:
+    """Per candidate card: the cheapest dated rental, a 30-minute measurement's cost, and the steps to calibrate."""
+    if not trials:
+        return
+    st.subheader("Try before you buy")
+    for t in trials:
+        st.markdown(md_escape(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]) + ".")
+        st.markdown("\n".join(f"{i}. {md_escape(step)}" for i, step in enumerate(t["steps"], 1)))
+        st.caption(md_escape(f"Price: {t['price_source']}" + (f"; {t['price_note']}" if t.get("price_note") else "")))
