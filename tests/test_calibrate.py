@@ -177,3 +177,23 @@ def test_recommend_and_costs_take_the_baseline_hours_and_speeds_from_the_logs(tm
     c = json.loads(run("costs", "--budget", "7000", "--json").stdout)
     buy = next(o for o in c["options"] if o["kind"] == "buy")
     assert buy["hours_per_run"] == pytest.approx(5.42 / d["plans"][0]["speedup_vs_1080ti"], rel=0.05)
+
+
+def test_the_readme_calibrate_block_runs_and_says_what_it_claims() -> None:
+    import re
+    import shlex
+
+    from conftest import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### Measure, don't guess.*?```bash\n(.*?)```", readme, flags=re.S).group(1)
+    outputs = []
+    for line in filter(str.strip, block.splitlines()):
+        args = shlex.split(line.partition("  #")[0])
+        assert args[0] == "planner"
+        r = runner.invoke(app, [a.replace("tests/data", str(REPO / "tests" / "data")) for a in args[1:]])
+        assert r.exit_code == 0, (line, r.output)
+        outputs.append(r.stdout)
+    got = {x["id"]: x for x in json.loads(outputs[2])["results"]}
+    assert round(got["rtx-4090"]["speedup"], 1) == 6.0 and got["rtx-4090"]["basis"] == "measured"
+    assert got["rtx-5090"]["basis"] == "re-anchored"
