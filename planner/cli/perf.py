@@ -271,12 +271,13 @@ def register(app: typer.Typer) -> None:
                           f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
         console.print(table)
         console.print(styled("[dim]{}[/]", f"Hours per run on {base.name}: {hours:g} h, {hours_source}."))
-        for r in results:
-            c = r.get("concurrency")
-            if c and c["runs_per_gpu"] > 1:
-                console.print(styled("[dim]{}[/]", f"{r['gpu']}: {c['runs_per_gpu']} runs share each GPU, together "
-                                     f"{c['gain']:.2f}x one run ({c['gain_basis']}); VRAM per run "
-                                     f"{c['per_run_vram_gib']:.1f} GiB ({c['per_run_vram_source']})"))
+        shared = [(r["gpu"], r["concurrency"]) for r in results if r.get("concurrency", {}).get("runs_per_gpu", 1) > 1]
+        for name, c in shared:
+            console.print(styled("[dim]{}[/]", f"{name}: {c['runs_per_gpu']} runs share each GPU, together "
+                                 f"{c['gain']:.2f}x one run; VRAM per run {c['per_run_vram_gib']:.1f} GiB"))
+        for line in dict.fromkeys(x for _, c in shared for x in (f"Sharing gain: {c['gain_basis']}.",
+                                                                  f"VRAM per run: {c['per_run_vram_source']}.")):
+            console.print(styled("[dim]{}[/]", line))
             if r["speed_basis"]["basis"] != "model":
                 console.print(styled("[dim]Speed of {}: {}[/]", r["gpu"], r["speed_basis"]["explanation"]))
         sources = sorted({r["wall_power_source"] for r in results})
