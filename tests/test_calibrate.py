@@ -197,3 +197,12 @@ def test_the_readme_calibrate_block_runs_and_says_what_it_claims() -> None:
     got = {x["id"]: x for x in json.loads(outputs[2])["results"]}
     assert round(got["rtx-4090"]["speedup"], 1) == 6.0 and got["rtx-4090"]["basis"] == "measured"
     assert got["rtx-5090"]["basis"] == "re-anchored"
+
+
+def test_costs_say_which_speeds_are_measured(tmp_path) -> None:
+    calibrate_both(tmp_path)
+    c = json.loads(run("costs", "--budget", "7000", "--json").stdout)
+    bases = {o["gpu"]: o["speed_basis"] for o in c["options"]}
+    assert bases.get("rtx-4090") == "measured"
+    assert set(bases.values()) <= {"measured", "re-anchored", "model", "spec estimate"}
+    assert "re-anchored" in bases.values()
