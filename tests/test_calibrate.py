@@ -154,7 +154,9 @@ def test_list_clear_and_a_broken_store(tmp_path, home) -> None:
     assert json.loads(run("calibrate", "--clear", "--json").stdout)["cleared"] == 1
     (home / "calibration.json").write_text('{"version": 1, "measurements": [{"gpu_id": "x"}]}')
     r = run("calibrate", "--list")
-    assert r.exit_code == 2 and "not a valid calibration file" in r.output
+    assert r.exit_code == 2 and "not a valid calibration file" in r.output and "--clear" in r.output
+    assert run("calibrate", "--clear").exit_code == 0  # what the message suggests works on the damaged file
+    assert not (home / "calibration.json").exists()
 
 
 def test_cli_errors_are_one_line(tmp_path) -> None:

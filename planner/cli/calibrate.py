@@ -43,16 +43,20 @@ def register(app: typer.Typer) -> None:
         from planner.perf.calibration_log import read_log
         from planner.perf.model import load_perf_model
 
-        store = cal.load_store()
         if clear:
             if log is not None:
                 raise InputError("--clear takes no LOG")
-            chip_id = load_perf_model().resolve(gpu).id if gpu else None
-            store, n = cal.remove(store, chip_id)
+            if gpu is None:  # everything: works on a damaged file too (it is what the error message suggests)
+                n = cal.clear_store()
+                _say(as_json, {"cleared": n, "left": 0, "file": str(cal.store_path())},
+                     f"Removed {n} measurement(s) ({cal.store_path()})")
+                return
+            store, n = cal.remove(cal.load_store(), load_perf_model().resolve(gpu).id)
             cal.save_store(store)
             _say(as_json, {"cleared": n, "left": len(store.measurements), "file": str(cal.store_path())},
                  f"Removed {n} measurement(s); {len(store.measurements)} left in {cal.store_path()}")
             return
+        store = cal.load_store()
         if list_ or log is None:
             if log is None and not list_:
                 raise InputError("give a training LOG and --gpu NAME, or --list / --clear")

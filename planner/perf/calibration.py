@@ -99,6 +99,19 @@ def save_store(store: Store, path: Optional[Path] = None) -> Path:
     return path
 
 
+def clear_store(path: Optional[Path] = None) -> int:
+    """Delete the stored measurements; how many there were (0 for a file that no longer reads)."""
+    path = path or store_path()
+    if not path.exists():
+        return 0
+    try:
+        n = len(load_store(path).measurements)
+    except InputError:
+        n = 0
+    path.unlink()
+    return n
+
+
 def measurement_from(reading: LogReading, chip: Any, precision: str, log_file: str,
                      run_steps: Optional[float] = None, today: Optional[date] = None,
                      concurrent: int = 1) -> Measurement:
@@ -254,5 +267,5 @@ def fingerprint(path: Optional[Path] = None) -> tuple:
 
 
 __all__ = ["Anchored", "Measurement", "Store", "UNITS", "add_measurement", "anchored_speedup", "baseline_run_hours",
-           "concurrency_gain", "resolve_baseline_hours",
+           "clear_store", "concurrency_gain", "resolve_baseline_hours",
            "fingerprint", "load_store", "measurement_from", "remove", "save_store", "store_path"]
