@@ -176,7 +176,8 @@ def read_log(path: Path, *, column: Optional[str] = None, unit: Optional[str] = 
         ok = ~np.isnan(s) & ~np.isnan(t)
         s, t = s[ok], t[ok]
         keep = np.diff(s) > 0
-        values = np.diff(s)[keep] / np.diff(t)[keep]
+        with np.errstate(divide="ignore", invalid="ignore"):  # equal times: no rate, dropped below
+            values = np.diff(s)[keep] / np.diff(t)[keep]
         values[~np.isfinite(values) | (values <= 0)] = np.nan
         found_unit, kind, col = "steps/s", "rate", f"{steps} over {clock}"
         how = f"steps per second from columns {steps!r} and {clock!r}"
