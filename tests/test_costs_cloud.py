@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.costs.cloud import COLUMNS, CloudOffer, filter_offers, latest_offers, load_cloud_offers
+from planner.costs.cloud import CLOUD_PRICES_PATH, COLUMNS, CloudOffer, filter_offers, latest_offers, load_cloud_offers
 from planner.errors import CatalogError
 
 HEADER = ",".join(COLUMNS)
@@ -23,7 +23,7 @@ def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
 
 
 def test_shipped_catalog_keeps_every_source_row(shared_dir):
-    offers = load_cloud_offers()
+    offers = load_cloud_offers(CLOUD_PRICES_PATH)  # the normalised file; the added rentals are tested in test_calibrate
     with (shared_dir / "facts" / "cloud-gpu-prices.csv").open(newline="", encoding="utf-8") as f:
         source = list(csv.DictReader(f))
     assert len(offers) == len(source)

@@ -36,7 +36,9 @@ REGRESSION_BOUND = 0.18
 LOSO_BOUND = 0.17
 TARGET = 0.12
 MAX_BIAS = 0.25
-COVERAGE = 0.90
+COVERAGE = 0.80  # issue 25: ranges that cover 80-90 % of unseen sources, as narrow as that allows (was 0.90 with the
+# 1/99 quantiles, median high/low 4.1)
+WIDTH = 2.0  # issue 25: median high/low of the stated range on unseen sources
 
 
 @pytest.fixture(scope="module")
@@ -158,6 +160,34 @@ def test_leave_one_source_out_regression_bound_and_coverage(cv) -> None:
     assert len(s["per_source"]) >= 6 and s["rows"] > 390  # several labs and harnesses, not one
     assert s["median_abs_error"] <= LOSO_BOUND
     assert s["coverage_nested"] >= COVERAGE  # each source's rows against a range built without that source
+
+
+@pytest.mark.slow
+def test_ranges_are_narrow_and_still_cover_unseen_sources(rows, chips, variant) -> None:
+    """Issue 25: the narrowest band holding 90 % of the other sources' held-out errors covers >= 80 % of each unseen
+    source's rows at a median high/low <= 2; the old 1/99 quantiles were twice as wide."""
+    from planner.perf.validate import equal_tails, range_check
+
+    loso = cross_validate(rows, chips[REFERENCE_CHIP], lambda r: r.source, variant=variant)
+    now, old = range_check(loso), range_check(loso, equal_tails)
+    assert now["coverage"] >= COVERAGE and now["median_high_over_low"] <= WIDTH
+    assert old["median_high_over_low"] > 2 * WIDTH  # what the 1/99 construction stated
+    stored = json.loads(PARAMS_FILE.read_text(encoding="utf-8"))
+    assert stored["range_validation"]["after"]["median_high_over_low"] == pytest.approx(now["median_high_over_low"], abs=0.01)
+    # The band stated to users is built from all 18 sources, Lambda's PyTorch set (198 rows, +21 % bias held out)
+    # included, so it is wider than the per-fold bands above: tensor 2.38x, fp32 1.53x (1/99 quantiles: 4.14x, 2.48x).
+    seen = stored["ranges"]["seen_architecture"]
+    assert seen["tensor"][1] / seen["tensor"][0] <= 2.5 and seen["fp32"][1] / seen["fp32"][0] <= WIDTH
+
+
+def test_shortest_interval_is_narrower_than_equal_tails_on_skewed_errors() -> None:
+    from planner.perf.validate import equal_tails, shortest_interval
+
+    skewed = [1.0] * 50 + [1.02 ** i for i in range(40)] + [0.5, 0.4, 3.0, 0.6, 0.45, 0.55, 0.7, 2.5, 0.65, 0.35]
+    lo, hi = shortest_interval(skewed, 0.9)
+    assert sum(lo <= r <= hi for r in skewed) >= 90
+    elo, ehi = equal_tails(skewed, (0.05, 0.95))
+    assert hi / lo < ehi / elo
 
 
 @pytest.mark.slow

@@ -77,3 +77,59 @@ def test_sweep_and_costs_start_from_the_same_sweep_as_recommend_and_say_so() -> 
     assert costs.exit_code == 0, costs.output
     work = json.loads(costs.stdout)["assumptions"]["workload"]
     assert (work["runs"], work["baseline_hours_per_run"]) == (DEFAULT_RUNS, DEFAULT_BASELINE_HOURS)
+
+
+# ---- decisions under uncertainty (issue 25 item 3) ------------------------------------------------------------
+
+@pytest.fixture
+def empty_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))  # no price history, no calibration: the model's ranges
+
+
+def recommend_json(*args: str) -> dict:
+    r = CliRunner().invoke(app, ["recommend", *args, "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_every_plan_carries_sweep_hours_and_its_slow_end(empty_home) -> None:
+    d = recommend_json("7000", "--model-params", "15e6", "--alternatives", "1")
+    for p in d["plans"]:
+        low, value, high = (p["sweep"]["wall_hours"][k] for k in ("low", "value", "high"))
+        assert p["sweep_hours"] == value and p["sweep_hours_high"] == high and low < value < high
+
+
+def test_overlapping_one_and_two_gpu_builds_are_shown_side_by_side(empty_home) -> None:
+    d = recommend_json("7000", "--model-params", "15e6")
+    sbs = d["side_by_side"]
+    counts = {b["gpu"]["count"] for b in sbs["builds"]}
+    assert 1 in counts and max(counts) > 1  # the 1-GPU and the multi-GPU build, whichever is recommended
+    assert sbs["too_close_to_call"]
+    a, b = sbs["builds"][:2]
+    assert a["sweep_hours_low"] <= b["sweep_hours_high"] and b["sweep_hours_low"] <= a["sweep_hours_high"]
+    decide = " ".join(sbs["what_would_decide"])
+    for word in ("measurement", "VRAM", "one run's time", "simplicity"):
+        assert word in decide
+    text = CliRunner().invoke(app, ["recommend", "7000", "--model-params", "15e6"]).output
+    assert "Too close to call" in text and "would decide" in text
+
+
+def test_the_users_target_is_shown_even_when_not_recommended(empty_home) -> None:
+    d = recommend_json("7000", "--model-params", "15e6", "--target", "RTX 4090")
+    roles = [b["role"] for b in d["side_by_side"]["builds"]]
+    target = [b for b in d["side_by_side"]["builds"] if "your target" in b["role"]]
+    assert target and target[0]["gpu"]["name"] == "GeForce RTX 4090", roles
+    r = CliRunner().invoke(app, ["recommend", "7000", "--target", "RTX 9999"])
+    assert r.exit_code == 2 and "unknown GPU" in r.output
+
+
+def test_a_deadline_holds_at_the_slow_end_or_says_it_does_not(empty_home) -> None:
+    d = recommend_json("--mode", "cheapest", "--deadline-hours", "12", "--model-params", "15e6")
+    p = d["plans"][0]
+    assert p["sweep_hours_high"] <= 12  # the estimate alone (the old check) picked a build with a ~25 h slow end
+    assert any("at the slow end" in n for n in p["notes"])
+    d = recommend_json("--mode", "cheapest", "--deadline-hours", "2", "--model-params", "15e6")
+    p = d["plans"][0]
+    assert p["sweep_hours"] <= 2
+    if p["sweep_hours_high"] > 2:
+        assert any("meets 2 h at the estimate" in n and "misses it at the slow end" in n for n in p["notes"])

@@ -13,7 +13,7 @@ from planner.service import SharedBuild, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import services
-from planner.service import sweep_report as report
+from planner.service import sweep_report as sweep_text
 from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
@@ -117,15 +117,15 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:
-        model = report.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {report.params_text(model['params'])} model", f"{sp['value']:.1f}x")
-        c1.caption(f"for {report.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = report.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+        model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model['params'])} model", f"{sp['value']:.1f}x")
+        c1.caption(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
+        sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
         left = sw["runs_left"]
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
                   hours_text(sw["wall_hours"]["value"]))
-        c2.caption(f"{report.finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
+        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
                    f"(was {hours_text(inputs.baseline_hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
@@ -183,11 +183,11 @@ def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
     for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
             (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
              p.gpu_count) for p in plans]:
-        sw = report.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
+        sw = sweep_text.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=gpus)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": report.clock_text(sw["finish"]["value"], sw["start"])})
+                     "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.clock_text(sw["finish"]["value"], sw["start"])})
     return rows
 
 
@@ -198,8 +198,8 @@ def speed_by_option(plans: list[PlanView], inputs: Request) -> None:
     c1, c2 = st.columns(2)
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
-    model = report.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {report.model_phrase(model)} (on it the sweep takes "
+    model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {sweep_text.model_phrase(model)} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
                "as their combined throughput (runs do not share a GPU).")
 
@@ -240,5 +240,40 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
     views = [p.view() for p in planned.plans]
     speed_by_option(views, inputs)
+    side_by_side(rec.get("side_by_side"))
+    try_before_you_buy(rec.get("try_before_you_buy") or [])
     alternatives(views[1:])
     return first
+
+
+def side_by_side(sbs: Optional[dict[str, Any]]) -> None:
+    """Builds whose sweep ranges overlap the recommendation's, in one table, and what would decide between them."""
+    if not sbs:
+        return
+    st.subheader("Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side")
+    rows = []
+    for b in sbs["builds"]:
+        g, shared = b["gpu"], b.get("runs_sharing_each_gpu")
+        rows.append({"": b["role"], "GPUs": f"{g['count']} x {g['name']}",
+                     "total": money(b["total"]["amount"], b["total"]["currency"]),
+                     "sweep (fast-slow end)": f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-"
+                                              f"{b['sweep_hours_high']:.1f})",
+                     "per run": f"{b['hours_per_run']:.2f} h", "VRAM per GPU": f"{g['vram_gb']:g} GB",
+                     "speed from": b["speedup_basis"],
+                     "runs sharing a GPU": f"{shared['runs_per_gpu']}: {shared['wall_hours']['value']:.1f} h"
+                                           if shared else "-"})
+    rows_table(rows)
+    if sbs.get("target_missing"):
+        st.caption(md_escape(sbs["target_missing"]))
+    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))
+
+
+def try_before_you_buy(trials: list[dict[str, Any]]) -> None:
+    """Per candidate card: the cheapest dated rental, a 30-minute measurement's cost, and the steps to calibrate."""
+    if not trials:
+        return
+    st.subheader("Try before you buy")
+    for t in trials:
+        st.markdown(md_escape(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]) + ".")
+        st.markdown("\n".join(f"{i}. {md_escape(step)}" for i, step in enumerate(t["steps"], 1)))
+        st.caption(md_escape(f"Price: {t['price_source']}" + (f"; {t['price_note']}" if t.get("price_note") else "")))

@@ -36,6 +36,9 @@ def catalog_key() -> str:
     db = _price_db()
     if db is not None:
         stamps.append((str(db), db.stat().st_mtime_ns))
+    from planner.service import calibration_fingerprint
+
+    stamps.append(calibration_fingerprint())  # your measurements (planner calibrate) change every speed
     return json.dumps([str(root), stamps])
 
 

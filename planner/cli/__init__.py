@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recommend": ("recommend", "Recommend the best compatible build for a budget, or the cheapest meeting a target."),
     "speedup": ("perf", "Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."),
     "sweep": ("perf", "Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."),
+    "calibrate": ("calibrate", "Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, "
+                  "recommend and costs use it."),
     "memfit": ("perf", "Training memory for a model, which GPUs fit it and the largest batch each allows."),
     "costs": ("costs", "Rent or buy: time and cost to finish a sweep on a build vs cloud GPUs, with break-even."),
     "catalog": ("catalog", "Browse and validate the component catalog."),

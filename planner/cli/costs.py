@@ -173,7 +173,8 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
 @handle_errors
 def costs(
     runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Number of training runs in the sweep."),
-    hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the GTX 1080 Ti (the baseline)."),
+    hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the GTX 1080 Ti (the baseline; "
+                                          f"default: from your calibrated 1080 Ti log, else {DEFAULT_BASELINE_HOURS:g})."),
     precision: str = typer.Option("amp", "--precision", help="fp32, tf32 or amp on the target GPU."),
     model_params: Optional[float] = typer.Option(
         None, "--model-params", help="Model size in parameters, e.g. 15e6 (default: the workload class's typical size)."),
@@ -224,6 +225,9 @@ def costs(
         raise InputError("--gpus must be >= 1")
     if model_params is not None and not 0 < model_params <= 1e13:
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
+    from planner.perf.calibration import resolve_baseline_hours
+
+    hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params)
     typed = read_amount(budget, "--budget") if budget is not None else None

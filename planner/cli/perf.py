@@ -40,14 +40,36 @@ def speedup_rows(
     m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
     model_params: Optional[float] = None,
 ) -> list[dict[str, Any]]:
+    from planner.perf.calibration import anchored_speedup, load_store
+
     chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
+    store = load_store()
     rows = []
     for chip in chips:
-        e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
-                      model_params=model_params)
+        a = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
+                             model_params=model_params, store=store)
+        e = a.estimate
         rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
-                     "high": round(e.high, 2), "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip)})
+                     "high": round(e.high, 2), "high_over_low": round(e.high / e.low, 2),
+                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json()})
     return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
+
+
+def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float], runs_per_gpu: str,
+                    run_vram_gb: Optional[float]) -> Optional[Any]:
+    """Several runs per GPU: 'auto' plans them for a given model size, a number forces them; None = one run per GPU."""
+    from planner.perf.calibration import concurrency_gain
+    from planner.perf.concurrency import plan_concurrency
+
+    text = str(runs_per_gpu).strip().lower()
+    if text != "auto" and not text.isdigit():
+        raise InputError(f"--runs-per-gpu must be 'auto' or a number 1-4 (got {runs_per_gpu!r})")
+    forced = None if text == "auto" else int(text)
+    if forced == 1 or (forced is None and model_params is None):
+        return None
+    params = model_params if model_params is not None else 1.5e8
+    return plan_concurrency(chip.vram_gb, params, precision=precision, per_run_gib=run_vram_gb,
+                            measured=concurrency_gain(chip, precision), runs_per_gpu=forced)
 
 
 def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
@@ -145,13 +167,16 @@ def register(app: typer.Typer) -> None:
                        "model": _model_info(m)})
             return
         table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
-        for col in ("GPU", "speedup", "range (low-high)", "runs as", "error from"):
+        for col in ("GPU", "speedup", "range (low-high)", "runs as", "basis"):
             table.add_column(col)
-        tiers = {"seen_architecture": "LOSO", "new_architecture": "LOSO/LOAO", "amd": "LOAO, widened"}
+        tiers = {"seen_architecture": "model (LOSO)", "new_architecture": "model (LOSO/LOAO)", "amd": "model (LOAO, widened)"}
         for r in rows:
-            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"],
-                          tiers.get(r["error_tier"], r["error_tier"]))
+            basis = tiers.get(r["error_tier"], r["error_tier"]) if r["basis"] == "model" else (
+                "measured" if r["basis"] == "measured" else f"re-anchored on {r['anchor']}")
+            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"], basis)
         console.print(table)
+        for line in dict.fromkeys(x for r in rows if r["basis"] != "model" for x in r["measured"]):
+            console.print(styled("[dim]Measured: {}[/]", line))
         info = _model_info(m)
         console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on several labs' measurements; held-out "
                              f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
@@ -165,7 +190,8 @@ def register(app: typer.Typer) -> None:
         names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
                                                     "planner sweep '2x RTX 3090' --runs 8 --hours 7"),
         runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Independent runs (seeds x variants)"),
-        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the baseline GPU"),
+        hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the baseline GPU (default: "
+                                              f"from your calibrated baseline log, else {DEFAULT_BASELINE_HOURS:g})"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
         count: int = typer.Option(1, "--count", help="GPUs of each --gpu without an 'Nx' prefix"),
         build: Optional[Path] = typer.Option(None, "--build", help="Plan JSON from `planner recommend --json`"),
@@ -176,6 +202,10 @@ def register(app: typer.Typer) -> None:
         model_params: Optional[float] = typer.Option(
             None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
         wall_power: Optional[float] = typer.Option(None, "--wall-power", help="Machine power at the wall in W (overrides the estimate)"),
+        runs_per_gpu: str = typer.Option("auto", "--runs-per-gpu", help="Runs sharing each GPU: auto (as many as fit "
+                                         "VRAM and add throughput, with --model-params) or a number 1-4"),
+        run_vram_gb: Optional[float] = typer.Option(None, "--run-vram-gb", help="VRAM one run takes, GiB (nvidia-smi "
+                                                    "on your 1080 Ti; default: up to its 11 GB)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
@@ -184,9 +214,12 @@ def register(app: typer.Typer) -> None:
             raise InputError("give a GPU ('2x RTX 3090', as an argument or --gpu, repeatable) or --build FILE.json")
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
+        m = load_perf_model()
+        from planner.perf.calibration import resolve_baseline_hours
+
+        hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
             raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
-        m = load_perf_model()
         size = _size_info(m, workload, model_params)
         fraction = _fraction(power_limit)
         configs: list[tuple[GpuChip, int, Optional[float], str]] = []
@@ -198,10 +231,14 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
+        from planner.perf.calibration import anchored_speedup, load_store
+
+        store = load_store()
         results = []
         for chip, n, plan_w, plan_label in configs:
-            e = m.speedup(chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=fraction,
-                          model_params=model_params)
+            anchored = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision,
+                                        power_fraction=fraction, model_params=model_params, store=store)
+            e = anchored.estimate
             if wall_power is not None:
                 watts, source = wall_power, "given with --wall-power"
             elif plan_w is not None:
@@ -209,11 +246,16 @@ def register(app: typer.Typer) -> None:
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
-            s = sweep_time(runs, hours, e, n, wall_power_w=watts)
-            results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source})
+            shared = concurrency_for(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+            k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
+            s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
+            results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
+                            "speed_basis": anchored.to_json(),
+                            **({"concurrency": shared.to_json()} if shared else {})})
         base = m.resolve(vs)
         if as_json:
-            emit_json({"runs": runs, "baseline_hours": hours, "baseline": base.name, "workload": workload,
+            emit_json({"runs": runs, "baseline_hours": hours, "baseline_hours_source": hours_source,
+                       "baseline": base.name, "workload": workload,
                        "precision": precision, "power_fraction": fraction, **size, "results": results,
                        "model": _model_info(m)})
             return
@@ -228,6 +270,16 @@ def register(app: typer.Typer) -> None:
                           f"{wl['value']:.1f} h ({wl['low']:.1f}-{wl['high']:.1f}), {r['waves']} wave(s)",
                           f"{en['value']:.1f} kWh ({en['low']:.1f}-{en['high']:.1f}) at {r['wall_power_w']:.0f} W")
         console.print(table)
+        console.print(styled("[dim]{}[/]", f"Hours per run on {base.name}: {hours:g} h, {hours_source}."))
+        shared = [(r["gpu"], r["concurrency"]) for r in results if r.get("concurrency", {}).get("runs_per_gpu", 1) > 1]
+        for name, c in shared:
+            console.print(styled("[dim]{}[/]", f"{name}: {c['runs_per_gpu']} runs share each GPU, together "
+                                 f"{c['gain']:.2f}x one run; VRAM per run {c['per_run_vram_gib']:.1f} GiB"))
+        for line in dict.fromkeys(x for _, c in shared for x in (f"Sharing gain: {c['gain_basis']}.",
+                                                                  f"VRAM per run: {c['per_run_vram_source']}.")):
+            console.print(styled("[dim]{}[/]", line))
+            if r["speed_basis"]["basis"] != "model":
+                console.print(styled("[dim]Speed of {}: {}[/]", r["gpu"], r["speed_basis"]["explanation"]))
         sources = sorted({r["wall_power_source"] for r in results})
         console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Optional
 
@@ -67,6 +68,8 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
         sweep = data["plans"][i]["sweep"]
         console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep['hours_per_run']['value'])} per run "
                            f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
+        if sweep.get("runs_sharing_each_gpu"):
+            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep['runs_sharing_each_gpu'])}"))
         for f in plan.report.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in plan.report.unverified:
@@ -77,11 +80,43 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
             console.print(styled("  [cyan]note[/]: {}", n))
     for entry in data.get("owned_not_used", []):
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
+    print_side_by_side(data.get("side_by_side"))
+    print_trials(data.get("try_before_you_buy") or [])
     tried = rec.stats.get("by_gpu_count", [])
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
     console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
                          f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
+
+
+def print_side_by_side(sbs: Optional[dict]) -> None:
+    """Builds whose sweep ranges overlap, in one table, and what would decide between them."""
+    if not sbs:
+        return
+    title = "Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side"
+    table = Table(title=Text(title))
+    for col in ("", "GPUs", "total", "sweep (fast-slow end)", "per run", "VRAM/GPU", "speed from"):
+        table.add_column(col)
+    for b in sbs["builds"]:
+        g = b["gpu"]
+        table.add_row(Text(b["role"]), Text(f"{g['count']} x {g['name']}"),
+                      format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
+                      f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-{b['sweep_hours_high']:.1f})",
+                      f"{b['hours_per_run']:.2f} h", f"{g['vram_gb']:g} GB", b["speedup_basis"])
+    console.print(table)
+    if sbs.get("target_missing"):
+        console.print(Text(f"  {sbs['target_missing']}"))
+    for line in sbs["what_would_decide"]:
+        console.print(Text(f"  would decide: {line}"))
+
+
+def print_trials(trials: list[dict]) -> None:
+    """Try before you buy: per candidate card, the cheapest rental and the steps to a calibration."""
+    for t in trials:
+        console.print(Text(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]))
+        console.print(Text(f"  price: {t['price_source']}"))
+        for i, step in enumerate(t["steps"], 1):
+            console.print(Text(f"  {i}. {step}"))
 
 
 def _tried_texts(tried: list[dict]) -> list[str]:
@@ -122,7 +157,8 @@ def register(app: typer.Typer) -> None:
         runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Runs in the sweep"),
         runs_left: Optional[int] = typer.Option(None, "--runs-left",
                                                 help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
-        hours: float = typer.Option(DEFAULT_BASELINE_HOURS, "--hours", help="Hours per run on the GTX 1080 Ti"),
+        hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the GTX 1080 Ti (default: from "
+                                              f"your calibrated 1080 Ti log, else {DEFAULT_BASELINE_HOURS:g})"),
         workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
@@ -147,6 +183,8 @@ def register(app: typer.Typer) -> None:
                                                  help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
         used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
         alternatives: int = typer.Option(DEFAULT_ALTERNATIVES, "--alternatives", help="Also return N builds with other GPU chips"),
+        target: Optional[str] = typer.Option(None, "--target", help="Your own target card, shown beside the "
+                                             "recommendation: 'RTX 5090', '2x RTX 5080'"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
         time_limit: float = typer.Option(SOLVER_TIME_LIMIT_S, "--time-limit", help="Solver time limit, s"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -155,6 +193,9 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
+        from planner.perf.calibration import resolve_baseline_hours
+
+        hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
@@ -168,7 +209,7 @@ def register(app: typer.Typer) -> None:
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
         )
-        planned = plan(cat, req, time_limit=time_limit)
+        planned = plan(cat, req, time_limit=time_limit, target=target)
         data = describe(cat, planned, time_limit=time_limit)
         if as_json:
             emit_json(data)

@@ -16,7 +16,8 @@ from planner.errors import CatalogError, CurrencyError
 from planner.catalog.models import OptStr
 from planner.money import check_currency
 
-CLOUD_PRICES_PATH = SHIPPED_DATA_DIR / "cloud_prices.csv"
+CLOUD_PRICES_PATH = SHIPPED_DATA_DIR / "cloud_prices.csv"  # normalised from ../shared (one row per source row)
+ADDED_PRICES_PATH = SHIPPED_DATA_DIR / "cloud_prices_added.csv"  # consumer-card and EU rentals from dated pages
 COLUMNS = (
     "provider", "offer", "gpu_name", "chip", "vram_gb", "gpus_per_instance", "price_per_gpu_hour",
     "currency", "observed_on", "source", "note", "billing",
@@ -102,13 +103,14 @@ class CloudOffer(BaseModel):
 
 
 def load_cloud_offers(path: Optional[Path] = None) -> list[CloudOffer]:
-    """Every row of the rental catalog; a bad row raises CatalogError naming file, row and field."""
+    """Every row of the rental catalog (default: the normalised file and the added consumer-card and EU rentals); a
+    bad row raises CatalogError naming file, row and field."""
     from planner.catalog.load import load_records  # the one CSV reader of the project
 
-    file = Path(path) if path is not None else CLOUD_PRICES_PATH
-    offers = load_records(file, CloudOffer)
+    files = [Path(path)] if path is not None else [CLOUD_PRICES_PATH, ADDED_PRICES_PATH]
+    offers = [o for file in files for o in load_records(file, CloudOffer)]
     if not offers:
-        raise CatalogError(f"{file}: no rental offers")
+        raise CatalogError(f"{files[0]}: no rental offers")
     return offers
 
 

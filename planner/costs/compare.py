@@ -80,6 +80,7 @@ class Timing:
     wall_hours: float
     wall_low: float
     wall_high: float
+    basis: str = ""  # where the speed comes from: "measured", "re-anchored" (planner calibrate) or "model"
 
 
 def timing_from(sweep: Any, workload: Workload, speed: Estimate, gpus: int) -> Timing:
@@ -99,6 +100,7 @@ def timing_from(sweep: Any, workload: Workload, speed: Estimate, gpus: int) -> T
         wall_hours=float(wall),
         wall_low=float(low) if low is not None else waves * hb / float(speed.high),
         wall_high=float(high) if high is not None else waves * hb / float(speed.low),
+        basis=str(getattr(speed, "basis", "") or ""),
     )
 
 
@@ -213,6 +215,7 @@ class Option:
             "hours_low": round(self.timing.wall_low, 3),
             "hours_high": round(self.timing.wall_high, 3),
             "hours_per_run": round(self.timing.hours_per_run, 3),
+            **({"speed_basis": self.timing.basis} if self.timing.basis else {}),
             "cost_to_finish": str(self.cost_to_finish),
             "cost_per_run": str(self.cost_per_run),
             "price_date": self.price_date,

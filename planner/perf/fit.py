@@ -25,8 +25,8 @@ from planner.perf.fitting import (
     AVERAGE, AVERAGE_MEMBERS, CLASSES, DEFAULT_VARIANT, EXTRA_NAMES, FITTED, VARIANTS, fit, predict,
 )
 from planner.perf.validate import (
-    RANGE_QUANTILES, Held, choose_variant, correction_transfer, cross_validate, grouped_errors, nested_coverage,
-    nested_loso, range_quantiles, reproducibility, summarise,
+    RANGE_QUANTILES, RANGE_SHARE, Held, choose_variant, correction_transfer, cross_validate, equal_tails, grouped_errors,
+    nested_coverage, nested_loso, range_check, range_quantiles, reproducibility, summarise,
 )
 
 FIT_COMMAND = "python -m planner.perf.fit --write"
@@ -97,12 +97,7 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
     loao_held = cross_validate(rows, ref, lambda r: r.chip.architecture, variant=variant)
     loao = summarise(loao_held)
     insample = summarise([Held(r, v) for r, v in zip(rows, predict(rows, p, ref))])
-    headline_held = nested_held if nested else loso_held
-    seen = range_quantiles(headline_held)
-    loao_q = range_quantiles(loao_held)
-    new = {g: [min(seen[g][0], loao_q[g][0]), max(seen[g][1], loao_q[g][1])] for g in seen}
-    ranges = {"seen_architecture": seen, "new_architecture": new,
-              "amd": {g: [round(v[0] * AMD_WIDENING[0], 4), round(v[1] * AMD_WIDENING[1], 4)] for g, v in new.items()}}
+    ranges = stated_ranges(nested_held if nested else loso_held, loao_held)
     sizes = [r.model_params for r in rows]
     return {
         "model": "roofline mix v3: work = share*C_ref/C + (1-share)*B_ref/B (power-limited variants / power_scale), "
@@ -128,17 +123,50 @@ def run(rows: list[Row], ref: GpuChip, nested: bool = False, workers: int = 1) -
             "amd_fp32_efficiency": "gpu-specs.csv note: 7900 XTX measured ~25 of 61.4 dual-issue TFLOPS",
             "amd_software_factor": "judgment: ROCm vs CUDA for the same specs; no AMD calibration row"},
         "ranges": ranges,
-        "range_note": f"low/high = estimate x the {RANGE_QUANTILES[0]:.0%}/{RANGE_QUANTILES[1]:.0%} quantiles of "
-                      "measured/predicted per precision group (fp32 = CUDA-core fp32 on both sides, tensor = amp or "
-                      "tf32) in leave-one-source-out (architectures with a calibration row), the wider of that and "
-                      f"leave-one-architecture-out for new ones, widened x{AMD_WIDENING} for AMD; widened by "
-                      f"{SIZE_WIDENING:.0%} per decade outside model_params_range",
+        "range_note": RANGE_NOTE_TEXT,
         "variant": variant, "variant_selection": selection,
         "error": {**({"nested_leave_one_source_out": {**summarise(nested_held),
                                                       "coverage_nested": nested_coverage(nested_held)}} if nested else {}),
                   "leave_one_source_out": loso, "in_sample": insample, "leave_one_gpu_out": logo,
                   "leave_one_architecture_out": loao},
     }
+
+
+RANGE_NOTE_TEXT = (f"low/high = estimate x the narrowest interval holding {RANGE_SHARE:.0%} of measured/predicted per "
+                   "precision group (fp32 = CUDA-core fp32 on both sides, tensor = amp or tf32) in leave-one-source-out "
+                   "(architectures with a calibration row), the wider of that and leave-one-architecture-out for new "
+                   f"ones, widened x{AMD_WIDENING} for AMD; widened by {SIZE_WIDENING:.0%} per decade outside "
+                   "model_params_range")
+
+
+def stated_ranges(held: list[Held], loao_held: list[Held]) -> dict[str, dict[str, list[float]]]:
+    """The ranges the model states: seen architectures from `held` (leave-one-source-out), new ones the wider of that
+    and leave-one-architecture-out, AMD widened further."""
+    seen = range_quantiles(held)
+    loao_q = range_quantiles(loao_held)
+    new = {g: [min(seen[g][0], loao_q[g][0]), max(seen[g][1], loao_q[g][1])] for g in seen}
+    return {"seen_architecture": seen, "new_architecture": new,
+            "amd": {g: [round(v[0] * AMD_WIDENING[0], 4), round(v[1] * AMD_WIDENING[1], 4)] for g, v in new.items()}}
+
+
+def refresh_ranges(doc: dict, rows: list[Row], ref: GpuChip) -> dict:
+    """The stored fit with its ranges rebuilt from the shipped variant's leave-one-source-out and -architecture-out
+    held-out rows (no variant choice, no nested run: ~40 s), and the range's coverage and width on unseen sources
+    before (the 1/99 quantiles) and after."""
+    variant = doc.get("variant", DEFAULT_VARIANT)
+    loso = cross_validate(rows, ref, lambda r: r.source, variant=variant)
+    loao = cross_validate(rows, ref, lambda r: r.chip.architecture, variant=variant)
+    before, after = range_check(loso, equal_tails), range_check(loso)
+    error = dict(doc.get("error", {}))
+    error["leave_one_source_out"] = {**error.get("leave_one_source_out", {}), "coverage_nested": after["coverage"]}
+    return {**doc, "ranges": stated_ranges(loso, loao), "range_note": RANGE_NOTE_TEXT, "error": error,
+            "range_validation": {
+                "held_out": "leave-one-source-out of the shipped variant; each source's rows checked against the "
+                            "range built from the other sources' held-out rows",
+                "rows": len(loso), "median_abs_error": summarise(loso)["median_abs_error"],
+                "before": {"construction": f"{RANGE_QUANTILES[0]:.0%}/{RANGE_QUANTILES[1]:.0%} quantiles", **before},
+                "after": {"construction": f"narrowest interval holding {RANGE_SHARE:.0%}", **after},
+                "refreshed_on": date.today().isoformat()}}
 
 
 def format_report(doc: dict) -> str:
@@ -212,6 +240,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--nested", action="store_true", help="choose the model variant and report nested leave-one-source-"
                     "out (the variant chosen inside each training fold; several minutes)")
     ap.add_argument("--workers", type=int, default=2, help="processes for the nested folds (default 2)")
+    ap.add_argument("--ranges", action="store_true", help="rebuild the stored ranges from the shipped variant's "
+                    "leave-one-source-out errors and report coverage and width before/after (~40 s; with --write)")
     ap.add_argument("--diagnose", action="store_true", help="print in-sample and leave-one-source-out residuals of "
                     "the shipped variant by workload family, source, benchmark and precision, then stop (~30 s)")
     args = ap.parse_args(argv)
@@ -219,6 +249,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.diagnose:
         print(diagnose(all_rows(chips), chips[REFERENCE_CHIP],
                        json.loads(PARAMS_FILE.read_text(encoding="utf-8")).get("variant", DEFAULT_VARIANT)))
+        return 0
+    if args.ranges:
+        doc = refresh_ranges(json.loads(PARAMS_FILE.read_text(encoding="utf-8")), all_rows(chips), chips[REFERENCE_CHIP])
+        print(json.dumps({"ranges": doc["ranges"], "range_validation": doc["range_validation"]}, indent=2))
+        if args.write:
+            PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+            print(f"wrote {PARAMS_FILE}")
         return 0
     if args.normalise:
         if not SHARED_CSV.exists():

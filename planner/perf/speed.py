@@ -49,8 +49,12 @@ _MEMO: dict[tuple, Estimate] = {}
 def gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precision: str,
               power_fraction: float = 1.0, model_params: Optional[float] = None) -> Estimate:
     """Speedup vs the GTX 1080 Ti for a workload class, precision and (optional) model size in parameters
-    (memoised: the solver asks once per candidate card)."""
-    key = (chip.id, chip.fp32_tflops, chip.mem_bandwidth_gbs, workload, precision, power_fraction, model_params)
+    (memoised: the solver asks once per candidate card); basis "measured" or "re-anchored" where the user's
+    `planner calibrate` measurements reach, else "model"."""
+    from planner.perf.calibration import fingerprint
+
+    key = (chip.id, chip.fp32_tflops, chip.mem_bandwidth_gbs, workload, precision, power_fraction, model_params,
+           fingerprint())  # the user's measurements (planner calibrate) change the answer
     hit = _MEMO.get(key)
     if hit is None:
         hit = _MEMO[key] = _gpu_speed(chip, chips, workload, precision, power_fraction, model_params)
@@ -61,9 +65,11 @@ def _gpu_speed(chip: GpuChip, chips: dict[str, GpuChip], workload: str, precisio
                power_fraction: float, model_params: Optional[float]) -> Estimate:
     model = _perf_model()
     if chip.id in model.chips:
-        est = model.speedup(chip.id, baseline=BASELINE, workload=workload, precision=precision,
-                            power_fraction=power_fraction, model_params=model_params)
-        return Estimate(est.value, est.low, est.high, "model")
+        from planner.perf.calibration import anchored_speedup  # the user's measurements first, then the model
+
+        est = anchored_speedup(model, chip.id, baseline=BASELINE, workload=workload, precision=precision,
+                               power_fraction=power_fraction, model_params=model_params).estimate
+        return Estimate(est.value, est.low, est.high, est.basis)
     return spec_speed(chip, chips[BASELINE], precision, power_fraction)  # a chip the model was not given
 
 

@@ -54,6 +54,8 @@ class SweepEstimate:
     energy_kwh_high: Optional[float] = None
     model_params: Optional[float] = None  # model size the speedup was computed for (given or assumed)
     model_params_source: Optional[str] = None  # "given" or the assumption, for front ends to show beside the time
+    runs_per_gpu: int = 1  # runs sharing each GPU at once (planner.perf.concurrency)
+    concurrency_gain: float = 1.0  # their aggregate throughput over one run alone
 
     @property
     def per_run(self) -> Estimate:
@@ -75,6 +77,9 @@ class SweepEstimate:
             "hours_per_run": Estimate(self.hours_per_run, self.hours_per_run_low, self.hours_per_run_high).to_json(2),
             "wall_hours": Estimate(self.wall_hours, self.wall_hours_low, self.wall_hours_high).to_json(2),
         }
+        if self.runs_per_gpu > 1:
+            out["runs_per_gpu"] = self.runs_per_gpu
+            out["concurrency_gain"] = round(self.concurrency_gain, 3)
         if self.model_params is not None:
             out["model_params"] = self.model_params
             out["model_params_source"] = self.model_params_source
@@ -104,8 +109,13 @@ def sweep_time(
     wall_power_w: Optional[float] = None,
     model_params: Optional[float] = None,
     model_params_source: Optional[str] = None,
+    runs_per_gpu: int = 1,
+    concurrency_gain: float = 1.0,
 ) -> SweepEstimate:
     """Hours per run = baseline hours / speedup; wall = ceil(runs / GPUs) x hours per run (runs do not share a GPU).
+
+    With `runs_per_gpu` k > 1, k runs share each GPU at `concurrency_gain` g times one run's throughput: each run
+    takes k / g times as long, and ceil(runs / (GPUs x k)) rounds of them finish the sweep.
 
     With `wall_power_w` (the whole machine at the wall while it trains), energy = power x wall time.
     `model_params` / `model_params_source` only travel with the result (the size the speedup assumed).
@@ -118,10 +128,17 @@ def sweep_time(
         raise InputError(f"baseline hours must be a positive number (got {baseline_hours})")
     if not (0 < speedup.low <= speedup.value <= speedup.high):
         raise InputError(f"speedup must satisfy 0 < low <= value <= high (got {speedup})")
-    runs, gpu_count = int(runs), int(gpu_count)
-    waves = rounds(runs, gpu_count)
-    per_run = (baseline_hours / speedup.value, baseline_hours / speedup.high, baseline_hours / speedup.low)
-    wall = tuple(wall_hours(runs, baseline_hours, s, gpu_count) for s in (speedup.value, speedup.high, speedup.low))
+    if isinstance(runs_per_gpu, bool) or int(runs_per_gpu) != runs_per_gpu or runs_per_gpu < 1:
+        raise InputError(f"runs per GPU must be a whole number >= 1 (got {runs_per_gpu})")
+    if not (1.0 <= concurrency_gain <= runs_per_gpu):
+        raise InputError(f"the gain of {runs_per_gpu} runs sharing a GPU must be between 1 and {runs_per_gpu} "
+                         f"(got {concurrency_gain})")
+    runs, gpu_count, k = int(runs), int(gpu_count), int(runs_per_gpu)
+    waves = rounds(runs, gpu_count * k)
+    share = k / concurrency_gain  # each run's time while k share the card, over its time alone
+    per_run = tuple(share * h for h in (baseline_hours / speedup.value, baseline_hours / speedup.high,
+                                        baseline_hours / speedup.low))
+    wall = tuple(waves * h for h in per_run)
     energy: tuple[Optional[float], ...] = (None, None, None)
     if wall_power_w is not None:
         energy = tuple(energy_kwh(wall_power_w, h) for h in wall)
@@ -132,6 +149,7 @@ def sweep_time(
         wall_power_w=None if wall_power_w is None else float(wall_power_w),
         energy_kwh=energy[0], energy_kwh_low=energy[1], energy_kwh_high=energy[2],
         model_params=None if model_params is None else float(model_params), model_params_source=model_params_source,
+        runs_per_gpu=k, concurrency_gain=float(concurrency_gain),
     )
 
 

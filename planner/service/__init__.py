@@ -41,6 +41,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "sweep_report": ("planner.service.sweep_report", None),
     # speed and costs
     "gpu_speed": ("planner.perf.speed", "gpu_speed"),
+    "calibration_fingerprint": ("planner.perf.calibration", "fingerprint"),
     "Estimate": ("planner.perf.sweep", "Estimate"),
     "sweep_time": ("planner.perf.sweep", "sweep_time"),
     "costs_model": ("planner.costs.compare", None),

@@ -41,6 +41,7 @@ class Planned:
     recommendation: Any  # planner.solver.Recommendation
     request: Request
     notes: list[str] = field(default_factory=list)
+    side_by_side: Optional[dict[str, Any]] = None  # builds too close to call, and what would decide (uncertainty.py)
 
     @property
     def plans(self) -> list[Any]:
@@ -50,11 +51,13 @@ class Planned:
         out = self.recommendation.to_json()
         out["request"] = self.request.model_dump(mode="json")
         out["notes"] = list(self.notes)
+        if self.side_by_side is not None:
+            out["side_by_side"] = self.side_by_side
         return out
 
 
 def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_LIMIT_S,
-         workers: int = SOLVER_WORKERS) -> Planned:
+         workers: int = SOLVER_WORKERS, target: Optional[str] = None) -> Planned:
     """The best (or cheapest) build for the request, alternatives and why-not, with typed names resolved (the
     solver applies the model's memory floor and says so in the plan's notes)."""
     from planner.solver import recommend
@@ -67,9 +70,16 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
     request = resolve_names(catalog, request)
     _, floor_note = with_memfit_floor(request)
     solved = with_chip_makers_excluded(catalog, request, request.excluded_chip_makers)
-    rec = recommend(catalog, solved, alternatives=request.alternatives, time_limit=time_limit, workers=workers)
+    from planner.service import uncertainty
+
+    solve = lambda r: recommend(catalog, r, alternatives=r.alternatives, time_limit=time_limit, workers=workers)  # noqa: E731
+    rec = uncertainty.deadline_at_slow_end(solve(solved), solved, solve)
+    aim = None
+    if target is not None:
+        aimed, label = uncertainty.target_request(catalog, solved, target)
+        aim = (next(iter(solve(aimed).plans), None), label)
     notes = ([floor_note] if floor_note else []) + brand_note(catalog, request.excluded_brands)
-    return Planned(rec, request, notes)
+    return Planned(rec, request, notes, uncertainty.side_by_side(rec, solved, aim))
 
 
 def cloud_offers(*, all_billing: bool = False, providers: Sequence[str] = (), gpus: Sequence[str] = ()) -> list[Any]:
@@ -100,6 +110,10 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     views = [p.view() for p in planned.plans]
     data = with_sweeps(planned.to_json(), views, runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
                        workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
+    if planned.plans:
+        from planner.service.trials import trials
+
+        data["try_before_you_buy"] = trials(catalog, req, data)
     if not planned.plans and data.get("why_not") is not None:
         data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
     if req.owned and planned.plans:

@@ -79,14 +79,52 @@ def finish_sentence(report: dict[str, Any]) -> str:
             f"({short(f['low'])} to {short(f['high'])}) if started now")
 
 
+def shared_sweep(plan: dict[str, Any], *, runs: int, baseline_hours: float, precision: str,
+                 model_params: Optional[float]) -> Optional[dict[str, Any]]:
+    """For a model of known size whose runs fit the card several times over: the sweep with runs sharing each GPU
+    (planner.perf.concurrency; a labelled estimate until `planner calibrate --concurrent K` measures it)."""
+    if model_params is None:
+        return None
+    from planner.catalog.load import load_chips
+    from planner.perf.calibration import concurrency_gain
+    from planner.perf.concurrency import plan_concurrency
+
+    chip = load_chips().get(plan["gpu"]["chip"])
+    if chip is None:
+        return None
+    c = plan_concurrency(float(plan["gpu"]["vram_gb"]), float(model_params), precision=precision,
+                         measured=concurrency_gain(chip, precision))
+    if c.runs_per_gpu < 2:
+        return None
+    speed = Estimate(plan["speedup_vs_1080ti"], *plan["speedup_range"])
+    est = sweep_time(runs, baseline_hours, Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value)),
+                     max(1, plan["gpu"]["count"]), runs_per_gpu=c.runs_per_gpu, concurrency_gain=c.gain)
+    return {**c.to_json(), "wall_hours": est.wall.to_json(2), "hours_per_run": est.per_run.to_json(2)}
+
+
+def shared_sentence(shared: dict[str, Any]) -> str:
+    w = shared["wall_hours"]
+    basis = "measured" if shared["gain_basis"].startswith("measured") else "estimate"
+    return (f"with {shared['runs_per_gpu']} runs sharing each GPU ({shared['gain']:.2f}x one run's throughput, "
+            f"{basis}; {shared['per_run_vram_gib']:.0f} GiB per run): about {hours_text(w['value'])} "
+            f"({hours_text(w['low'])} to {hours_text(w['high'])})")
+
+
 def with_sweeps(rec_json: dict[str, Any], views: Sequence[PlanView], *, runs: int, baseline_hours: float,
                 workload: str, precision: str, model_params: Optional[float], runs_left: Optional[int] = None,
                 start: Optional[datetime] = None) -> dict[str, Any]:
     """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its sweep
     (hours and finish time)."""
     out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
-    out["plans"] = [{**p, "sweep": sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
-                                                baseline_hours=baseline_hours, gpu_count=v.gpu_count,
-                                                runs_left=runs_left, start=start)}
-                    for p, v in zip(rec_json.get("plans", []), views)]
+    plans = []
+    for p, v in zip(rec_json.get("plans", []), views):
+        sweep = sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
+                             baseline_hours=baseline_hours, gpu_count=v.gpu_count, runs_left=runs_left, start=start)
+        shared = shared_sweep(p, runs=runs_left or runs, baseline_hours=baseline_hours, precision=precision,
+                              model_params=model_params)
+        if shared is not None:
+            sweep["runs_sharing_each_gpu"] = shared
+        plans.append({**p, "sweep": sweep, "sweep_hours": sweep["wall_hours"]["value"],
+                      "sweep_hours_high": sweep["wall_hours"]["high"]})  # the slow end of the speed range
+    out["plans"] = plans
     return out

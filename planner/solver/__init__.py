@@ -481,7 +481,7 @@ class _Problem:
             plans.append(plan)
             forbid.add(alt["gpu"].chip)
         stats.update({"models_built": self.stats["models_built"], "solves": self.stats["solves"]})
-        return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+        return Recommendation(status, plans, None, time.perf_counter() - start, stats, [p for _, _, p in found])
 
 
 def recommend(

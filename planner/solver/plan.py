@@ -127,6 +127,7 @@ class Recommendation:
     why_not: Optional[WhyNot]
     solve_seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
+    by_count: list[Plan] = field(default_factory=list)  # the best plan of each GPU count and power limit tried
 
     def to_json(self) -> dict[str, Any]:
         return {
