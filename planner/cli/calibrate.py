@@ -39,9 +39,8 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, recommend and costs use it."""
-        from planner.perf import calibration as cal
-        from planner.perf.calibration_log import read_log
-        from planner.perf.model import load_perf_model
+        from planner.service import calibration as cal
+        from planner.service import load_perf_model, read_training_log as read_log
 
         if clear:
             if log is not None:

@@ -225,7 +225,8 @@ def costs(
         raise InputError("--gpus must be >= 1")
     if model_params is not None and not 0 < model_params <= 1e13:
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
-    from planner.perf.calibration import resolve_baseline_hours
+    from planner.service import calibration
+    resolve_baseline_hours = calibration.resolve_baseline_hours
 
     hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,

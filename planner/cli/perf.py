@@ -9,15 +9,11 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.catalog.load import cached_catalog
+from planner.service import (RANGE_NOTE, REFERENCE_CHIP, GpuChip, ModelShape, PerfModel, cached_catalog, estimate_memory,
+                             estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.perf.memfit import ModelShape, estimate_memory
-from planner.catalog.models import GpuChip
-from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
 from planner.plan_view import PlanView, PricedLine
-from planner.share.plan_file import gpu_chip, read_plan
-from planner.perf.sweep import estimated_wall_power_w, sweep_time
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
@@ -40,7 +36,8 @@ def speedup_rows(
     m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
     model_params: Optional[float] = None,
 ) -> list[dict[str, Any]]:
-    from planner.perf.calibration import anchored_speedup, load_store
+    from planner.service import calibration
+    anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
 
     chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
     store = load_store()
@@ -58,8 +55,8 @@ def speedup_rows(
 def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float], runs_per_gpu: str,
                     run_vram_gb: Optional[float]) -> Optional[Any]:
     """Several runs per GPU: 'auto' plans them for a given model size, a number forces them; None = one run per GPU."""
-    from planner.perf.calibration import concurrency_gain
-    from planner.perf.concurrency import plan_concurrency
+    from planner.service import calibration, plan_concurrency
+    concurrency_gain = calibration.concurrency_gain
 
     text = str(runs_per_gpu).strip().lower()
     if text != "auto" and not text.isdigit():
@@ -109,7 +106,7 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _plan_wall_w(plan: PlanView) -> Optional[float]:
     """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
-    from planner.costs.compare import wall_power_w
+    from planner.service import wall_power_w
 
     power = plan.power
     if power is None or not power.sustained_w:
@@ -215,7 +212,8 @@ def register(app: typer.Typer) -> None:
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         m = load_perf_model()
-        from planner.perf.calibration import resolve_baseline_hours
+        from planner.service import calibration
+        resolve_baseline_hours = calibration.resolve_baseline_hours
 
         hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
@@ -231,7 +229,8 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
-        from planner.perf.calibration import anchored_speedup, load_store
+        from planner.service import calibration
+    anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
 
         store = load_store()
         results = []

@@ -193,7 +193,8 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
-        from planner.perf.calibration import resolve_baseline_hours
+        from planner.service import calibration
+        resolve_baseline_hours = calibration.resolve_baseline_hours
 
         hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
