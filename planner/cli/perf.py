@@ -230,7 +230,7 @@ def register(app: typer.Typer) -> None:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
         from planner.service import calibration
-    anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
+        anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
 
         store = load_store()
         results = []
