@@ -26,6 +26,7 @@ class ParamsBlock(BaseModel):
     compute_share: dict[str, Share] = Field(min_length=1)
     typical_params: dict[str, Positive] = Field(default_factory=dict)
     family_offsets: dict[str, tuple[Number, Number]] = Field(default_factory=dict)
+    family_shares: dict[str, dict[str, Number]] = Field(default_factory=dict)  # variant `families`: per-family shares
     members: Optional[dict[str, dict[str, Any]]] = None
 
     @model_validator(mode="after")
