@@ -222,6 +222,13 @@ class Motherboard(Part):
     gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
     first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
     m2_gen5_shares_gpu: OptBool = None  # every PCIe 5.0 M.2 slot takes lanes from the first x16 slot (x16 -> x8)
+    slot_wiring_source: OptStr = None  # where gpu_slots_x8 was read: the maker's manual or spec page, or a review
+    slot_wiring_checked: Optional[date] = None  # when that source was read
+
+    @field_validator("slot_wiring_checked", mode="before")
+    @classmethod
+    def _checked(cls, v: Any) -> Any:
+        return _blank_to_none(v)
     cpu_platforms: StrList = Field(default_factory=list)  # CPU series the board takes (sTR5 WRX90: threadripper-pro)
 
     @model_validator(mode="after")
