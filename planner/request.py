@@ -53,11 +53,14 @@ class Request(BaseModel):
     gpu_count: Optional[int] = Field(default=None, ge=1, le=MAX_GPUS)  # None: the solver decides 1..max_gpus
     max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
     power_fraction: float = Field(default=1.0, ge=0.5, le=1.0)
-    suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs
+    suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs ...
+    # ... but only when the user opts in: a limit set with nvidia-smi -pl resets at reboot, so PSU and transient
+    # sizing hold at stock board power unless the user says they will keep a limit set (issue 26)
+    allow_power_limit: bool = False
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
-    used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
+    used: Literal["none", "gpu", "all"] = "none"  # which categories may take used offers (opt in: issue 26)
     avoid_warnings: bool = True
     alternatives: int = Field(default=0, ge=0, le=10)  # more plans, each around another GPU chip
     accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)

@@ -20,7 +20,8 @@ from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.notes import (
-    channels_note, explain_tried, psu_load_note, next_step_note, power_limit_note, sweep_hours, unspent_note,
+    channels_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note, sweep_hours,
+    unspent_note, used_parts_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
@@ -330,8 +331,8 @@ def recommend(
     stats.update({k: v for k, v in s.stats.items() if k in ("candidates", "after_pruning")})
     unspent = unspent_note(first, req, status)
     psu_note = psu_load_note(first, [p.wattage_w for p in catalog.by_category("psu")])
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), unspent, passed_over, channels_note(first),
-                                   psu_note, unspent and next_step_note(req, first, lambda r: recommend(
+    first.notes.extend(n for n in (power_limit_note(first, s.req, req), persist_limit_note(first), used_parts_note(first), unspent,
+                                   passed_over, channels_note(first), psu_note, unspent and next_step_note(req, first, lambda r: recommend(
                                        catalog, r, time_limit=time_limit, workers=workers))) if n)
     plans = [first]
     forbid = {first.gpu.chip}
@@ -363,11 +364,12 @@ def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
 
 def options(req: Request) -> list[tuple[int, float]]:
     """(GPU count, power limit) pairs to solve: the user's limit, or for several GPUs at stock also the suggested
-    limits, which can save a PSU class, case airflow or the wall circuit."""
+    limits, which can save a PSU class, case airflow or the wall circuit, when the user allows a limit
+    (`allow_power_limit`: a limit resets at reboot unless made to persist, so sizing holds at stock otherwise)."""
     out = []
     for n in req.gpu_counts():
         out.append((n, req.power_fraction))
-        if n > 1 and req.suggest_power_limit and req.power_fraction == 1.0:
+        if n > 1 and req.allow_power_limit and req.suggest_power_limit and req.power_fraction == 1.0:
             out.extend((n, f) for f in SUGGESTED_LIMITS)
     return out
 

@@ -101,6 +101,47 @@ def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]
             "(speed shown is at the limit)")
 
 
+def persist_limit_note(plan: Plan) -> Optional[str]:
+    """A plan that relies on a GPU power limit says how to keep it: `nvidia-smi -pl` lasts until the next reboot."""
+    if plan.power_fraction >= 1.0:
+        return None
+    watts = gpu_power_w(plan.gpu, plan.catalog.chips, plan.power_fraction)
+    return (f"the {watts} W limit resets at every reboot and the PSU is sized for it: make it persist before the first "
+            f"long run. Linux: a systemd unit (Type=oneshot, After=nvidia-persistenced.service) running "
+            f"`nvidia-smi -pm 1` and `nvidia-smi -pl {watts}`, enabled with `systemctl enable`; Windows: a Task "
+            f"Scheduler task at log-on, run with highest privileges, calling `nvidia-smi.exe -pl {watts}`, or the "
+            "card vendor's tuning tool (MSI Afterburner and the like) with its power target applied at start-up. "
+            "Check after a reboot with `nvidia-smi -q -d POWER` (Current Power Limit)")
+
+
+USED_TESTS = {  # what to run in the return window, per category (hardware-facts: the user's problem is crashes)
+    "gpu": ("a GPU burn-in at stock power for 2-4 h (gpu-burn) watching `nvidia-smi -q -d "
+            "TEMPERATURE,PERFORMANCE` for throttle reasons and `dmesg`/Event Viewer for Xid or TDR errors, then one of "
+            "your own training runs; look at the power connector for browning and at fan noise"),
+    "cpu": "a 1 h all-core stress test (Prime95 small FFT or OCCT) with no WHEA errors",
+    "motherboard": "POST with the full memory kit, every x16 slot and M.2 slot seen, BIOS updated",
+    "memory": "MemTest86 for two full passes with no error",
+    "storage": "the SMART log (power-on hours, media errors, percentage used) and a full-surface read",
+    "psu": "the GPU burn-in above at full power without a shutdown, every cable accounted for",
+    "cooler": "the CPU stress test above without thermal throttling",
+    "case": "fans spinning and no bent expansion brackets",
+}
+
+
+def used_parts_note(plan: Plan) -> Optional[str]:
+    """A plan with used parts says what warranty the user gives up and what to test before the return window ends."""
+    used = [(c, p) for c, p in plan.parts.items()
+            if p.id not in plan.owned and getattr(plan.offers.get(p.id), "condition", "new") != "new"]
+    if not used:
+        return None
+    names = ", ".join(p.name for _, p in used)
+    tests = "; ".join(f"{c}: {USED_TESTS[c]}" for c, _ in used if c in USED_TESTS)
+    return (f"bought used: {names}. Used parts usually lose the maker's warranty (2-3 years new, often not "
+            "transferable) and a private sale has no legal guarantee of conformity; a marketplace or refurbisher gives "
+            f"a return window of 14-30 days at best. Test on arrival, inside that window: {tests}. Leave --used out "
+            "for new parts with warranty")
+
+
 def explain_tried(sessions: list[Any]) -> WhyNot:
     """Why nothing fits, for the first GPU count tried, over every power limit tried with it: a collision seen at
     stock power alone (say case airflow) must not hide what no power limit fixes (say the budget)."""
