@@ -359,6 +359,10 @@ CASES: list[Case] = [
     Case("psu-class-atx31-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD))),
     Case("psu-class-atx30-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD), psu=psu(atx_version="3.0")), W,
          ("a 575 W card on an ATX 3.0 unit",), ("psu-test", "gpu-test")),
+    Case("psu-right-sized", "psu_right_sized", B()),  # 1200 W for about 700 W of training load
+    Case("psu-2200w-for-700w-oversized", "psu_right_sized", B(psu=psu(wattage_w=2200)), W,
+         (f"a 2200 W PSU for {TRAIN_W} W of training load", f"{2 * TRAIN_W} W or less"), ("psu-test", "gpu-test")),
+    Case("psu-1000w-floor-for-a-small-card", "psu_right_sized", B(gpu=gpu(tgp_w=150), psu=psu(wattage_w=1000))),
     Case("airflow-ok", "case_airflow", B()),  # 783 W sustained, 200 CFM carries about 1140 W
     Case("airflow-short", "case_airflow", B(case=case(intake_cfm=100)), W,
          ("about 783 W of sustained heat", "removes about 570 W"), ("case-test", "gpu-test", "cpu-test")),

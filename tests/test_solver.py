@@ -297,7 +297,7 @@ def test_model_size_reaches_the_score_and_the_checker_agrees(cat) -> None:
     if chip == default.plans[0].chip.id:
         assert small.plans[0].speed.value <= default.plans[0].speed.value + 1e-9
     plan = small.plans[0]
-    report = check_parts(cat, list(plan.parts.values()), model_params=15e6)
+    report = check_parts(cat, list(plan.parts.values()), gpu_count=plan.gpu_count, model_params=15e6)
     assert not report.problems and not report.warnings, [f.message for f in report.problems + report.warnings]
 
 
@@ -351,7 +351,7 @@ def test_a_why_not_over_several_power_limits_names_each_and_only_suggests_drops_
     fe = cat.get("gpu-nvidia-rtx5090-fe")
     cheapest = solve(cat, mode="cheapest", gpu_count=2, power_fraction=0.7, pinned=(fe.id,))
     assert cheapest.plans, cheapest.why_not
-    kw = dict(budget=cheapest.plans[0].total - 300, gpu_count=2, pinned=(fe.id,))
+    kw = dict(budget=cheapest.plans[0].total - 300, gpu_count=2, pinned=(fe.id,), allow_power_limit=True)
     rec = solve(cat, **kw)
     assert rec.status == "infeasible"
     conflicts, suggestions = rec.why_not.conflicts, rec.why_not.suggestions

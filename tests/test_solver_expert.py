@@ -157,3 +157,71 @@ def test_unknown_slot_data_keeps_a_board_out_of_multi_gpu_builds_unless_pinned(c
     pinned = recommend(cat, Request(budget=Decimal(9000), gpu_count=2, pinned=(board,)))
     assert pinned.plans and pinned.plans[0].parts["motherboard"].id == board
     assert any(f.rule == "pcie_x16_slots" for f in pinned.plans[0].report.unverified)
+
+
+# ---- issue 26: what an experienced builder still would not order ------------------------------------------------
+
+def test_boards_for_several_gpus_carry_a_wiring_source_and_the_carbon_is_refused(cat) -> None:
+    """Item 1: the X870E Carbon runs x8/x4 with two cards (Hardwareluxx), the ProArt X870E-Creator x8/x8; every board
+    recorded as hosting 2+ GPUs names where its slot wiring was read."""
+    from planner.compat.checker import check_parts
+
+    carbon, proart = cat.get("mb-msi-mpg-x870e-carbon-wifi"), cat.get("mb-asus-proart-x870e-creator-wifi")
+    assert carbon.gpu_slots_x8 == 1 and "hardwareluxx" in carbon.slot_wiring_source
+    assert proart.gpu_slots_x8 == 2 and proart.slot_wiring_source
+    for b in cat.by_category("motherboard"):
+        if (b.gpu_slots_x8 or 0) >= 2:
+            assert b.slot_wiring_source and b.slot_wiring_source.startswith("http"), b.id
+    plan = recommend(cat, Request(budget=Decimal(7000), gpu_count=2)).plans[0]
+    assert plan.parts["motherboard"].id != carbon.id
+    swapped = {**plan.parts, "motherboard": carbon}
+    report = check_parts(cat, list(swapped.values()), gpu_count=2)
+    assert "pcie_x16_slots" in {f.rule for f in report.problems}
+
+
+def test_power_limits_only_when_the_user_opts_in(cat) -> None:
+    """Item 2: without --allow-power-limit every plan is sized at stock board power; with it, a plan that relies on a
+    limit says how to make it persist on Linux and Windows."""
+    from planner.compat.checker import check_parts
+    from planner.solver import options
+
+    assert {f for _, f in options(Request(budget=Decimal(7000)))} == {1.0}
+    assert {f for _, f in options(Request(budget=Decimal(7000), allow_power_limit=True))} == {1.0, 0.8, 0.7}
+    for kw in (dict(mode="cheapest", deadline_hours=6), dict(mode="cheapest", gpu_count=4)):
+        rec = recommend(cat, Request(**kw))
+        plan = rec.plans[0]
+        assert plan.power_fraction == 1.0
+        stock = check_parts(cat, list(plan.parts.values()), gpu_count=plan.gpu_count, power_fraction=1.0)
+        assert stock.problems == [], [f.message for f in stock.problems]
+    limited = recommend(cat, Request(mode="cheapest", deadline_hours=6, allow_power_limit=True)).plans[0]
+    if limited.power_fraction < 1.0:
+        note = next(n for n in limited.notes if "resets at every reboot" in n)
+        assert "systemd" in note and "Task Scheduler" in note and "nvidia-smi" in note
+
+
+@pytest.mark.parametrize("budget", (7000, 10000, 15000))
+def test_the_psu_is_right_sized(plans, budget) -> None:
+    """Item 3: a PSU within 2x the training load (not a 2 200 W unit for 900-1 000 W)."""
+    from planner.compat.rules.base import power_terms
+
+    plan = plans[budget].plans[0]
+    load = power_terms(plan.report.build).training_w
+    assert plan.parts["psu"].wattage_w <= max(2 * load, 1000), (plan.parts["psu"].id, load)
+
+
+def test_the_catalog_has_dated_atx31_units_of_1300_to_1600_w(cat) -> None:
+    units = [p for p in cat.by_category("psu") if 1300 <= p.wattage_w <= 1600 and p.atx_version == "3.1"]
+    assert len(units) >= 2
+    assert all(cat.offer_for(p.id) is not None and p.source for p in units)
+
+
+def test_used_parts_only_on_request_and_then_with_warranty_and_tests(cat, plans) -> None:
+    """Item 7: by default every part is new; with --used a plan that takes a used part says what warranty is lost and
+    what to test on arrival."""
+    for b in (3000, 5000):
+        plan = plans[b].plans[0]
+        assert all(o.condition == "new" for pid, o in plan.offers.items() if pid in {p.id for p in plan.parts.values()})
+    used = recommend(cat, Request(budget=Decimal(3000), used="gpu")).plans[0]
+    if used.offers[used.gpu.id].condition == "used":
+        note = next(n for n in used.notes if n.startswith("bought used"))
+        assert "warranty" in note and "burn-in" in note

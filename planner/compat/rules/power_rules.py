@@ -238,7 +238,7 @@ class PsuRightSized(Rule):
                              "is better spent elsewhere", b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
-        watts = m.attr("psu", lambda s: 0 if s.id in m.pinned else s.wattage_w)
+        watts = m.attr("psu", lambda s: s.wattage_w)  # a pinned or owned unit too (--accept-warning psu_right_sized)
         small = m.bool_var("psu_under_floor")
         m.model.Add(watts <= PSU_OVERSIZE_FLOOR_W).OnlyEnforceIf(small)
         m.model.Add(watts <= PSU_OVERSIZE_RATIO * m.power()["training_w"]).OnlyEnforceIf(small.Not())
