@@ -225,3 +225,27 @@ def test_used_parts_only_on_request_and_then_with_warranty_and_tests(cat, plans)
     if used.offers[used.gpu.id].condition == "used":
         note = next(n for n in used.notes if n.startswith("bought used"))
         assert "warranty" in note and "burn-in" in note
+
+
+@pytest.mark.parametrize("budget", BUDGETS)
+def test_no_money_for_a_dearer_cpu_that_buys_neither_speed_nor_reliability(cat, plans, budget) -> None:
+    """Item 4: every cheaper CPU that passes the same rules with the plan's other parts would have scored the same
+    quality points (the CPU does not set the sweep speed), so the plan's CPU is the cheapest of those (the 7950X3D at
+    EUR 706 over the 9950X at EUR 490 was chosen only for the points a lower package power earned)."""
+    from planner.compat.checker import check_parts
+    from planner.solver import quality
+
+    plan = plans[budget].plans[0]
+    mine = plan.offers[plan.parts["cpu"].id].price
+    for cpu in cat.by_category("cpu"):
+        offer = cat.offer_for(cpu.id)
+        if offer is None or offer.price >= mine or cpu.socket != plan.parts["cpu"].socket:
+            continue
+        swapped = {**plan.parts, "cpu": cpu}
+        report = check_parts(cat, list(swapped.values()), gpu_count=plan.gpu_count,
+                             power_fraction=plan.power_fraction)
+        if report.problems or [f for f in report.warnings if RULES_BY_NAME[f.rule].blocks]:
+            continue
+        if [f for f in report.unverified if RULES_BY_NAME[f.rule].strict_unknown]:
+            continue
+        assert quality.points(report.build) < plan.quality, (cpu.id, plan.parts["cpu"].id)
