@@ -249,3 +249,15 @@ def test_no_money_for_a_dearer_cpu_that_buys_neither_speed_nor_reliability(cat, 
         if [f for f in report.unverified if RULES_BY_NAME[f.rule].strict_unknown]:
             continue
         assert quality.points(report.build) < plan.quality, (cpu.id, plan.parts["cpu"].id)
+
+
+def test_money_left_at_10000_comes_with_the_steps_up_and_their_prices(plans) -> None:
+    """Item 11: the EUR 10 000 plan leaves money unspent; it says what the next steps up (a GPU more on a platform
+    that hosts it, more VRAM per GPU, faster cards) buy and cost, each over the budget."""
+    plan = plans[10000].plans[0]
+    assert any("left unspent" in n for n in plan.notes)
+    note = next(n for n in plan.notes if n.startswith("steps up from here"))
+    assert f"a GPU more ({plan.gpu_count + 1} x)" in note and "GB per GPU" in note
+    import re
+    extras = [Decimal(x.replace(" ", "").replace("\u202f", "")) for x in re.findall(r"\(\+EUR ([\d  .]+)\)", note)]
+    assert extras and all(e > 0 for e in extras)

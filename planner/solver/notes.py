@@ -87,6 +87,43 @@ def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) ->
             f"{shown(hours)} h")
 
 
+def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
+    """Money was left: what the next steps up buy and cost, so the user can choose (issue 26 item 11): one more GPU
+    (a platform that hosts it), twice the VRAM per GPU, the same count of the fastest card. Each is the cheapest build
+    with that property, without the budget; steps within the budget are not shown (the solver would have taken them)."""
+    hours = rounds_hours(plan, req)
+    free = req.model_copy(update={"budget": None, "mode": "cheapest", "deadline_hours": None, "min_speedup": None})
+    steps = []
+    if plan.gpu_count < req.max_gpus:
+        steps.append((f"a GPU more ({plan.gpu_count + 1} x)", free.model_copy(update={
+            "gpu_count": plan.gpu_count + 1, "deadline_hours": hours * float(SAME_SPEED)})))
+    vram = plan.gpu.vram_gb
+    steps.append((f"at least {2 * vram:g} GB per GPU", free.model_copy(update={
+        "gpu_count": plan.gpu_count, "min_vram_gb": float(2 * vram), "deadline_hours": hours})))
+    if plan.gpu_count > 1:
+        steps.append((f"{plan.gpu_count} faster cards", free.model_copy(update={
+            "gpu_count": plan.gpu_count, "deadline_hours": hours * float(SAME_SPEED)})))
+    found: dict[tuple, list[str]] = {}
+    for label, step in steps:
+        rec = solve(step)
+        if not rec.plans:
+            continue
+        nxt = rec.plans[0]
+        if nxt.currency != req.currency or nxt.total <= req.budget:  # type: ignore[operator]
+            continue
+        found.setdefault((nxt.gpu_count, nxt.gpu.id, nxt.parts["motherboard"].id, nxt.total), [[], nxt])[0].append(label)
+    lines = []
+    for labels, nxt in found.values():  # one line per distinct build, its labels joined
+        label = " or ".join(labels)
+        lines.append(f"{label}: {nxt.gpu_count} x {nxt.chip.name} ({nxt.gpu.vram_gb:g} GB) on "
+                     f"{nxt.parts['motherboard'].name}, {format_money(nxt.total, req.currency)} "
+                     f"(+{format_money(nxt.total - req.budget, req.currency)}), sweep "  # type: ignore[operator]
+                     f"{shown(rounds_hours(nxt, req))} h")
+    if not lines:
+        return None
+    return "steps up from here, each the cheapest build that has it: " + "; ".join(lines)
+
+
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
     if used.power_fraction == asked.power_fraction:
         return None
