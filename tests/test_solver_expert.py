@@ -261,3 +261,18 @@ def test_money_left_at_10000_comes_with_the_steps_up_and_their_prices(plans) -> 
     import re
     extras = [Decimal(x.replace(" ", "").replace("\u202f", "")) for x in re.findall(r"\(\+EUR ([\d  .]+)\)", note)]
     assert extras and all(e > 0 for e in extras)
+
+
+def test_a_tight_budget_says_reusing_the_old_platform_buys_a_faster_gpu(cat) -> None:
+    """Item 8: at EUR 1 500 the planner, not told what the user owns, says that the user story's Ryzen 5 5600G / X570
+    would buy a faster GPU, and shows that build (the same request with those parts owned)."""
+    req = Request(budget=Decimal(1500))
+    plan = recommend(cat, req).plans[0]
+    note = next(n for n in plan.notes if "if you still have an old one" in n)
+    assert "--owned cpu-amd-ryzen5-5600g" in note
+    owned = recommend(cat, req.model_copy(update={"owned": ("cpu-amd-ryzen5-5600g",
+                                                            "mb-msi-mpg-x570-gaming-edge-wifi")})).plans[0]
+    assert sweep_hours(owned) < sweep_hours(plan)
+    assert owned.chip.name in note
+    told = recommend(cat, req.model_copy(update={"owned": ("cpu-amd-ryzen5-5600g",)})).plans[0]
+    assert not any("if you still have an old one" in n for n in told.notes)  # owned parts known: not asked again

@@ -124,6 +124,34 @@ def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> O
     return "steps up from here, each the cheapest build that has it: " + "; ".join(lines)
 
 
+# The user story's old machine (../shared/facts/user-story.md): the platform a home ML builder most often still has.
+OLD_PLATFORM = ("cpu-amd-ryzen5-5600g", "mb-msi-mpg-x570-gaming-edge-wifi")
+TIGHT_PLATFORM_SHARE = Decimal("0.3")  # the platform takes 30 % or more of the total: the budget is tight
+
+
+def reuse_platform_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
+    """Owned parts unknown and the budget tight: say that reusing an old platform would buy a faster GPU, and show
+    the build it buys with the user story's Ryzen 5 5600G / X570 board as owned (issue 26 item 8)."""
+    if req.owned or req.budget is None or req.mode != "best" or plan.currency != req.currency:
+        return None
+    platform = sum((plan.offers[p.id].price for c, p in plan.parts.items()
+                    if c in ("cpu", "motherboard", "memory") and p.id in plan.offers), Decimal(0))
+    if platform < TIGHT_PLATFORM_SHARE * plan.total or not all(i in plan.catalog.parts for i in OLD_PLATFORM):
+        return None
+    rec = solve(req.model_copy(update={"owned": OLD_PLATFORM}))
+    if not rec.plans:
+        return None
+    other = rec.plans[0]
+    now, then = rounds_hours(plan, req), rounds_hours(other, req)
+    if then >= now * float(SAME_SPEED):
+        return None
+    names = " and ".join(plan.catalog.get(i).name for i in OLD_PLATFORM)
+    return (f"the platform (CPU, board, memory) takes {format_money(platform, req.currency)} of this budget; if you "
+            f"still have an old one, say so: reusing one such as the {names} (--owned {' --owned '.join(OLD_PLATFORM)}) buys "
+            f"{other.gpu_count} x {other.chip.name} for {format_money(other.total, req.currency)}, the sweep in "
+            f"{shown(then)} h instead of {shown(now)} h")
+
+
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
     if used.power_fraction == asked.power_fraction:
         return None
