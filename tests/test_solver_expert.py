@@ -18,7 +18,7 @@ from planner.compat.rules.multigpu import card_pitch_needed, card_width, case_sl
 from planner.solver import recommend
 
 pytestmark = pytest.mark.usefixtures("no_price_history")
-BUDGETS = (3000, 5000, 7000, 10000, 15000)
+BUDGETS = (3000, 5000, 7000, 10000, 15000, 25000)
 
 
 @pytest.fixture(scope="module")

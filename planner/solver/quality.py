@@ -50,6 +50,12 @@ def board_class_known(board: Any) -> bool:
     return board.max_cpu_power_w is not None
 
 
+def board_cpu_w(board: Any) -> int:
+    """The CPU heat the cooler and case are judged against: the board's CPU power class (what the machine is built
+    to run), not the chosen CPU's package power, so a lower-power, dearer CPU earns no points (issue 26)."""
+    return board.max_cpu_power_w or 0
+
+
 def storage_points(drive: Any) -> int:
     return BIG_STORAGE_POINTS if drive.capacity_gb >= BIG_STORAGE_GB else 0
 
@@ -65,7 +71,8 @@ def points(b: Build) -> int:
     total = psu_points(p["psu"]) + storage_points(p["storage"]) + cpu_points(p["cpu"])
     total += BOARD_HEADROOM_POINTS * board_class_known(p["motherboard"])
     total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, p["motherboard"].max_cpu_power_w or 0)
-    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power.sustained_w)
+    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]),
+                                              power.gpu_w + board_cpu_w(p["motherboard"]) + power.rest_w)
     total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
     total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)
     return total
@@ -91,7 +98,7 @@ def encode(m: Encoder) -> Any:
         ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0),
          m.attr("motherboard", lambda p: p.max_cpu_power_w or 0), HEADROOM),
         ("case_headroom", CASE_HEADROOM_POINTS, m.attr("case", case_heat_capacity_w, unknown=0),
-         m.power()["sustained_w"], HEADROOM),
+         m.power()["gpu_w"] + m.attr("motherboard", lambda b: b.max_cpu_power_w or 0) + m.power()["rest_w"], HEADROOM),
         ("psu_load", PSU_LOAD_POINTS, m.attr("psu", lambda s: s.wattage_w), m.power()["training_w"], PSU_HEADROOM),
     ):
         lit = m.bool_var(name)
