@@ -12,7 +12,7 @@ from rich.table import Table
 from planner.catalog.load import cached_catalog
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.perf.memfit import ModelShape, estimate_memory
+from planner.perf.memfit import TYPICAL_BATCH, TYPICAL_SEQ, ModelShape, assume_typical, estimate_memory
 from planner.catalog.models import GpuChip
 from planner.perf.model import RANGE_NOTE, REFERENCE_CHIP, PerfModel, executed_precision, load_perf_model
 from planner.share.plan_file import read_plan
@@ -239,8 +239,8 @@ def register(app: typer.Typer) -> None:
         params: float = typer.Option(..., "--params", help="Trainable parameters, e.g. 15e6"),
         optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adam | sgd (momentum) | sgd-plain"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
-        batch: int = typer.Option(32, "--batch", help="Batch size (samples per step per GPU)"),
-        seq: int = typer.Option(512, "--seq", help="Sequence length (tokens per sample)"),
+        batch: int = typer.Option(TYPICAL_BATCH, "--batch", help="Batch size (samples per step per GPU)"),
+        seq: int = typer.Option(TYPICAL_SEQ, "--seq", help="Sequence length (tokens per sample)"),
         layers: Optional[int] = typer.Option(None, "--layers", help="Transformer layers"),
         hidden: Optional[int] = typer.Option(None, "--hidden", help="Hidden size (d_model)"),
         heads: Optional[int] = typer.Option(None, "--heads", help="Attention heads (default hidden/64)"),
@@ -252,12 +252,15 @@ def register(app: typer.Typer) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
         gpu = [*(names or []), *gpu]
         m = load_perf_model()
-        shape = ModelShape(params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
-                           layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
+        shape, assumed = assume_typical(ModelShape(
+            params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq, layers=layers,
+            hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb))  # only --params: a typical shape
         chips = [m.resolve(g) for g in gpu] if gpu else sorted(m.chips.values(), key=lambda c: (c.vram_gb, c.id))
         if gpu and REFERENCE_CHIP not in {c.id for c in chips}:
             chips.append(m.chips[REFERENCE_CHIP])
         est = estimate_memory(shape, chips)
+        if assumed:
+            est.notes.insert(0, assumed)
         if as_json:
             emit_json(est.to_json())
             return

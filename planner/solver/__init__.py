@@ -384,15 +384,16 @@ def with_memfit_floor(req: Request) -> tuple[Request, Optional[str]]:
     floor on every path; the user's own --min-vram wins when higher."""
     if req.model_params is None:
         return req, None
-    from planner.perf.memfit import ModelShape, estimate_memory
+    from planner.perf.memfit import training_floor_gib
 
-    need = estimate_memory(ModelShape(params=req.model_params, precision=req.precision)).total_gib
+    need, assumed = training_floor_gib(req.model_params, req.precision)
     floor = float(math.ceil(need))
     if floor <= (req.min_vram_gb or 0):
         return req, None
     return (req.model_copy(update={"min_vram_gb": floor}),
             f"VRAM floor {floor:g} GB per GPU: a {req.model_params:.3g}-parameter model needs about {need:.1f} GiB for "
-            "weights, gradients, AdamW states and overhead (planner memfit; activations not counted)")
+            f"weights, gradients, AdamW states, activations and overhead (planner memfit --params "
+            f"{req.model_params:g}); {assumed}")
 
 
 __all__ = ["recommend", "Recommendation", "Plan", "Request"]
