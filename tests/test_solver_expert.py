@@ -276,3 +276,24 @@ def test_a_tight_budget_says_reusing_the_old_platform_buys_a_faster_gpu(cat) -> 
     assert owned.chip.name in note
     told = recommend(cat, req.model_copy(update={"owned": ("cpu-amd-ryzen5-5600g",)})).plans[0]
     assert not any("if you still have an old one" in n for n in told.notes)  # owned parts known: not asked again
+
+
+def test_stacked_cards_are_spaced_by_their_cooler_design_and_the_plan_says_why(cat, plans) -> None:
+    """Item 6: two 575 W flow-through Founders Editions one slot apart recirculate their heat and are refused; stacked
+    flow-through cards never sit under an air-cooled CPU; every multi-GPU plan says why its cards, spacing, CPU cooler
+    and case go together."""
+    from planner.compat.checker import check_parts
+
+    fe = cat.get("gpu-nvidia-rtx5090-fe")
+    assert fe.cooling == "flow-through"
+    base = plans[7000].plans[0]
+    if base.gpu_count > 1:
+        report = check_parts(cat, list({**base.parts, "gpu": fe}.values()), gpu_count=2)
+        assert any(f.rule == "pcie_x16_slots" and "flow-through" in f.message for f in report.problems)
+    for budget in BUDGETS:
+        plan = plans[budget].plans[0]
+        if plan.gpu_count < 2:
+            continue
+        assert not (plan.gpu.cooling == "flow-through" and plan.parts["cooler"].type == "air")
+        note = next(n for n in plan.notes if "positions apart" in n)
+        assert "free slot" in note and "needed because" in note

@@ -154,7 +154,10 @@ class Gpu(Part):
     power_12v2x6: OptInt = Field(default=None, ge=0)  # 16-pin inputs on the card
     power_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin inputs on the card
     recommended_psu_w: OptInt = None  # board vendor's figure; falls back to the chip's
-    cooling: Annotated[Literal["open-air", "blower", "passive", "hybrid", None], BeforeValidator(_blank_to_none)] = None
+    # open-air: axial fans blowing onto the board; flow-through: air pushed through the card and out of its back edge
+    # (Founders Edition), into whatever sits above; blower: out of the bracket; hybrid: a radiator (liquid)
+    cooling: Annotated[Literal["open-air", "flow-through", "blower", "passive", "hybrid", None],
+                       BeforeValidator(_blank_to_none)] = None
     radiator_mm: OptInt = None  # hybrid cards: their own radiator needs a case mount
 
     @model_validator(mode="after")

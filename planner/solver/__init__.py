@@ -20,8 +20,8 @@ from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.notes import (
-    channels_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note, reuse_platform_note, step_up_note, sweep_hours,
-    unspent_note, used_parts_note,
+    channels_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
+    reuse_platform_note, stack_note, step_up_note, sweep_hours, unspent_note, used_parts_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
@@ -335,10 +335,11 @@ def recommend(
     def step_solve(r: Request) -> Recommendation:
         return recommend(catalog, r, time_limit=time_limit, workers=workers)
 
-    first.notes.extend(n for n in (power_limit_note(first, s.req, req), persist_limit_note(first), used_parts_note(first), unspent,
-                                   passed_over, channels_note(first), psu_note, unspent and next_step_note(req, first, step_solve),
-                                   unspent and step_up_note(req, first, step_solve),
-                                   reuse_platform_note(req, first, step_solve)) if n)
+    first.notes.extend(n for n in (
+        power_limit_note(first, s.req, req), persist_limit_note(first), used_parts_note(first), stack_note(first),
+        unspent, passed_over, channels_note(first), psu_note,
+        unspent and next_step_note(req, first, step_solve), unspent and step_up_note(req, first, step_solve),
+        reuse_platform_note(req, first, step_solve)) if n)
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):

@@ -152,6 +152,36 @@ def reuse_platform_note(req: Request, plan: Plan, solve: Callable[[Request], Any
             f"{shown(then)} h instead of {shown(now)} h")
 
 
+STACK_WHY = {
+    "blower": "blower cards push their heat out of the bracket, so they can sit side by side",
+    "passive": "passive cards take the case's airflow, so they can sit side by side",
+    "open-air": "an open-air cooler draws its air from the gap below it",
+    "flow-through": "a flow-through cooler blows its exhaust up through the card above",
+    "hybrid": "liquid-cooled cards move their heat to a radiator",
+}
+
+
+def stack_note(plan: Plan) -> Optional[str]:
+    """Several GPUs: why the cards, their spacing, the CPU cooler and the case go together (issue 26 item 6)."""
+    if plan.gpu_count < 2:
+        return None
+    from planner.compat.rules.base import power_terms as terms
+    from planner.compat.rules.multigpu import card_width, free_slots_needed
+    from planner.compat.rules.sustain import case_heat_capacity_w
+
+    gpu, board, cooler, case = (plan.parts[c] for c in ("gpu", "motherboard", "cooler", "case"))
+    free = (board.gpu_slot_pitch or 0) - (card_width(gpu) or 0)
+    need = free_slots_needed(gpu)
+    cap = case_heat_capacity_w(case)
+    heat = terms(plan.report.build).sustained_w
+    air = f"; the {case.name} moves about {cap} W of the {heat} W drawn" if cap else ""
+    cpu = (f"the CPU on a liquid cooler ({cooler.name}), away from the cards' exhaust" if cooler.type == "aio"
+           else f"the CPU on an air cooler ({cooler.name})")
+    return (f"{plan.gpu_count} {gpu.cooling or 'unknown-design'} cards ({gpu.slots:g} slots each) {board.gpu_slot_pitch} "
+            f"positions apart on the {board.name}: {free} free slot{'s' if free != 1 else ''} between them, "
+            f"{need} needed because {STACK_WHY.get(gpu.cooling or '', 'the design is unknown')}; {cpu}{air}")
+
+
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
     if used.power_fraction == asked.power_fraction:
         return None
