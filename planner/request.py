@@ -62,6 +62,9 @@ class Request(BaseModel):
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
     used: Literal["none", "gpu", "all"] = "none"  # which categories may take used offers (opt in: issue 26)
     avoid_warnings: bool = True
+    # unknown is not yes: a part whose PSU-cable, connector or slot data is missing is left out; when only such parts
+    # make a build (an imported catalog), the build comes back with what to verify as a checklist, unless strict
+    strict: bool = False
     alternatives: int = Field(default=0, ge=0, le=10)  # more plans, each around another GPU chip
     accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)
 

@@ -297,3 +297,25 @@ def test_stacked_cards_are_spaced_by_their_cooler_design_and_the_plan_says_why(c
         assert not (plan.gpu.cooling == "flow-through" and plan.parts["cooler"].type == "air")
         note = next(n for n in plan.notes if "positions apart" in n)
         assert "free slot" in note and "needed because" in note
+
+
+def test_an_imported_catalog_gives_a_build_with_a_checklist_unless_strict(shared_dir, tmp_path) -> None:
+    """Item 10: the PCPartPicker-style dataset lacks PSU-cable, connector and slot data; `recommend --budget 3000
+    --currency USD --catalog DIR` used to answer "no build fits: unknown is not yes". Now it returns the best build
+    with its unverified checks as a checklist; `--strict` still refuses."""
+    out = tmp_path / "pcpp"
+    runner = CliRunner()
+    imp = runner.invoke(app, ["catalog", "import-pcpp", str(shared_dir / "datasets" / "pc-part-dataset"),
+                              "--out", str(out), "--json"])
+    assert imp.exit_code == 0, imp.stderr
+    args = ["recommend", "--budget", "3000", "--currency", "USD", "--catalog", str(out), "--json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.stderr
+    data = json.loads(res.stdout)
+    plan = data["plans"][0]
+    assert plan["unverified"], "the build rests on data the catalog does not have"
+    checklist = next(n for n in plan["notes"] if n.startswith("no build in this catalog passes"))
+    assert checklist.count("[ ]") >= 1 and "--strict" in checklist
+    assert data["stats"]["unverified_only"] is True
+    strict = runner.invoke(app, args + ["--strict"])
+    assert strict.exit_code == 1 and "unknown is not yes" in strict.stdout

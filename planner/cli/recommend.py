@@ -152,6 +152,8 @@ def register(app: typer.Typer) -> None:
         used: str = typer.Option("none", "--used", help="Which parts may be bought used: none (default: new, with warranty)"
                                 " | gpu | all; a used plan says what warranty is lost and what to test on arrival"),
         alternatives: int = typer.Option(0, "--alternatives", help="Also return N builds with other GPU chips"),
+        strict: bool = typer.Option(False, "--strict", help="Refuse builds that rest on unknown PSU-cable, connector or "
+                                    "slot data (default: return the best such build with a checklist to verify)"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
         time_limit: float = typer.Option(10.0, "--time-limit", help="Solver time limit, s"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -172,6 +174,7 @@ def register(app: typer.Typer) -> None:
             suggest_power_limit=power_limit is None, allow_power_limit=allow_power_limit, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
+            strict=strict,
         )
         planned = pipeline.plan(cat, req, time_limit=time_limit)
         data = pipeline.describe(cat, planned, time_limit=time_limit)

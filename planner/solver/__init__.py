@@ -20,7 +20,7 @@ from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import Candidates, build_candidates, build_model, record
 from planner.solver.notes import (
-    channels_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
+    channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
     reuse_platform_note, stack_note, step_up_note, sweep_hours, unspent_note, used_parts_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
@@ -62,15 +62,16 @@ class _Session:
         self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
         self.budget_needed: Optional[Decimal] = None  # set by the why-not: the cheapest build without the budget
 
-    def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto"
-              ) -> tuple[str, Optional[dict[str, Any]]]:
+    def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto",
+              trust_unknown: bool = False) -> tuple[str, Optional[dict[str, Any]]]:
         """Solve with every requirement enforced; returns (status, chosen parts or None)."""
         parts = dict(self.parts)
         if forbid_chips:
             parts["gpu"] = [g for g in parts["gpu"] if g.chip not in forbid_chips]
             if not parts["gpu"]:
                 return "infeasible", None
-        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False)
+        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False,
+                                  trust_unknown=trust_unknown)
         set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective)
         solver = _solver(self.time_limit, self.workers)
         status = solver.Solve(m.model)
@@ -318,6 +319,10 @@ def recommend(
                               "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
                              for s, st, p in tried] + skipped
     found = [(s, st, p) for s, st, p in tried if p is not None]
+    unverified_only = False
+    if not found and not req.strict and not any(st == "unknown" for _, st, _ in tried):
+        found = unverified_builds(tried)  # unknown is not yes, but a build the data cannot confirm is still an answer
+        unverified_only = bool(found)
     if not found:
         if any(st == "unknown" for _, st, _ in tried):
             return Recommendation("timeout", [], WhyNot(["no solution within the time limit"], ["raise --time-limit"]),
@@ -340,10 +345,13 @@ def recommend(
         unspent, passed_over, channels_note(first), psu_note,
         unspent and next_step_note(req, first, step_solve), unspent and step_up_note(req, first, step_solve),
         reuse_platform_note(req, first, step_solve)) if n)
+    if unverified_only:
+        first.notes.insert(0, checklist_note(first))
+        stats["unverified_only"] = True
     plans = [first]
     forbid = {first.gpu.chip}
     for _ in range(alternatives):
-        st, alt = s.solve(s.req, forbid_chips=forbid)
+        st, alt = s.solve(s.req, forbid_chips=forbid, trust_unknown=unverified_only)
         if alt is None:
             break
         plan = s.plan(alt)
@@ -351,6 +359,19 @@ def recommend(
         plans.append(plan)
         forbid.add(alt["gpu"].chip)
     return Recommendation(status, plans, None, time.perf_counter() - start, stats)
+
+
+def unverified_builds(tried: list[tuple[_Session, str, Optional[Plan]]]) -> list[tuple[_Session, str, Plan]]:
+    """Every GPU count found nothing with known data: solve again trusting unknown safety/fit data (as if each part were
+    pinned), so the user gets a build and the checks to make before ordering (`Request.strict` refuses instead)."""
+    out = []
+    for s, st, _ in tried:
+        if st != "infeasible" or s.cands.missing:
+            continue
+        status, chosen = s.solve(s.req, trust_unknown=True)
+        if chosen is not None:
+            out.append((s, status, s.plan(chosen)))
+    return out
 
 
 SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput

@@ -170,7 +170,10 @@ def stack_note(plan: Plan) -> Optional[str]:
     from planner.compat.rules.sustain import case_heat_capacity_w
 
     gpu, board, cooler, case = (plan.parts[c] for c in ("gpu", "motherboard", "cooler", "case"))
-    free = (board.gpu_slot_pitch or 0) - (card_width(gpu) or 0)
+    if gpu.slots is None or board.gpu_slot_pitch is None:
+        return (f"{plan.gpu_count} cards: the card width or the board's slot spacing is unknown, so the gap between "
+                "the cards cannot be checked (see what to verify)")
+    free = board.gpu_slot_pitch - (card_width(gpu) or 0)
     need = free_slots_needed(gpu)
     cap = case_heat_capacity_w(case)
     heat = terms(plan.report.build).sustained_w
@@ -180,6 +183,20 @@ def stack_note(plan: Plan) -> Optional[str]:
     return (f"{plan.gpu_count} {gpu.cooling or 'unknown-design'} cards ({gpu.slots:g} slots each) {board.gpu_slot_pitch} "
             f"positions apart on the {board.name}: {free} free slot{'s' if free != 1 else ''} between them, "
             f"{need} needed because {STACK_WHY.get(gpu.cooling or '', 'the design is unknown')}; {cpu}{air}")
+
+
+def checklist_note(plan: Plan) -> str:
+    """The checks a build rests on that its catalog data cannot confirm, one line each, to tick before ordering."""
+    from planner.compat.rules import RULES_BY_NAME
+
+    lines = []
+    for f in plan.report.unverified:
+        names = ", ".join(plan.catalog.get(i).name for i in f.parts)
+        what = f.message.split(" unknown:")[0]
+        lines.append(f"[ ] {names}: {what} ({RULES_BY_NAME[f.rule].summary})")
+    return ("no build in this catalog passes every safety and fit check on known data; this one passes if the data "
+            "below holds. Verify before ordering (or run with --strict to refuse such builds):\n"
+            + "\n".join(dict.fromkeys(lines)))
 
 
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
