@@ -345,25 +345,17 @@ def _relaxed(kw: dict[str, Any], suggestion: str) -> dict[str, Any]:
     return {**kw, "accepted_warnings": (rule.name,)}
 
 
-def test_a_why_not_over_several_power_limits_names_each_and_only_suggests_drops_that_work(cat) -> None:
-    # two RTX 5090 FE: at stock power no case's airflow carries their heat, at a 70 % limit one does; a budget just
-    # below the cheapest limited build fails for different reasons at different limits, and says so per limit
+def test_two_575w_flow_through_cards_are_refused_at_any_power_limit_and_the_why_not_says_so(cat) -> None:
+    # Issue 26 item 6: two RTX 5090 Founders Editions (2-slot flow-through, 575 W) need two free slots between them;
+    # no board in the catalog spaces its CPU x8 slots that far, so the pin fails at every power limit and the why-not
+    # names the slot rule. (Before, this pair fitted at a 70 % limit, and this test checked the per-limit labels of its
+    # why-not; those labels are still covered by test_power_labels_read_as_english.)
     fe = cat.get("gpu-nvidia-rtx5090-fe")
-    cheapest = solve(cat, mode="cheapest", gpu_count=2, power_fraction=0.7, pinned=(fe.id,))
-    assert cheapest.plans, cheapest.why_not
-    kw = dict(budget=cheapest.plans[0].total - 300, gpu_count=2, pinned=(fe.id,), allow_power_limit=True)
-    rec = solve(cat, **kw)
+    rec = solve(cat, budget=30000, gpu_count=2, pinned=(fe.id,), allow_power_limit=True)
     assert rec.status == "infeasible"
-    conflicts, suggestions = rec.why_not.conflicts, rec.why_not.suggestions
-    labels = {c.split(": ")[0] for c in conflicts}
-    assert len(labels) >= 2 and all(label.startswith("at ") for label in labels), conflicts
-    assert any("power limit" in c.split(": ")[0] and "total at most" in c for c in conflicts), conflicts
-    assert "raise the budget by" in suggestions[0] and "power limit" in suggestions[0], suggestions
-    drops = [s for s in suggestions if "drop the requirement" in s]
-    for s in drops:  # each offered drop is one that, alone, lets a build through
-        assert solve(cat, **_relaxed(kw, s)).plans, s
-    assert not any("airflow" in s for s in drops), "dropping the airflow rule alone does not fit the budget"
-    assert solve(cat, **{**kw, "accepted_warnings": ("case_airflow",)}).status == "infeasible"
+    text = " | ".join(rec.why_not.conflicts)
+    assert "x16-size slots" in text and "spaced for the cards" in text, text
+    assert any("drop the requirement 'use " in s for s in rec.why_not.suggestions)
 
 
 def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:

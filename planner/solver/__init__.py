@@ -362,11 +362,12 @@ def recommend(
 
 
 def unverified_builds(tried: list[tuple[_Session, str, Optional[Plan]]]) -> list[tuple[_Session, str, Plan]]:
-    """Every GPU count found nothing with known data: solve again trusting unknown safety/fit data (as if each part were
-    pinned), so the user gets a build and the checks to make before ordering (`Request.strict` refuses instead)."""
+    """Every GPU count found nothing with known data: solve one GPU again trusting unknown safety/fit data (as if each
+    part were pinned), so the user gets a build and the checks to make before ordering (`Request.strict` refuses
+    instead). Several GPUs are not retried: unknown slot wiring is what refuses the X870E Carbon's x8/x4."""
     out = []
-    for s, st, _ in tried:
-        if st != "infeasible" or s.cands.missing:
+    for s, st, _ in tried:  # several GPUs stay strict: a board whose slot wiring is unknown is refused (issue 26)
+        if st != "infeasible" or s.cands.missing or s.req.gpu_count > 1:
             continue
         status, chosen = s.solve(s.req, trust_unknown=True)
         if chosen is not None:
