@@ -51,7 +51,7 @@ def board_class_known(board: Any) -> bool:
 
 
 def board_cpu_w(board: Any) -> int:
-    """The CPU heat the cooler and case are judged against: the board's CPU power class (what the machine is built
+    """The CPU heat the cooler and case points are judged against: the board's CPU power class (what the machine is built
     to run), not the chosen CPU's package power, so a lower-power, dearer CPU earns no points (issue 26)."""
     return board.max_cpu_power_w or 0
 
@@ -74,7 +74,7 @@ def points(b: Build) -> int:
     total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]),
                                               power.gpu_w + board_cpu_w(p["motherboard"]) + power.rest_w)
     total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
-    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)
+    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)  # the unit's real load
     return total
 
 
