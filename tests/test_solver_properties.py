@@ -215,7 +215,8 @@ def solver_value(cat: Catalog, req: Request) -> Optional[tuple[Fraction, int, in
 
 
 def req_for(mode: str, avoid: bool, n: Optional[int], budget: Optional[int], extra: dict[str, Any]) -> Request:
-    base = dict(mode=mode, avoid_warnings=avoid, gpu_count=n, budget=budget, max_gpus=2, allow_power_limit=True)
+    base = dict(mode=mode, avoid_warnings=avoid, gpu_count=n, budget=budget, max_gpus=2, allow_power_limit=True,
+                strict=True)  # brute force leaves strict unknowns out: no unverified fallback (issue 26)
     base.update(extra)
     return Request(**base)
 
