@@ -327,3 +327,19 @@ def test_an_imported_catalog_gives_a_build_with_a_checklist_unless_strict(shared
     assert data["stats"]["unverified_only"] is True
     strict = runner.invoke(app, args + ["--strict"])
     assert strict.exit_code == 1 and "unknown is not yes" in strict.stdout
+
+
+def test_verified_parts_rank_above_unverified_ones_when_only_unverified_builds_exist() -> None:
+    """Item 10: a PSU of unknown cable counts forces the unverified fallback; between two coolers of the same rating,
+    the one whose fit is known wins over a cheaper tower whose RAM overhang is unknown."""
+    from helpers_parts import air_cooler, board, case, catalog_of, cooler, cpu, gpu, memory, psu, storage
+
+    parts = [gpu(), cpu(), board(), memory(), storage(), cooler(cooling_capacity_w=300),
+             air_cooler(ram_overhang=None, cooling_capacity_w=300), psu(connectors_12v2x6=None), case()]
+    cat = catalog_of(parts, prices={"cooler-test": 200, "cooler-air": 50})
+    req = Request(budget=Decimal(5000), gpu_count=1, min_ram_gb=0, min_storage_gb=0, require_nvme=False)
+    rec = recommend(cat, req, workers=1)
+    plan = rec.plans[0]
+    assert rec.stats.get("unverified_only") is True
+    assert plan.parts["cooler"].id == "cooler-test", [f.message for f in plan.report.unverified]
+    assert recommend(cat, req.model_copy(update={"strict": True}), workers=1).plans == []

@@ -72,7 +72,11 @@ class _Session:
                 return "infeasible", None
         m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False,
                                   trust_unknown=trust_unknown)
-        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective)
+        unverified = None
+        if trust_unknown:  # verified parts rank above unverified ones: fewer parts resting on unknown data first
+            unverified = sum(m.has(c, lambda p: p.id in m.trusted, unknown=False) for c in parts)
+        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective,
+                      unverified)
         solver = _solver(self.time_limit, self.workers)
         status = solver.Solve(m.model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -231,15 +235,19 @@ class _Session:
 
 
 def set_objective(model: cp_model.CpModel, terms: dict[str, Any], parts: dict[str, list[Any]], cands: Candidates,
-                  req: Request, mode: str) -> None:
+                  req: Request, mode: str, unverified: Any = None) -> None:
     """Best: sweep speed, then quality points, then cost, as one integer lexicographic sum. Cheapest: cost, then
-    quality points at that cost."""
+    quality points at that cost. With `unverified` (the count of parts resting on unknown data, when only such parts
+    make a build), fewer of them comes right after speed (best) or cost (cheapest)."""
     big = sum(max((cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values()) * (req.gpu_count or 1) + 1
     q_big = quality.max_points() + 1
+    u_big = len(parts) + 1 if unverified is not None else 1
+    verified = 0 if unverified is None else len(parts) - unverified
     if mode == "best":
-        model.Maximize(terms["score"] * q_big * big + terms["quality"] * big - terms["price"])
+        model.Maximize(terms["score"] * u_big * q_big * big + verified * q_big * big + terms["quality"] * big
+                       - terms["price"])
     else:
-        model.Minimize(terms["price"] * q_big - terms["quality"])
+        model.Minimize(terms["price"] * u_big * q_big - verified * q_big - terms["quality"])
 
 
 def throughput(plan: Plan, runs: int) -> Fraction:
