@@ -249,7 +249,7 @@ class PlanView(BaseModel):
     trade_offs: tuple[Annotated[str, StringConstraints(max_length=2000, strict=True)], ...] = ()
     quality_points: int = Field(default=0, ge=-1000, le=1000, strict=True)
     power_limit: float = Field(default=1.0, ge=0.4, le=1.0, strict=True)
-    notes: tuple[Annotated[str, StringConstraints(max_length=2000, strict=True)], ...] = ()
+    notes: tuple[Annotated[str, StringConstraints(max_length=20_000, strict=True)], ...] = ()  # a checklist runs long
 
     @model_validator(mode="before")
     @classmethod

@@ -52,11 +52,17 @@ class Request(BaseModel):
     max_gpus: int = Field(default=MAX_GPUS, ge=1, le=MAX_GPUS)
     power_fraction: float = Field(default=POWER_FRACTION_MAX, ge=POWER_FRACTION_MIN, le=POWER_FRACTION_MAX)
     suggest_power_limit: bool = True  # at stock power, also try 80 % and 70 % limits for several GPUs
+    # ... but only when the user opts in: a limit set with nvidia-smi -pl resets at reboot, so PSU and transient
+    # sizing hold at stock board power unless the user says they will keep a limit set (issue 26)
+    allow_power_limit: bool = False
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
-    used: Literal["none", "gpu", "all"] = "gpu"  # which categories may take used offers
+    used: Literal["none", "gpu", "all"] = "none"  # which categories may take used offers (opt in: issue 26)
     avoid_warnings: bool = True
+    # unknown is not yes: a part whose PSU-cable, connector or slot data is missing is left out; when only such parts
+    # make a build (an imported catalog), the build comes back with what to verify as a checklist, unless strict
+    strict: bool = False
     alternatives: int = Field(default=DEFAULT_ALTERNATIVES, ge=0, le=MAX_ALTERNATIVES)  # more plans, each around another GPU chip
     accepted_warnings: tuple[str, ...] = ()  # warning rule names the solver may break (e.g. cpu_cores_per_gpu)
 

@@ -50,14 +50,15 @@ def target(cat) -> dict[str, Any]:
 
 def check(*args: str) -> tuple[int, Any, str]:
     res = CliRunner().invoke(app, ["check", *args])
-    data = json.loads(res.stdout) if res.exit_code == 0 and "--json" in args else None
+    data = json.loads(res.stdout) if res.exit_code in (0, 1) and "--json" in args else None
     return res.exit_code, data, res.stderr
 
 
 def check_build_ids(parts: dict[str, Any], **swap: Any) -> dict[str, Any]:
     ids = [(swap.get(c) or p).id for c, p in parts.items()]
     code, data, err = check(*ids, "--json")
-    assert code == 0, err
+    assert code in (0, 1), err
+    assert code == (1 if data["problems"] else 0)  # issue 26 item 9: a script can tell
     return data
 
 
@@ -113,13 +114,37 @@ def test_two_identical_gpus_double_the_card_price_and_power(cat, target) -> None
     ids = [p.id for p in target.values()]
     one = check_build_ids(target)
     code, two, err = check(*ids, "--gpu-count", "2", "--json")
-    assert code == 0, err
+    assert code == 1, err  # problems: exit 1
     gpu_price = cat.offer_for(target["gpu"].id).price
     assert Decimal(two["total"]["amount"]) == Decimal(one["total"]["amount"]) + gpu_price
     t = power_terms(Build(parts=dict(target), chips=cat.chips))
     assert two["power"]["sustained_w"] - one["power"]["sustained_w"] == t.gpu_w
     assert two["compatible"] is False  # two 600 W cards on a 1200 W unit
     assert {"psu_sustained", "psu_transient"} <= {p["rule"] for p in two["problems"]}
+
+
+def test_exit_code_says_whether_the_build_has_problems(cat, target) -> None:
+    """Issue 26 item 9: 0 compatible, 1 problems (human and JSON output alike), 2 bad input."""
+    ids = [p.id for p in target.values()]
+    assert CliRunner().invoke(app, ["check", *ids]).exit_code == 0
+    bad = CliRunner().invoke(app, ["check", *ids, "--gpus", "2"])  # two 575 W cards on a 1200 W unit
+    assert bad.exit_code == 1 and "problem" in bad.stdout
+    assert CliRunner().invoke(app, ["check", *ids, "--gpus", "2", "--json"]).exit_code == 1
+    assert CliRunner().invoke(app, ["check", "no-such-part-xyz"]).exit_code == 2
+
+
+def test_the_same_gpu_twice_is_two_gpus(cat, target) -> None:
+    """Issue 26 item 9: as in a PCPartPicker list, a GPU id given twice means two cards, not an error."""
+    ids = [p.id for p in target.values()]
+    code, twice, err = check(*ids, target["gpu"].id, "--json")
+    _, counted, _ = check(*ids, "--gpus", "2", "--json")
+    assert code == 1, err  # the same problems as --gpus 2
+    assert twice["total"] == counted["total"] and twice["power"] == counted["power"]
+    assert {p["rule"] for p in twice["problems"]} == {p["rule"] for p in counted["problems"]}
+    code, _, err = check(*ids, target["gpu"].id, "--gpus", "3", "--json")
+    assert code == 2 and "given 2 times" in err
+    code, _, err = check(*ids, target["case"].id, "--json")
+    assert code == 2 and "given twice" in err  # any other part twice is still a mistake
 
 
 def test_human_output_shows_verdict_price_date_and_source(target) -> None:
@@ -267,7 +292,7 @@ def test_check_takes_the_model_size_like_recommend(cat) -> None:
 
 def test_partial_list_with_a_problem_says_both(target) -> None:
     code, data, err = check(target["gpu"].id, "psu-bequiet-pure-power-11-600", "--json")
-    assert code == 0, err
+    assert code == 1, err  # problems found: exit 1 (issue 26)
     assert data["verdict"] == "incompatible" and data["compatible"] is False
     assert "case" in data["missing"] and "cpu" in data["missing"]
     res = CliRunner().invoke(app, ["check", target["gpu"].id])

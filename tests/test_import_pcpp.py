@@ -314,7 +314,7 @@ def test_real_dataset_imports_and_validates(real):
 def test_real_dataset_solves_to_a_checked_build_with_unverified_rules(real):
     _, cat, _ = real
     # the dataset has no GPU connector or PSU cable counts: unknown is not yes, so the solver asks for pins
-    blocked = recommend(cat, Request(budget=Decimal(3000), currency="USD", gpu_count=1))
+    blocked = recommend(cat, Request(budget=Decimal(3000), currency="USD", gpu_count=1, strict=True))
     assert blocked.status == "infeasible" and "unknown is not yes" in blocked.why_not.conflicts[0]
     pins = tuple(re.findall(r"--pin (\S+)", blocked.why_not.suggestions[0]))
     assert pins
@@ -333,7 +333,7 @@ def test_real_dataset_solves_to_a_checked_build_with_unverified_rules(real):
 def test_recommend_cli_on_imported_catalog(real):
     _, _, out = real
     args = ["recommend", "--catalog", str(out), "--budget", "2500", "--currency", "USD", "--gpus", "1", "--json"]
-    res = CliRunner().invoke(app, args)
+    res = CliRunner().invoke(app, args + ["--strict"])  # without --strict: a build and its checklist (issue 26)
     assert res.exit_code == 1, res.output  # no build fits is a result (exit 1), not bad input
     data = json.loads(res.stdout)
     assert data["status"] == "infeasible"  # unknown connector data: the answer names the parts to pin

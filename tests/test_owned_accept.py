@@ -32,8 +32,8 @@ def test_each_owned_part_left_out_gets_a_reason(cat) -> None:
     assert [e["id"] for e in entries] == left_out
     cpu = next(e for e in entries if e["id"] == "cpu-amd-ryzen5-5600g")
     assert "AM4" in cpu["reason"] or "socket" in cpu["reason"]
-    assert cpu["accept"] == ["cpu_cores_per_gpu"]
-    assert unused_sentence(cpu).endswith("--accept-warning cpu_cores_per_gpu")
+    assert cpu["accept"][0] == "cpu_cores_per_gpu"  # (issue 26: psu_right_sized may follow, the PSU was sized for 9900X)
+    assert "--accept-warning cpu_cores_per_gpu" in unused_sentence(cpu)
 
 
 def test_accepting_the_warning_lets_the_solver_keep_the_owned_parts(cat) -> None:

@@ -82,3 +82,42 @@ def test_unknown_activations_are_said(chips) -> None:
 def test_bad_inputs(kw) -> None:
     with pytest.raises(InputError):
         small_lm(**kw)
+
+
+def test_only_a_parameter_count_gets_a_typical_shape_and_counted_activations(chips) -> None:
+    """Issue 26 item 5: `--params 1.5e9` alone used to count no activations; now a typical shape (GPT-3 family row
+    nearest in size) counts them at a stated batch and sequence length, and says so."""
+    from planner.perf.memfit import TYPICAL_BATCH, TYPICAL_SEQ, assume_typical, typical_shape
+
+    assert typical_shape(1.5e9) == (24, 2048) and typical_shape(125e6) == (12, 768)
+    layers, hidden = typical_shape(15e6)
+    assert 2 <= layers < 12 and 12 * layers * hidden**2 == pytest.approx(15e6, rel=0.5)
+    shape, note = assume_typical(ModelShape(params=1.5e9, batch=TYPICAL_BATCH, seq_len=TYPICAL_SEQ))
+    est = estimate_memory(shape, chips)
+    assert est.breakdown_gib["activations"] > 0 and note and f"batch {TYPICAL_BATCH}" in note
+    explicit = ModelShape(params=1.5e9, layers=48, hidden=1600)
+    assert assume_typical(explicit) == (explicit, None)  # what the user says wins
+
+
+def test_recommend_and_memfit_agree_on_a_size_only_model(cat) -> None:
+    """Issue 26 item 5: `recommend --model-params 1.5e9` must not pick a card that `memfit --params 1.5e9` says is too
+    small, and the plan says what shape, batch and sequence length it assumed."""
+    import json
+    from decimal import Decimal
+    from typer.testing import CliRunner
+    from planner.cli import app
+    from planner.request import Request
+    from planner.solver import recommend
+
+    tight = recommend(cat, Request(budget=Decimal(7000), model_params=1.5e9))
+    assert all(p.chip.vram_gb > 32 for p in tight.plans)  # before: a 32 GB card at EUR 7 000
+    rec = recommend(cat, Request(budget=Decimal(15000), model_params=1.5e9))
+    chip = rec.plans[0].chip
+    res = CliRunner().invoke(app, ["memfit", "--params", "1.5e9", "--gpu", chip.id, "--json"])
+    assert res.exit_code == 0, res.stderr
+    fit = {c["chip_id"]: c for c in json.loads(res.stdout)["chips"]}
+    assert fit[chip.id]["fits"], (chip.id, fit[chip.id])
+    small = CliRunner().invoke(app, ["memfit", "--params", "1.5e9", "--gpu", "RTX 5090", "--json"])
+    assert small.exit_code == 0, small.stderr
+    assert {c["chip_id"]: c["fits"] for c in json.loads(small.stdout)["chips"]}["rtx-5090"] is False
+    assert chip.vram_gb > 32

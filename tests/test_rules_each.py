@@ -137,6 +137,17 @@ CASES: list[Case] = [
     Case("x16-two-gpus-x8x8", "pcie_x16_slots", B(gpu_count=2)),  # 2 CPU x8 slots 4 apart, 3-slot open-air cards
     Case("x16-second-slot-chipset-x4", "pcie_x16_slots", B(gpu_count=2, motherboard=board(gpu_slots_x8=1)), P,
          ("2 GPUs but the board wires 1 x16-size slot(s) to the CPU at x8 or more",), ("gpu-test", "mb-test")),
+    Case("x16-575w-flow-through-one-slot-apart", "pcie_x16_slots",
+         B(gpu_count=2, gpu=gpu(slots=2, tgp_w=575, cooling="flow-through"), motherboard=board(gpu_slot_pitch=3)), P,
+         ("stacked 2-slot cards need 4 plus 2 free slots for its flow-through cooler",)),
+    Case("x16-360w-flow-through-one-slot-apart", "pcie_x16_slots",
+         B(gpu_count=2, gpu=gpu(slots=2, tgp_w=360, cooling="flow-through"), motherboard=board(gpu_slot_pitch=3))),
+    Case("stacked-flow-through-over-air-cooler", "stacked_exhaust",
+         B(gpu_count=2, gpu=gpu(slots=2, tgp_w=360, cooling="flow-through"), motherboard=board(gpu_slot_pitch=3),
+           cooler=air_cooler()), W, ("2 flow-through cards", "Test Tower"), ("gpu-test", "cooler-air")),
+    Case("stacked-flow-through-with-aio", "stacked_exhaust",
+         B(gpu_count=2, gpu=gpu(slots=2, tgp_w=360, cooling="flow-through"), motherboard=board(gpu_slot_pitch=3))),
+    Case("stacked-open-air-over-air-cooler", "stacked_exhaust", B(gpu_count=2, cooler=air_cooler())),
     Case("x16-unknown", "pcie_x16_slots", B(gpu_count=2, motherboard=board(gpu_slots_x8=None)), U,
          ("board CPU-wired x8 slot count unknown",), ("mb-test",)),
     Case("x16-open-air-stacked-without-gap", "pcie_x16_slots", B(gpu_count=2, motherboard=board(gpu_slot_pitch=3)), P,
@@ -359,6 +370,10 @@ CASES: list[Case] = [
     Case("psu-class-atx31-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD))),
     Case("psu-class-atx30-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD), psu=psu(atx_version="3.0")), W,
          ("a 575 W card on an ATX 3.0 unit",), ("psu-test", "gpu-test")),
+    Case("psu-right-sized", "psu_right_sized", B()),  # 1200 W for about 700 W of training load
+    Case("psu-2200w-for-700w-oversized", "psu_right_sized", B(psu=psu(wattage_w=2200)), W,
+         (f"a 2200 W PSU for {TRAIN_W} W of training load", f"{2 * TRAIN_W} W or less"), ("psu-test", "gpu-test")),
+    Case("psu-1000w-floor-for-a-small-card", "psu_right_sized", B(gpu=gpu(tgp_w=150), psu=psu(wattage_w=1000))),
     Case("airflow-ok", "case_airflow", B()),  # 783 W sustained, 200 CFM carries about 1140 W
     Case("airflow-short", "case_airflow", B(case=case(intake_cfm=100)), W,
          ("about 783 W of sustained heat", "removes about 570 W"), ("case-test", "gpu-test", "cpu-test")),

@@ -297,7 +297,7 @@ def test_model_size_reaches_the_score_and_the_checker_agrees(cat) -> None:
     if chip == default.plans[0].chip.id:
         assert small.plans[0].speed.value <= default.plans[0].speed.value + 1e-9
     plan = small.plans[0]
-    report = check_parts(cat, list(plan.parts.values()), model_params=15e6)
+    report = check_parts(cat, list(plan.parts.values()), gpu_count=plan.gpu_count, model_params=15e6)
     assert not report.problems and not report.warnings, [f.message for f in report.problems + report.warnings]
 
 
@@ -345,25 +345,17 @@ def _relaxed(kw: dict[str, Any], suggestion: str) -> dict[str, Any]:
     return {**kw, "accepted_warnings": (rule.name,)}
 
 
-def test_a_why_not_over_several_power_limits_names_each_and_only_suggests_drops_that_work(cat) -> None:
-    # two RTX 5090 FE: at stock power no case's airflow carries their heat, at a 70 % limit one does; a budget just
-    # below the cheapest limited build fails for different reasons at different limits, and says so per limit
+def test_two_575w_flow_through_cards_are_refused_at_any_power_limit_and_the_why_not_says_so(cat) -> None:
+    # Issue 26 item 6: two RTX 5090 Founders Editions (2-slot flow-through, 575 W) need two free slots between them;
+    # no board in the catalog spaces its CPU x8 slots that far, so the pin fails at every power limit and the why-not
+    # names the slot rule. (Before, this pair fitted at a 70 % limit, and this test checked the per-limit labels of its
+    # why-not; those labels are still covered by test_power_labels_read_as_english.)
     fe = cat.get("gpu-nvidia-rtx5090-fe")
-    cheapest = solve(cat, mode="cheapest", gpu_count=2, power_fraction=0.7, pinned=(fe.id,))
-    assert cheapest.plans, cheapest.why_not
-    kw = dict(budget=cheapest.plans[0].total - 300, gpu_count=2, pinned=(fe.id,))
-    rec = solve(cat, **kw)
+    rec = solve(cat, budget=30000, gpu_count=2, pinned=(fe.id,), allow_power_limit=True)
     assert rec.status == "infeasible"
-    conflicts, suggestions = rec.why_not.conflicts, rec.why_not.suggestions
-    labels = {c.split(": ")[0] for c in conflicts}
-    assert len(labels) >= 2 and all(label.startswith("at ") for label in labels), conflicts
-    assert any("power limit" in c.split(": ")[0] and "total at most" in c for c in conflicts), conflicts
-    assert "raise the budget by" in suggestions[0] and "power limit" in suggestions[0], suggestions
-    drops = [s for s in suggestions if "drop the requirement" in s]
-    for s in drops:  # each offered drop is one that, alone, lets a build through
-        assert solve(cat, **_relaxed(kw, s)).plans, s
-    assert not any("airflow" in s for s in drops), "dropping the airflow rule alone does not fit the budget"
-    assert solve(cat, **{**kw, "accepted_warnings": ("case_airflow",)}).status == "infeasible"
+    text = " | ".join(rec.why_not.conflicts)
+    assert "x16-size slots" in text and "spaced for the cards" in text, text
+    assert any("drop the requirement 'use " in s for s in rec.why_not.suggestions)
 
 
 def test_a_pin_that_fails_alone_names_the_rules_it_cannot_pass(cat) -> None:
@@ -428,7 +420,8 @@ def test_one_model_per_request_serves_every_option_the_next_step_and_the_alterna
     assert len(rec.plans) == 3
     n_options = len(options(req))
     assert len(rec.stats["by_gpu_count"]) == n_options  # every option still reported
-    assert rec.stats["solves"] <= 2 * n_options + 2  # each option once, the next step once per option, 2 alternatives
+    # each option once; the next step and up to three steps up once per option they concern; 2 alternatives
+    assert rec.stats["solves"] <= 5 * n_options + 2
 
 
 def test_fixing_an_option_leaves_the_model_as_it_was(cat) -> None:

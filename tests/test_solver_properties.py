@@ -156,7 +156,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
     pools = [[p for p in cat.by_category(c) if p.id not in req.excluded
               and (p.brand.lower() not in brands or p.id in req.pinned)] for c in CATEGORIES]
     for n in counts:
-        fractions = [req.power_fraction] + ([0.8, 0.7] if n > 1 and req.suggest_power_limit
+        fractions = [req.power_fraction] + ([0.8, 0.7] if n > 1 and req.allow_power_limit and req.suggest_power_limit
                                             and req.power_fraction == 1.0 else [])
         for frac in fractions:
             # the speed model is not under test here: per-GPU speed units from the candidates
@@ -215,7 +215,8 @@ def solver_value(cat: Catalog, req: Request) -> Optional[tuple[Fraction, int, in
 
 
 def req_for(mode: str, avoid: bool, n: Optional[int], budget: Optional[int], extra: dict[str, Any]) -> Request:
-    base = dict(mode=mode, avoid_warnings=avoid, gpu_count=n, budget=budget, max_gpus=2)
+    base = dict(mode=mode, avoid_warnings=avoid, gpu_count=n, budget=budget, max_gpus=2, allow_power_limit=True,
+                strict=True)  # brute force leaves strict unknowns out: no unverified fallback (issue 26)
     base.update(extra)
     return Request(**base)
 

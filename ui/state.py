@@ -35,7 +35,8 @@ DEFAULTS: dict[str, Any] = {
     "in_max_wall": 0,
     "in_gpus": 0,  # 0: the planner decides 1..MAX_GPUS
     "in_power": round(POWER_FRACTION_MAX * 100),
-    "in_used": "gpu",
+    "in_allow_limit": False,  # size the PSU for an 80/70 % GPU power limit (the user keeps it set)
+    "in_used": "none",
     "in_accept": [],  # warning rule names the solver may break
     "in_alts": UI_ALTERNATIVES,
     "in_parts_open": False,  # the part lists and maker filters are drawn when opened
@@ -45,8 +46,8 @@ DEFAULTS: dict[str, Any] = {
 # Sidebar inputs drawn only when their switch is on (in_parts_open, in_more_open); the switch names what is set.
 PART_LISTS = {"in_owned": "owned", "in_pinned": "required", "in_excluded": "left out", "in_brands": "board makers out",
               "in_chip_makers": "chip makers out"}
-MORE = ("in_min_vram", "in_deadline", "in_cooler", "in_used", "in_gpus", "in_max_wall", "in_power", "in_alts",
-        "in_accept")
+MORE = ("in_min_vram", "in_deadline", "in_cooler", "in_used", "in_gpus", "in_max_wall", "in_power", "in_allow_limit",
+        "in_alts", "in_accept")
 
 
 def chosen_parts(ss: MutableMapping[str, Any]) -> dict[str, int]:
@@ -105,6 +106,7 @@ def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
         excluded_chip_makers=tuple(g("in_chip_makers")),
         cooler_type=None if g("in_cooler") == "any" else g("in_cooler"), max_wall_w=opt(int(g("in_max_wall"))),
         gpu_count=int(g("in_gpus")) or None, power_fraction=int(g("in_power")) / 100, used=g("in_used"),
+        allow_power_limit=bool(g("in_allow_limit")),
         alternatives=int(g("in_alts")), accepted_warnings=tuple(g("in_accept")),
     )
 
@@ -147,6 +149,7 @@ def apply_inputs(ss: MutableMapping[str, Any], inputs: Request, cat: Optional[Ca
     ss["in_max_wall"] = int(inputs.max_wall_w or 0)
     ss["in_gpus"] = int(inputs.gpu_count or 0)
     ss["in_power"] = int(round(inputs.power_fraction * 100))
+    ss["in_allow_limit"] = bool(inputs.allow_power_limit)
     ss["in_used"] = inputs.used
     # how many alternatives to show is the viewer's choice: a link asking none (a Request's default, e.g. one made
     # by the CLI) keeps the page's own setting

@@ -83,7 +83,7 @@ def sidebar(cat: Catalog) -> None:
     c1, c2 = sb.columns(2)
     c1.selectbox("CPU cooler", ["any", "air", "aio"], key="in_cooler",
                  format_func=lambda v: {"any": "air or AIO", "air": "air only", "aio": "AIO only"}[v])
-    c2.selectbox("Bought used", ["gpu", "none", "all"], key="in_used",
+    c2.selectbox("Bought used", ["none", "gpu", "all"], key="in_used",
                  format_func=lambda v: {"gpu": "GPU may be used", "none": "all new", "all": "any part"}[v])
     c1, c2 = sb.columns(2)
     c1.selectbox("GPUs (identical)", list(range(MAX_GPUS + 1)), key="in_gpus",
@@ -92,6 +92,9 @@ def sidebar(cat: Catalog) -> None:
     c2.number_input("Wall power cap, W (0 = none)", min_value=0, max_value=10_000, step=50, key="in_max_wall")
     sb.slider("GPU power limit, % of stock", min_value=round(POWER_FRACTION_MIN * 100),
               max_value=round(POWER_FRACTION_MAX * 100), step=5, key="in_power")
+    sb.checkbox("Allow an 80/70 % GPU power limit to size the PSU", key="in_allow_limit",
+                help="A limit set with nvidia-smi -pl resets at reboot; tick this only if you will make it persist "
+                     "(the plan says how, on Linux and Windows). Unticked, the PSU is sized for stock board power.")
     sb.slider("Alternatives to show", min_value=0, max_value=MAX_ALTERNATIVES, key="in_alts")
     sb.multiselect("Warnings I accept", warning_rules(), key="in_accept", format_func=rule_summary,
                    help="The solver avoids builds with these warnings; accept one to let it keep, say, an owned CPU "

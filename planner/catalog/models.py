@@ -180,7 +180,10 @@ class Gpu(Part):
     power_12v2x6: OptInt = Field(default=None, ge=0)  # 16-pin inputs on the card
     power_8pin: OptInt = Field(default=None, ge=0)  # PCIe 8-pin inputs on the card
     recommended_psu_w: OptInt = None  # board vendor's figure; falls back to the chip's
-    cooling: Annotated[Literal["open-air", "blower", "passive", "hybrid", None], BeforeValidator(_blank_to_none)] = None
+    # open-air: axial fans blowing onto the board; flow-through: air pushed through the card and out of its back edge
+    # (Founders Edition), into whatever sits above; blower: out of the bracket; hybrid: a radiator (liquid)
+    cooling: Annotated[Literal["open-air", "flow-through", "blower", "passive", "hybrid", None],
+                       BeforeValidator(_blank_to_none)] = None
     radiator_mm: OptInt = None  # hybrid cards: their own radiator needs a case mount
 
     @model_validator(mode="after")
@@ -248,6 +251,13 @@ class Motherboard(Part):
     gpu_slot_pitch: OptInt = Field(default=None, gt=0)  # slot positions between those slots (cards of <= pitch fit)
     first_gpu_slot: OptInt = Field(default=None, gt=0)  # expansion-slot position of the first of them (1 = top)
     m2_gen5_shares_gpu: OptBool = None  # every PCIe 5.0 M.2 slot takes lanes from the first x16 slot (x16 -> x8)
+    slot_wiring_source: OptStr = None  # where gpu_slots_x8 was read: the maker's manual or spec page, or a review
+    slot_wiring_checked: Optional[date] = None  # when that source was read
+
+    @field_validator("slot_wiring_checked", mode="before")
+    @classmethod
+    def _checked(cls, v: Any) -> Any:
+        return _blank_to_none(v)
     cpu_platforms: StrList = Field(default_factory=list)  # CPU series the board takes (sTR5 WRX90: threadripper-pro)
 
     @model_validator(mode="after")

@@ -64,7 +64,8 @@ def register(app: typer.Typer) -> None:
     @app.command("check")
     @handle_errors
     def check_cmd(
-        parts: list[str] = typer.Argument(..., help="Part ids or unambiguous name fragments (quote multi-word ones)"),
+        parts: list[str] = typer.Argument(..., help="Part ids or unambiguous name fragments (quote multi-word ones); "
+                                           "a GPU given twice is two GPUs"),
         gpu_count: int = typer.Option(1, "--gpus", "--gpu-count", help="Number of identical GPUs (1-4)"),
         power_limit: float = typer.Option(POWER_FRACTION_MAX, "--power-limit",
                                           help=f"GPU power limit as a fraction of stock ({POWER_FRACTION_MIN}-{POWER_FRACTION_MAX})"),
@@ -78,7 +79,8 @@ def register(app: typer.Typer) -> None:
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        """Check parts for compatibility: problems, warnings, power summary and total price."""
+        """Check parts for compatibility: problems, warnings, power summary and total price. Exit code 0: no problem
+        found; 1: the build has problems; 2: bad input. The same GPU id given N times means N GPUs."""
         cat = load_priced_catalog(catalog_dir)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
@@ -89,3 +91,5 @@ def register(app: typer.Typer) -> None:
             emit_json(report.to_json())
         else:
             print_report(report)
+        if report.problems:  # a script can tell a build with problems from a compatible one
+            raise typer.Exit(1)

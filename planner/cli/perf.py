@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.service import (RANGE_NOTE, REFERENCE_CHIP, GpuChip, ModelShape, PerfModel, cached_catalog, estimate_memory,
+from planner.service import (RANGE_NOTE, REFERENCE_CHIP, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
                              estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
@@ -290,8 +290,8 @@ def register(app: typer.Typer) -> None:
         params: float = typer.Option(..., "--params", help="Trainable parameters, e.g. 15e6"),
         optimizer: str = typer.Option("adamw", "--optimizer", help="adamw | adam | sgd (momentum) | sgd-plain"),
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
-        batch: int = typer.Option(32, "--batch", help="Batch size (samples per step per GPU)"),
-        seq: int = typer.Option(512, "--seq", help="Sequence length (tokens per sample)"),
+        batch: int = typer.Option(TYPICAL_BATCH, "--batch", help="Batch size (samples per step per GPU)"),
+        seq: int = typer.Option(TYPICAL_SEQ, "--seq", help="Sequence length (tokens per sample)"),
         layers: Optional[int] = typer.Option(None, "--layers", help="Transformer layers"),
         hidden: Optional[int] = typer.Option(None, "--hidden", help="Hidden size (d_model)"),
         heads: Optional[int] = typer.Option(None, "--heads", help="Attention heads (default hidden/64)"),
@@ -303,12 +303,15 @@ def register(app: typer.Typer) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
         gpu = [*(names or []), *gpu]
         m = load_perf_model()
-        shape = ModelShape(params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
-                           layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
+        shape, assumed = assume_typical(ModelShape(
+            params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq, layers=layers,
+            hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb))  # only --params: a typical shape
         chips = [m.resolve(g) for g in gpu] if gpu else sorted(m.chips.values(), key=lambda c: (c.vram_gb, c.id))
         if gpu and REFERENCE_CHIP not in {c.id for c in chips}:
             chips.append(m.chips[REFERENCE_CHIP])
         est = estimate_memory(shape, chips)
+        if assumed:
+            est.notes.insert(0, assumed)
         if as_json:
             emit_json(est.to_json())
             return

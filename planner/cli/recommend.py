@@ -168,8 +168,11 @@ def register(app: typer.Typer) -> None:
         goal: str = typer.Option("expert", "--goal",
                                  help="expert: after speed, spend the budget on build quality; minimum: the cheapest parts that pass"),
         power_limit: Optional[float] = typer.Option(None, "--power-limit",
-                                                    help=f"GPU power limit as a fraction of stock ({POWER_FRACTION_MIN}-{POWER_FRACTION_MAX}; default: stock, "
-                                                         "or 80/70 % for several GPUs where that fits a better build)"),
+                                                    help=f"GPU power limit as a fraction of stock ({POWER_FRACTION_MIN}-{POWER_FRACTION_MAX}; "
+                                                         "default: stock; with --allow-power-limit also 80/70 % for several GPUs)"),
+        allow_power_limit: bool = typer.Option(
+            False, "--allow-power-limit", help="Let the solver size the PSU for GPUs held at an 80 or 70 % power limit "
+            "(you keep the limit set across reboots: the plan says how); default: sized at stock board power"),
         owned: list[str] = typer.Option([], "--owned", help="Part you own (cost 0; repeat)"),
         pin: list[str] = typer.Option([], "--pin", help="Part that must be used (repeat)"),
         exclude: list[str] = typer.Option([], "--exclude", help="Part to leave out (repeat)"),
@@ -181,8 +184,11 @@ def register(app: typer.Typer) -> None:
         max_wall: Optional[int] = typer.Option(None, "--max-wall-w", help="Cap on sustained wall power, W"),
         accept_warning: list[str] = typer.Option([], "--accept-warning",
                                                  help="A warning the solver may break, by name (repeat), e.g. cpu_cores_per_gpu"),
-        used: str = typer.Option("gpu", "--used", help="Which parts may be bought used: none | gpu | all"),
+        used: str = typer.Option("none", "--used", help="Which parts may be bought used: none (default: new, with warranty)"
+                                " | gpu | all; a used plan says what warranty is lost and what to test on arrival"),
         alternatives: int = typer.Option(DEFAULT_ALTERNATIVES, "--alternatives", help="Also return N builds with other GPU chips"),
+        strict: bool = typer.Option(False, "--strict", help="Refuse builds that rest on unknown PSU-cable, connector or "
+                                    "slot data (default: return the best such build with a checklist to verify)"),
         target: Optional[str] = typer.Option(None, "--target", help="Your own target card, shown beside the "
                                              "recommendation: 'RTX 5090', '2x RTX 5080'"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory (default: shipped data/)"),
@@ -206,9 +212,10 @@ def register(app: typer.Typer) -> None:
             max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
             runs_left=runs_left, baseline_hours=hours, workload=workload, precision=precision,
             model_params=model_params, gpu_count=gpus, power_fraction=POWER_FRACTION_MAX if power_limit is None else power_limit,
-            suggest_power_limit=power_limit is None, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
+            suggest_power_limit=power_limit is None, allow_power_limit=allow_power_limit, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
+            strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
         data = describe(cat, planned, time_limit=time_limit)

@@ -146,14 +146,22 @@ def check_parts(
 ) -> CheckReport:
     """Check a list of catalog parts (at most one per category)."""
     by_cat: dict[str, AnyPart] = {}
+    repeats = 1
     for p in parts:
         if p.category in by_cat and by_cat[p.category].id == p.id:
-            hint = " (use --gpu-count for several identical GPUs)" if p.category == "gpu" else ""
-            raise InputError(f"{p.id} is given twice; a build takes one {p.category}{hint}")
+            if p.category == "gpu":  # as in a PCPartPicker list: the same card twice is two cards
+                repeats += 1
+                continue
+            raise InputError(f"{p.id} is given twice; a build takes one {p.category}")
         if p.category in by_cat and by_cat[p.category].id != p.id:
             raise InputError(f"two {p.category} parts given ({by_cat[p.category].id}, {p.id}); "
                              "a build takes one of each (use --gpu-count for several identical GPUs)")
         by_cat[p.category] = p
+    if repeats > 1:
+        if gpu_count not in (1, repeats):
+            raise InputError(f"{by_cat['gpu'].id} is given {repeats} times (that many GPUs) but the GPU count is "
+                             f"{gpu_count}; give the card once with --gpus {gpu_count}, or drop --gpus")
+        gpu_count = repeats
     if not 1 <= gpu_count <= 8:
         raise InputError(f"gpu count {gpu_count} out of range 1..8")
     if not POWER_FRACTION_MIN <= power_fraction <= POWER_FRACTION_MAX:

@@ -53,6 +53,49 @@ class ModelShape:
                              f"(got {self.act_mb_per_sample:g})")
 
 
+# When only the parameter count is known (issue 26): the GPT-3 family's shapes (Brown et al. 2020, arXiv:2005.14165,
+# Table 2.1: parameters, layers, d_model), the nearest row in log size; below 125M, 12 layers scaled by the cube root
+# of the size and d_model from params ~ 12 x layers x d_model^2. A GPT-2 BPE vocabulary (50 257) counts the logits.
+# Activations at a stated micro-batch and sequence length: what one GPU holds per step before gradient accumulation.
+GPT3_SHAPES = ((125e6, 12, 768), (350e6, 24, 1024), (760e6, 24, 1536), (1.3e9, 24, 2048), (2.7e9, 32, 2560),
+               (6.7e9, 32, 4096), (13e9, 40, 5140), (175e9, 96, 12288))
+TYPICAL_VOCAB, TYPICAL_BATCH, TYPICAL_SEQ = 50257, 8, 512
+
+
+def typical_shape(params: float) -> tuple[int, int]:
+    """(layers, d_model) of a typical transformer of this size."""
+    if params < GPT3_SHAPES[0][0]:
+        layers = max(2, round(12 * (params / GPT3_SHAPES[0][0]) ** (1 / 3)))
+        hidden = max(64, 64 * round(math.sqrt(params / (12 * layers)) / 64))
+        return layers, hidden
+    _, layers, hidden = min(GPT3_SHAPES, key=lambda r: abs(math.log(r[0] / params)))
+    return layers, hidden
+
+
+def assume_typical(shape: ModelShape) -> tuple[ModelShape, Optional[str]]:
+    """A shape with only the parameter count gets a typical transformer's layers, width and vocabulary, so activations
+    are counted; the sentence says what was assumed. A shape that says more is returned as it is."""
+    if shape.layers is not None or shape.hidden is not None or shape.act_mb_per_sample is not None:
+        return shape, None
+    layers, hidden = typical_shape(shape.params)
+    vocab = shape.vocab or TYPICAL_VOCAB
+    from dataclasses import replace
+
+    typical = replace(shape, layers=layers, hidden=hidden, vocab=vocab)
+    return typical, (f"typical shape assumed for {shape.params:.3g} parameters: {layers} layers, d_model {hidden}, "
+                     f"{vocab} tokens of vocabulary (GPT-3 family, Brown et al. 2020 Table 2.1), activations at batch "
+                     f"{shape.batch} and sequence length {shape.seq_len}; give --layers/--hidden (or "
+                     "--act-mb-per-sample), --batch and --seq for your model")
+
+
+def training_floor_gib(params: float, precision: str) -> tuple[float, str]:
+    """The VRAM one GPU needs to train a model known only by its size: the typical shape at the typical micro-batch
+    and sequence length (the same estimate `planner memfit --params N` prints by default)."""
+    shape, note = assume_typical(ModelShape(params=params, precision=precision, batch=TYPICAL_BATCH,
+                                            seq_len=TYPICAL_SEQ))
+    return estimate_memory(shape).total_gib, note or ""
+
+
 @dataclass(frozen=True)
 class ChipFit:
     chip_id: str

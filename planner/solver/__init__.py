@@ -16,7 +16,8 @@ from planner.compat.checker import check_parts
 from planner.errors import PlannerError
 from planner.money import format_money, from_cents
 from planner.request import Request
-from planner.settings import MAX_ALTERNATIVES, SOLVER_TIME_LIMIT_S, SOLVER_WORKERS, SUGGESTED_POWER_LIMITS
+from planner.settings import (MAX_ALTERNATIVES, POWER_FRACTION_MAX, SOLVER_TIME_LIMIT_S, SOLVER_WORKERS,
+                              SUGGESTED_POWER_LIMITS)
 from planner.compat.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
@@ -24,7 +25,8 @@ from planner.solver.model import (BUDGET, OTHER, SPEED_FLOOR, Candidates, Gate, 
                                   pinned_ids, record)
 from planner.solver.encoder import ModelEncoder
 from planner.solver.notes import (
-    channels_note, explain_tried, psu_load_note, next_step_note, power_limit_note, sweep_hours, unspent_note,
+    channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
+    reuse_platform_note, stack_note, step_up_note, sweep_hours, unspent_note, used_parts_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
@@ -64,16 +66,21 @@ class _Session:
         self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
         self.budget_needed: Optional[Decimal] = None  # set by the why-not: the cheapest build without the budget
 
-    def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto"
-              ) -> tuple[str, Optional[dict[str, Any]]]:
+    def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto",
+              trust_unknown: bool = False) -> tuple[str, Optional[dict[str, Any]]]:
         """Solve with every requirement enforced; returns (status, chosen parts or None)."""
         parts = dict(self.parts)
         if forbid_chips:
             parts["gpu"] = [g for g in parts["gpu"] if g.chip not in forbid_chips]
             if not parts["gpu"]:
                 return "infeasible", None
-        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False)
-        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective)
+        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False,
+                                  trust_unknown=trust_unknown)
+        unverified = None
+        if trust_unknown:  # verified parts rank above unverified ones: fewer parts resting on unknown data first
+            unverified = sum(m.has(c, lambda p: p.id in m.trusted, unknown=False) for c in parts)
+        set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective,
+                      unverified)
         solver = _solver(self.time_limit, self.workers)
         status = solver.Solve(m.model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -232,15 +239,19 @@ class _Session:
 
 
 def set_objective(model: cp_model.CpModel, terms: dict[str, Any], parts: dict[str, list[Any]], cands: Candidates,
-                  req: Request, mode: str) -> None:
+                  req: Request, mode: str, unverified: Any = None) -> None:
     """Best: sweep speed, then quality points, then cost, as one integer lexicographic sum. Cheapest: cost, then
-    quality points at that cost."""
+    quality points at that cost. With `unverified` (the count of parts resting on unknown data, when only such parts
+    make a build), fewer of them comes right after speed (best) or cost (cheapest)."""
     big = sum(max((cands.price_cents[p.id] for p in ps), default=0) for ps in parts.values()) * (req.gpu_count or 1) + 1
     q_big = quality.max_points() + 1
+    u_big = len(parts) + 1 if unverified is not None else 1
+    verified = 0 if unverified is None else len(parts) - unverified
     if mode == "best":
-        model.Maximize(terms["score"] * q_big * big + terms["quality"] * big - terms["price"])
+        model.Maximize(terms["score"] * u_big * q_big * big + verified * q_big * big + terms["quality"] * big
+                       - terms["price"])
     else:
-        model.Minimize(terms["price"] * q_big - terms["quality"])
+        model.Minimize(terms["price"] * u_big * q_big - verified * q_big - terms["quality"])
 
 
 def throughput(plan: Plan, runs: int) -> Fraction:
@@ -329,6 +340,7 @@ class _Problem:
             self.lits[f"option {k}"] = lit
         self.model.AddExactlyOne([self.lits[f"option {k}"] for k in self.opts])
         self.floors: dict[tuple, Any] = {self._floor_key(self.req): self.lits.get(SPEED_FLOOR)}
+        self.vram_floors: dict[int, Any] = {}
         self._built = True
         self.stats["models_built"] += 1
 
@@ -359,8 +371,8 @@ class _Problem:
         return self.floors[key]
 
     # ---- solving -----------------------------------------------------------------------------------------------
-    def solve(self, k: tuple[int, float], req: Request, forbid_chips: frozenset[str] = frozenset()
-              ) -> tuple[str, Optional[dict[str, Any]]]:
+    def solve(self, k: tuple[int, float], req: Request, forbid_chips: frozenset[str] = frozenset(),
+              vram_floor: Optional[float] = None) -> tuple[str, Optional[dict[str, Any]]]:
         """Option k's best (or cheapest) build under `req`'s budget and speed floor (the request itself, or the
         next-step question), the chips in `forbid_chips` left out. Returns (status, chosen parts or None).
 
@@ -371,26 +383,49 @@ class _Problem:
         if forbid_chips and not any(g.chip not in forbid_chips for g in self.parts["gpu"]):
             return "infeasible", None
         set_objective(self.model, self.terms[k], self.parts, self.cands[k], self.reqs[k], req.mode)
-        status, solver = self._run(self._fixed(req, [k], forbid_chips))
+        status, solver = self._run(self._fixed(req, [k], forbid_chips, vram_floor))
         if solver is None:
             return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
         return ("optimal" if status == cp_model.OPTIMAL else "feasible"), self.encoders[k].chosen(solver)
 
-    def cheapest(self, req: Request) -> Recommendation:
-        """The cheapest build over every option, for the next-step note: the same model, one solve per option."""
-        req = req.model_copy(update={"mode": "cheapest"})
+    VARIANT_FIELDS = frozenset({"budget", "mode", "deadline_hours", "min_speedup", "gpu_count", "min_vram_gb"})
+
+    def variant(self, r: Request) -> Recommendation:
+        """The notes' questions (the next faster build, the steps up) answered on the same model when they differ
+        from the request only in budget, mode, speed floor, GPU count or a higher VRAM floor; any other question
+        (owned parts, say) is a request of its own."""
+        base, other = self.req.model_dump(), r.model_dump()
+        changed = {f for f in base if base[f] != other[f]}
+        wanted = set(options(r))
+        if (changed - self.VARIANT_FIELDS or (r.min_vram_gb or 0) < (self.req.min_vram_gb or 0) or self.missing
+                or not wanted <= set(self.opts)):  # e.g. a GPU more than the request's fixed count: not in this model
+            return recommend(self.catalog, r, time_limit=self.time_limit, workers=self.workers)
         plans = []
         for k in self.opts:
-            _, chosen = self.solve(k, req)
-            if chosen is not None:
-                plans.append(self.plan(k, chosen))
+            if k in wanted:
+                _, chosen = self.solve(k, r, vram_floor=r.min_vram_gb)
+                if chosen is not None:
+                    plans.append(self.plan(k, chosen))
         if not plans:
             return Recommendation("infeasible", [], None, 0.0, {})
-        return Recommendation("optimal", [pick_across_counts(plans, req)[0]], None, 0.0, {})
+        return Recommendation("optimal", [pick_across_counts(plans, r)[0]], None, 0.0, {})
 
-    def _fixed(self, req: Request, allowed: list[tuple[int, float]], forbid_chips: frozenset[str]) -> dict[int, int]:
-        """The literals a solve fixes: options outside `allowed` off (the one allowed option on), the budget and the
-        speed floor as `req` has them, and the forbidden chips' cards off."""
+    def _vram_literal(self, floor: Optional[float]) -> Any:
+        """The literal enforcing a VRAM floor per GPU (added on demand: a step up asks for twice the VRAM)."""
+        if not floor:
+            return None
+        key = int(round(floor * 10))
+        if key not in self.vram_floors:
+            lit = self.model.NewBoolVar(f"at least {floor:g} GB of VRAM per GPU")
+            enc = self.encoders[self.opts[0]]  # the GPU choice is shared by every option
+            self.model.Add(enc.attr("gpu", lambda g: int(round(g.vram_gb * 10))) >= key).OnlyEnforceIf(lit)
+            self.vram_floors[key] = lit
+        return self.vram_floors[key]
+
+    def _fixed(self, req: Request, allowed: list[tuple[int, float]], forbid_chips: frozenset[str],
+               vram_floor: Optional[float] = None) -> dict[int, int]:
+        """The literals a solve fixes: options outside `allowed` off (the one allowed option on), the budget, the
+        speed floor and a VRAM floor as asked, and the forbidden chips' cards off."""
         fixed: dict[int, int] = {self.lits[f"option {o}"].Index(): 0 for o in self.opts if o not in allowed}
         if len(allowed) == 1:
             fixed[self.lits[f"option {allowed[0]}"].Index()] = 1
@@ -400,6 +435,9 @@ class _Problem:
         for lit in self.floors.values():
             if lit is not None:
                 fixed[lit.Index()] = int(lit is floor)
+        vram = self._vram_literal(vram_floor)
+        for lit in self.vram_floors.values():
+            fixed[lit.Index()] = int(lit is vram)
         for g, lit in zip(self.parts["gpu"], self.encoders[self.opts[0]].x["gpu"]):  # every option shares them
             if g.chip in forbid_chips:
                 fixed[lit.Index()] = 0
@@ -455,6 +493,11 @@ class _Problem:
                                   "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
                                  for k, st, p in tried] + skipped
         found = [(k, st, p) for k, st, p in tried if p is not None]
+        fallback: Optional[_Session] = None  # only unverified parts make a build: its session solves the alternatives
+        if not found and not req.strict and not any(st == "unknown" for _, st, _ in tried):
+            unverified = unverified_builds([(self.session(k), st) for k, st, _ in tried])
+            found = [((s.req.gpu_count, s.req.power_fraction), st, p) for s, st, p in unverified]
+            fallback = unverified[0][0] if unverified else None
         if not found:
             if any(st == "unknown" for _, st, _ in tried):
                 return Recommendation("timeout", [], WhyNot(["no solution within the time limit"],
@@ -467,16 +510,26 @@ class _Problem:
             status = "feasible"  # a count that timed out might have held a better build
         unspent = unspent_note(first, req, status)
         psu_note = psu_load_note(first, [p.wattage_w for p in self.catalog.by_category("psu")])
+        step = self.variant if fallback is None else (lambda r: recommend(self.catalog, r, time_limit=self.time_limit,
+                                                                          workers=self.workers))
         first.notes.extend(n for n in (
-            power_limit_note(first, self.reqs[k], req), unspent, passed_over, channels_note(first), psu_note,
-            unspent and next_step_note(req, first, self.cheapest)) if n)
+            power_limit_note(first, self.reqs[k], req), persist_limit_note(first), used_parts_note(first),
+            stack_note(first), unspent, passed_over, channels_note(first), psu_note,
+            unspent and next_step_note(req, first, step), unspent and step_up_note(req, first, step),
+            reuse_platform_note(req, first, step)) if n)
+        if fallback is not None:
+            first.notes.insert(0, checklist_note(first))
+            stats["unverified_only"] = True
         plans = [first]
         forbid = {first.gpu.chip}
         for _ in range(alternatives):
-            _, alt = self.solve(k, req, forbid_chips=frozenset(forbid))
+            if fallback is None:
+                _, alt = self.solve(k, req, forbid_chips=frozenset(forbid))
+            else:
+                _, alt = fallback.solve(fallback.req, forbid_chips=forbid, trust_unknown=True)
             if alt is None:
                 break
-            plan = self.plan(k, alt)
+            plan = self.plan(k, alt) if fallback is None else fallback.plan(alt)
             plan.trade_offs = trade_offs(plans[0], plan)
             plans.append(plan)
             forbid.add(alt["gpu"].chip)
@@ -522,6 +575,23 @@ def recommend(
 SUGGESTED_LIMITS = SUGGESTED_POWER_LIMITS  # the name older callers import
 
 
+def unverified_builds(sessions: list[tuple["_Session", str]]) -> list[tuple["_Session", str, Plan]]:
+    """Every GPU count found nothing with known data: solve one GPU again trusting unknown safety/fit data (as if each
+    part were pinned), so the user gets a build and the checks to make before ordering (`Request.strict` refuses
+    instead). Several GPUs are not retried: unknown slot wiring is what refuses the X870E Carbon's x8/x4."""
+    out = []
+    for s, st in sessions:  # several GPUs stay strict: a board whose slot wiring is unknown is refused (issue 26)
+        if st != "infeasible" or s.cands.missing or s.req.gpu_count > 1:
+            continue
+        status, chosen = s.solve(s.req, trust_unknown=True)
+        if chosen is not None:
+            out.append((s, status, s.plan(chosen)))
+    return out
+
+
+SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
+
+
 def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
     """Most GPUs any candidate board is known to host (CPU-wired x8 slots); a pinned board counts as any."""
     pinned = {catalog.get(i).id for i in req.pinned}
@@ -536,11 +606,12 @@ def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
 
 def options(req: Request) -> list[tuple[int, float]]:
     """(GPU count, power limit) pairs to solve: the user's limit, or for several GPUs at stock also the suggested
-    limits, which can save a PSU class, case airflow or the wall circuit."""
+    limits, which can save a PSU class, case airflow or the wall circuit, when the user allows a limit
+    (`allow_power_limit`: a limit resets at reboot unless made to persist, so sizing holds at stock otherwise)."""
     out = []
     for n in req.gpu_counts():
         out.append((n, req.power_fraction))
-        if n > 1 and req.suggest_power_limit and req.power_fraction == 1.0:
+        if n > 1 and req.allow_power_limit and req.suggest_power_limit and req.power_fraction == POWER_FRACTION_MAX:
             out.extend((n, f) for f in SUGGESTED_POWER_LIMITS)
     return out
 
@@ -550,15 +621,16 @@ def with_memfit_floor(req: Request) -> tuple[Request, Optional[str]]:
     floor on every path; the user's own --min-vram wins when higher."""
     if req.model_params is None:
         return req, None
-    from planner.perf.memfit import ModelShape, estimate_memory
+    from planner.perf.memfit import training_floor_gib
 
-    need = estimate_memory(ModelShape(params=req.model_params, precision=req.precision)).total_gib
+    need, assumed = training_floor_gib(req.model_params, req.precision)
     floor = float(math.ceil(need))
     if floor <= (req.min_vram_gb or 0):
         return req, None
     return (req.model_copy(update={"min_vram_gb": floor}),
             f"VRAM floor {floor:g} GB per GPU: a {req.model_params:.3g}-parameter model needs about {need:.1f} GiB for "
-            "weights, gradients, AdamW states and overhead (planner memfit; activations not counted)")
+            f"weights, gradients, AdamW states, activations and overhead (planner memfit --params "
+            f"{req.model_params:g}); {assumed}")
 
 
 __all__ = ["recommend", "Recommendation", "Plan", "Request"]

@@ -128,6 +128,7 @@ class BaseEncoder:
         self.power_fraction = power_fraction
         self._power: Optional[dict[str, Any]] = None
         self._front: Any = None
+        self.trusted: set[str] = set()  # parts whose unknown safety/fit data a strict rule let pass (pinned or trusted)
 
     def candidates(self, category: str) -> list[Any]:
         return self.cands[category]
@@ -140,7 +141,10 @@ class BaseEncoder:
             v = fn(p)
             if v is not None:
                 return v
-            return passing if p.id in self.pinned else fail
+            if p.id in self.pinned:
+                self.trusted.add(p.id)
+                return passing
+            return fail
         return self.attr(category, value)
 
     def power(self) -> dict[str, Any]:

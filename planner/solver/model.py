@@ -39,6 +39,7 @@ def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, 
     excluded = {catalog.get(i).id for i in req.excluded}
     brands = {b.lower() for b in req.excluded_brands}
     parts: dict[str, list[Any]] = {}
+    pinned = pinned_ids(req, catalog)
     prices: dict[str, int] = {}
     offers: dict[str, Any] = {}
     for cat in CATEGORIES:
@@ -49,7 +50,8 @@ def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, 
             if p.id in owned:
                 prices[p.id] = 0
             else:
-                offer = catalog.offer_for(p.id, allow_used=used_allowed(req.used, cat))
+                # a pinned part may be bought used even without --used: the user named that very part
+                offer = catalog.offer_for(p.id, allow_used=used_allowed(req.used, cat) or p.id in pinned)
                 if offer is None:
                     continue
                 prices[p.id] = to_cents(offer.price if offer.currency == "EUR" else to_eur(offer.price, offer.currency))

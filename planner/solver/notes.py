@@ -88,6 +88,118 @@ def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) ->
             f"{shown(hours)} h")
 
 
+def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
+    """Money was left: what the next steps up buy and cost, so the user can choose (issue 26 item 11): one more GPU
+    (a platform that hosts it), twice the VRAM per GPU, the same count of the fastest card. Each is the cheapest build
+    with that property, without the budget; steps within the budget are not shown (the solver would have taken them)."""
+    hours = rounds_hours(plan, req)
+    free = req.model_copy(update={"budget": None, "mode": "cheapest", "deadline_hours": None, "min_speedup": None})
+    steps = []
+    if plan.gpu_count < req.max_gpus:
+        steps.append((f"a GPU more ({plan.gpu_count + 1} x)", free.model_copy(update={
+            "gpu_count": plan.gpu_count + 1, "deadline_hours": hours * float(SAME_SPEED)})))
+    vram = plan.gpu.vram_gb
+    steps.append((f"at least {2 * vram:g} GB per GPU", free.model_copy(update={
+        "gpu_count": plan.gpu_count, "min_vram_gb": float(2 * vram), "deadline_hours": hours})))
+    if plan.gpu_count > 1:
+        steps.append((f"{plan.gpu_count} faster cards", free.model_copy(update={
+            "gpu_count": plan.gpu_count, "deadline_hours": hours * float(SAME_SPEED)})))
+    found: dict[tuple, list[str]] = {}
+    for label, step in steps:
+        rec = solve(step)
+        if not rec.plans:
+            continue
+        nxt = rec.plans[0]
+        if nxt.currency != req.currency or nxt.total <= req.budget:  # type: ignore[operator]
+            continue
+        found.setdefault((nxt.gpu_count, nxt.gpu.id, nxt.parts["motherboard"].id, nxt.total), [[], nxt])[0].append(label)
+    lines = []
+    for labels, nxt in found.values():  # one line per distinct build, its labels joined
+        label = " or ".join(labels)
+        lines.append(f"{label}: {nxt.gpu_count} x {nxt.chip.name} ({nxt.gpu.vram_gb:g} GB) on "
+                     f"{nxt.parts['motherboard'].name}, {format_money(nxt.total, req.currency)} "
+                     f"(+{format_money(nxt.total - req.budget, req.currency)}), sweep "  # type: ignore[operator]
+                     f"{shown(rounds_hours(nxt, req))} h")
+    if not lines:
+        return None
+    return "steps up from here, each the cheapest build that has it: " + "; ".join(lines)
+
+
+# The user story's old machine (../shared/facts/user-story.md): the platform a home ML builder most often still has.
+OLD_PLATFORM = ("cpu-amd-ryzen5-5600g", "mb-msi-mpg-x570-gaming-edge-wifi")
+TIGHT_PLATFORM_SHARE = Decimal("0.3")  # the platform takes 30 % or more of the total: the budget is tight
+
+
+def reuse_platform_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
+    """Owned parts unknown and the budget tight: say that reusing an old platform would buy a faster GPU, and show
+    the build it buys with the user story's Ryzen 5 5600G / X570 board as owned (issue 26 item 8)."""
+    if req.owned or req.budget is None or req.mode != "best" or plan.currency != req.currency:
+        return None
+    platform = sum((plan.offers[p.id].price for c, p in plan.parts.items()
+                    if c in ("cpu", "motherboard", "memory") and p.id in plan.offers), Decimal(0))
+    if platform < TIGHT_PLATFORM_SHARE * plan.total or not all(i in plan.catalog.parts for i in OLD_PLATFORM):
+        return None
+    rec = solve(req.model_copy(update={"owned": OLD_PLATFORM}))
+    if not rec.plans:
+        return None
+    other = rec.plans[0]
+    now, then = rounds_hours(plan, req), rounds_hours(other, req)
+    if then >= now * float(SAME_SPEED):
+        return None
+    names = " and ".join(plan.catalog.get(i).name for i in OLD_PLATFORM)
+    return (f"the platform (CPU, board, memory) takes {format_money(platform, req.currency)} of this budget; if you "
+            f"still have an old one, say so: reusing one such as the {names} (--owned {' --owned '.join(OLD_PLATFORM)}) buys "
+            f"{other.gpu_count} x {other.chip.name} for {format_money(other.total, req.currency)}, the sweep in "
+            f"{shown(then)} h instead of {shown(now)} h")
+
+
+STACK_WHY = {
+    "blower": "blower cards push their heat out of the bracket, so they can sit side by side",
+    "passive": "passive cards take the case's airflow, so they can sit side by side",
+    "open-air": "an open-air cooler draws its air from the gap below it",
+    "flow-through": "a flow-through cooler blows its exhaust up through the card above",
+    "hybrid": "liquid-cooled cards move their heat to a radiator",
+}
+
+
+def stack_note(plan: Plan) -> Optional[str]:
+    """Several GPUs: why the cards, their spacing, the CPU cooler and the case go together (issue 26 item 6)."""
+    if plan.gpu_count < 2:
+        return None
+    from planner.compat.rules.base import power_terms as terms
+    from planner.compat.rules.multigpu import card_width, free_slots_needed
+    from planner.compat.rules.sustain import case_heat_capacity_w
+
+    gpu, board, cooler, case = (plan.parts[c] for c in ("gpu", "motherboard", "cooler", "case"))
+    if gpu.slots is None or board.gpu_slot_pitch is None:
+        return (f"{plan.gpu_count} cards: the card width or the board's slot spacing is unknown, so the gap between "
+                "the cards cannot be checked (see what to verify)")
+    free = board.gpu_slot_pitch - (card_width(gpu) or 0)
+    need = free_slots_needed(gpu)
+    cap = case_heat_capacity_w(case)
+    heat = terms(plan.report.build).sustained_w
+    air = f"; the {case.name} moves about {cap} W of the {heat} W drawn" if cap else ""
+    cpu = (f"the CPU on a liquid cooler ({cooler.name}), away from the cards' exhaust" if cooler.type == "aio"
+           else f"the CPU on an air cooler ({cooler.name})")
+    return (f"{plan.gpu_count} {gpu.cooling or 'unknown-design'} cards ({gpu.slots:g} slots each) {board.gpu_slot_pitch} "
+            f"positions apart on the {board.name}: {free} free slot{'s' if free != 1 else ''} between them, "
+            f"{need} needed because {STACK_WHY.get(gpu.cooling or '', 'the design is unknown')}; {cpu}{air}")
+
+
+def checklist_note(plan: Plan) -> str:
+    """The checks a build rests on that its catalog data cannot confirm, one line each, to tick before ordering."""
+    from planner.compat.rules import RULES_BY_NAME
+
+    lines = []
+    for f in plan.report.unverified:
+        names = ", ".join(plan.catalog.get(i).name for i in f.parts)
+        what = f.message.split(" unknown:")[0]
+        lines.append(f"[ ] {names}: {what} ({RULES_BY_NAME[f.rule].summary})")
+    return ("no build in this catalog passes every safety and fit check on known data; this one passes if the data "
+            "below holds. Verify before ordering (or run with --strict to refuse such builds):\n"
+            + "\n".join(dict.fromkeys(lines)))
+
+
 def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]:
     if used.power_fraction == asked.power_fraction:
         return None
@@ -100,6 +212,47 @@ def power_limit_note(plan: Plan, used: Request, asked: Request) -> Optional[str]
     return (f"set a {used.power_fraction:.0%} power limit on each GPU (nvidia-smi -pl {watts}){why}; with the limit "
             f"this build {which} any stock-power build with {plan.gpu_count} GPUs that fits the budget and rules "
             "(speed shown is at the limit)")
+
+
+def persist_limit_note(plan: Plan) -> Optional[str]:
+    """A plan that relies on a GPU power limit says how to keep it: `nvidia-smi -pl` lasts until the next reboot."""
+    if plan.power_fraction >= 1.0:
+        return None
+    watts = gpu_power_w(plan.gpu, plan.catalog.chips, plan.power_fraction)
+    return (f"the {watts} W limit resets at every reboot and the PSU is sized for it: make it persist before the first "
+            f"long run. Linux: a systemd unit (Type=oneshot, After=nvidia-persistenced.service) running "
+            f"`nvidia-smi -pm 1` and `nvidia-smi -pl {watts}`, enabled with `systemctl enable`; Windows: a Task "
+            f"Scheduler task at log-on, run with highest privileges, calling `nvidia-smi.exe -pl {watts}`, or the "
+            "card vendor's tuning tool (MSI Afterburner and the like) with its power target applied at start-up. "
+            "Check after a reboot with `nvidia-smi -q -d POWER` (Current Power Limit)")
+
+
+USED_TESTS = {  # what to run in the return window, per category (hardware-facts: the user's problem is crashes)
+    "gpu": ("a GPU burn-in at stock power for 2-4 h (gpu-burn) watching `nvidia-smi -q -d "
+            "TEMPERATURE,PERFORMANCE` for throttle reasons and `dmesg`/Event Viewer for Xid or TDR errors, then one of "
+            "your own training runs; look at the power connector for browning and at fan noise"),
+    "cpu": "a 1 h all-core stress test (Prime95 small FFT or OCCT) with no WHEA errors",
+    "motherboard": "POST with the full memory kit, every x16 slot and M.2 slot seen, BIOS updated",
+    "memory": "MemTest86 for two full passes with no error",
+    "storage": "the SMART log (power-on hours, media errors, percentage used) and a full-surface read",
+    "psu": "the GPU burn-in above at full power without a shutdown, every cable accounted for",
+    "cooler": "the CPU stress test above without thermal throttling",
+    "case": "fans spinning and no bent expansion brackets",
+}
+
+
+def used_parts_note(plan: Plan) -> Optional[str]:
+    """A plan with used parts says what warranty the user gives up and what to test before the return window ends."""
+    used = [(c, p) for c, p in plan.parts.items()
+            if p.id not in plan.owned and getattr(plan.offers.get(p.id), "condition", "new") != "new"]
+    if not used:
+        return None
+    names = ", ".join(p.name for _, p in used)
+    tests = "; ".join(f"{c}: {USED_TESTS[c]}" for c, _ in used if c in USED_TESTS)
+    return (f"bought used: {names}. Used parts usually lose the maker's warranty (2-3 years new, often not "
+            "transferable) and a private sale has no legal guarantee of conformity; a marketplace or refurbisher gives "
+            f"a return window of 14-30 days at best. Test on arrival, inside that window: {tests}. Leave --used out "
+            "for new parts with warranty")
 
 
 def explain_tried(sessions: list[Any]) -> WhyNot:

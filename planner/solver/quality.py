@@ -44,6 +44,18 @@ def memory_channels(board: Any) -> int:
     return CHANNELS_BY_CHIPSET.get(board.chipset or "", DESKTOP_CHANNELS)
 
 
+def board_class_known(board: Any) -> bool:
+    """The board's VRM power class is known (the board_power rule then holds the CPU within it); a known class earns
+    the points whatever CPU sits on it, so a dearer, lower-power CPU of the same speed earns nothing (issue 26)."""
+    return board.max_cpu_power_w is not None
+
+
+def board_cpu_w(board: Any) -> int:
+    """The CPU heat the cooler and case points are judged against: the board's CPU power class (what the machine is built
+    to run), not the chosen CPU's package power, so a lower-power, dearer CPU earns no points (issue 26)."""
+    return board.max_cpu_power_w or 0
+
+
 def storage_points(drive: Any) -> int:
     return BIG_STORAGE_POINTS if drive.capacity_gb >= BIG_STORAGE_GB else 0
 
@@ -56,13 +68,13 @@ def _headroom(capacity: Any, load: Any, ratio: tuple[int, int] = HEADROOM) -> An
 def points(b: Build) -> int:
     """Quality points of a complete build."""
     p, power = b.parts, power_terms(b)
-    cpu_w = p["cpu"].power_w
     total = psu_points(p["psu"]) + storage_points(p["storage"]) + cpu_points(p["cpu"])
-    total += BOARD_HEADROOM_POINTS * _headroom(p["motherboard"].max_cpu_power_w, cpu_w)
-    total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, cpu_w)
-    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]), power.sustained_w)
+    total += BOARD_HEADROOM_POINTS * board_class_known(p["motherboard"])
+    total += COOLER_HEADROOM_POINTS * _headroom(p["cooler"].cooling_capacity_w, p["motherboard"].max_cpu_power_w or 0)
+    total += CASE_HEADROOM_POINTS * _headroom(case_heat_capacity_w(p["case"]),
+                                              power.gpu_w + board_cpu_w(p["motherboard"]) + power.rest_w)
     total += CHANNELS_FILLED_POINTS * (p["memory"].modules >= memory_channels(p["motherboard"]))
-    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)
+    total += PSU_LOAD_POINTS * psu_load_ok(p["psu"].wattage_w, power.training_w)  # the unit's real load
     return total
 
 
@@ -81,14 +93,12 @@ def encode(m: Encoder) -> Any:
     """The same points as a linear expression: per-part terms plus one literal per headroom bonus, each
     allowed only when its headroom holds (maximising sets it whenever it can)."""
     total = m.attr("psu", psu_points) + m.attr("storage", storage_points) + m.attr("cpu", cpu_points)
-    cpu_w = m.attr("cpu", lambda c: c.power_w)
+    total = total + BOARD_HEADROOM_POINTS * m.has("motherboard", board_class_known, unknown=False)
     for name, weight, cap, load, ratio in (
-        ("board_headroom", BOARD_HEADROOM_POINTS, m.attr("motherboard", lambda p: p.max_cpu_power_w, unknown=0), cpu_w,
-         HEADROOM),
-        ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0), cpu_w,
-         HEADROOM),
+        ("cooler_headroom", COOLER_HEADROOM_POINTS, m.attr("cooler", lambda c: c.cooling_capacity_w, unknown=0),
+         m.attr("motherboard", lambda p: p.max_cpu_power_w or 0), HEADROOM),
         ("case_headroom", CASE_HEADROOM_POINTS, m.attr("case", case_heat_capacity_w, unknown=0),
-         m.power()["sustained_w"], HEADROOM),
+         m.power()["gpu_w"] + m.attr("motherboard", lambda b: b.max_cpu_power_w or 0) + m.power()["rest_w"], HEADROOM),
         ("psu_load", PSU_LOAD_POINTS, m.attr("psu", lambda s: s.wattage_w), m.power()["training_w"], PSU_HEADROOM),
     ):
         lit = m.bool_var(name)

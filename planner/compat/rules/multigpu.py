@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from planner.catalog.models import Severity
 from planner.compat.rules.base import PERMISSIVE, Build, Encoder, Rule
 
 MIN_LANES = 8  # x8 per card from the CPU (x8/x8); a chipset x4 slot is not a GPU slot (docs/rules.md)
@@ -14,13 +15,27 @@ def card_width(gpu) -> int | None:
     return None if gpu.slots is None else math.ceil(gpu.slots - 1e-9)
 
 
+HOT_FLOW_THROUGH_W = 400  # above this board power a flow-through card's exhaust needs two free slots (our estimate)
+
+
+def free_slots_needed(gpu) -> int:
+    """Free slots between stacked cards: none for blower and passive cards (they exhaust out of the back), one for an
+    open-air cooler (it draws air from the card below), two for a flow-through card above 400 W, whose hot exhaust
+    leaves through its back edge straight into the intake of the card above (issue 26: two 575 W Founders Editions
+    one slot apart recirculate their heat)."""
+    if gpu.cooling in ("blower", "passive"):
+        return 0
+    if gpu.cooling == "flow-through" and (gpu.tgp_w or 0) > HOT_FLOW_THROUGH_W:
+        return 2
+    return 1
+
+
 def card_pitch_needed(gpu) -> int | None:
-    """Slot pitch a stack of these cards needs: the width, plus one free slot for an open-air (flow-through or
-    axial) cooler, which draws air from the card below; blower and passive cards exhaust out of the back."""
+    """Slot pitch a stack of these cards needs: the width plus the free slots its cooler design needs."""
     w = card_width(gpu)
     if w is None:
         return None
-    return w + (0 if gpu.cooling in ("blower", "passive") else 1)
+    return w + free_slots_needed(gpu)
 
 
 class SeveralGpus(Rule):
@@ -51,7 +66,9 @@ class MultiGpuSlots(SeveralGpus):
         if need is None:
             out.append(self.unverified("GPU slot width", [gpu.id]))
         elif mb.gpu_slot_pitch is not None and mb.gpu_slot_pitch < need:
-            why = "" if gpu.cooling in ("blower", "passive") else " plus a free slot for its open-air cooler to breathe"
+            free = free_slots_needed(gpu)
+            why = "" if not free else (f" plus {'a' if free == 1 else free} free slot{'s' if free > 1 else ''} for "
+                                       f"its {gpu.cooling} cooler to breathe")
             out.append(self.finding(f"the board's GPU slots are {mb.gpu_slot_pitch} positions apart; stacked "
                                     f"{gpu.slots:g}-slot cards need {need}{why}", b.ids(*self.categories)))
         return out
@@ -128,4 +145,27 @@ class MultiGpuCpuLanes(SeveralGpus):
         m.model.Add(m.strict("cpu", lambda p: p.gpu_pcie_lanes, fail=0) >= MIN_LANES * n)
 
 
-RULES = [MultiGpuSlots(), MultiGpuCpuLanes(), MultiGpuCaseSlots()]
+class StackedExhaust(SeveralGpus):
+    name = "stacked_exhaust"
+    severity = Severity.WARNING
+    categories = ("gpu", "cooler")
+    summary = ("stacked flow-through cards blow their exhaust up into the CPU cooler: with several of them, cool the "
+               "CPU with a liquid cooler (AIO) or choose open-air or blower cards")
+
+    def check(self, b: Build):
+        gpu, cooler = b.parts["gpu"], b.parts["cooler"]
+        if gpu.cooling != "flow-through" or cooler.type != "air":
+            return []
+        return [self.finding(f"{b.gpu_count} flow-through cards ({gpu.name}) push about "
+                             f"{b.gpu_count * (gpu.tgp_w or 0)} W of exhaust upward, through the card above and into "
+                             f"the {cooler.name}'s intake: the CPU and the top card breathe pre-heated air; use an AIO "
+                             "for the CPU, or open-air or blower cards", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        if m.gpu_count <= 1:
+            return
+        m.model.Add(m.has("gpu", lambda g: g.cooling == "flow-through") + m.has("cooler", lambda c: c.type == "air")
+                    <= 1)
+
+
+RULES = [MultiGpuSlots(), MultiGpuCpuLanes(), MultiGpuCaseSlots(), StackedExhaust()]

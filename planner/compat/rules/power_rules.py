@@ -211,6 +211,39 @@ class PsuClass(Rule):
         m.model.Add(m.has("gpu", lambda g: self.wanted(g, m.chips)) <= m.has("psu", self.good, unknown=False))
 
 
+PSU_OVERSIZE_RATIO = 2  # issue 26: a builder orders 1 300-1 600 W for 900-1 000 W of training load, not 2 200 W
+PSU_OVERSIZE_FLOOR_W = 1000  # below 500 W of load the cap would exclude the ATX 3.1 units with native 12V-2x6 cables
+# (750-1 000 W); the efficiency lost at 40 % load is a few watts (hardware-facts §1.5 curves)
+
+
+def psu_oversize_cap_w(training_w: int) -> int:
+    """The largest sensible rating for a training load: 2x the load, and never below 1 000 W."""
+    return max(PSU_OVERSIZE_RATIO * training_w, PSU_OVERSIZE_FLOOR_W)
+
+
+class PsuRightSized(Rule):
+    name = "psu_right_sized"
+    severity = Severity.WARNING
+    categories = ("psu", "gpu", "cpu")
+    summary = (f"PSU rating at most {PSU_OVERSIZE_RATIO}x the training load (or {PSU_OVERSIZE_FLOOR_W} W): a larger "
+               "unit buys nothing but idle capacity, and runs below its efficient band")
+
+    def check(self, b: Build):
+        psu, t = b.parts["psu"], power_terms(b)
+        cap = psu_oversize_cap_w(t.training_w)
+        if psu.wattage_w <= cap:
+            return []
+        return [self.finding(f"a {psu.wattage_w} W PSU for {t.training_w} W of training load "
+                             f"({t.training_w / psu.wattage_w:.0%} load): {cap} W or less does the job; the money "
+                             "is better spent elsewhere", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        watts = m.attr("psu", lambda s: s.wattage_w)  # a pinned or owned unit too (--accept-warning psu_right_sized)
+        small = m.bool_var("psu_under_floor")
+        m.model.Add(watts <= PSU_OVERSIZE_FLOOR_W).OnlyEnforceIf(small)
+        m.model.Add(watts <= PSU_OVERSIZE_RATIO * m.power()["training_w"]).OnlyEnforceIf(small.Not())
+
+
 class WallCircuit(Rule):
     name = "wall_circuit"
     categories = ("psu", "gpu", "cpu")
@@ -230,5 +263,5 @@ class WallCircuit(Rule):
         m.model.Add(1000 * m.power()["sustained_w"] <= power.circuit_limit_w() * m.attr("psu", psu_efficiency_permille))
 
 
-RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), PsuClass(), WallCircuit()]
+RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), PsuClass(), PsuRightSized(), WallCircuit()]
 _ = gpu_power_w
