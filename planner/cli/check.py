@@ -79,8 +79,10 @@ def register(app: typer.Typer) -> None:
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        """Check parts for compatibility: problems, warnings, power summary and total price. Exit code 0: no problem
-        found; 1: the build has problems; 2: bad input. The same GPU id given N times means N GPUs."""
+        """Check parts for compatibility: problems, warnings, power summary and total price.
+
+        Exit code 0: no problem found; 1: the build has problems; 2: bad input. The same GPU id given N times means
+        N GPUs."""
         cat = load_priced_catalog(catalog_dir)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
