@@ -16,8 +16,9 @@ from planner.doctor.events import (
     with_times,
 )
 from planner.doctor.hypotheses import PowerContext, find_chip, rank
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
-from planner.doctor.metrics_io import read_metrics
+from planner.doctor.engine import metrics_report
+from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
+from planner.doctor.metrics_io import parse_column_map, read_metrics
 from planner.doctor.readers import LogReader
 from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
@@ -138,18 +139,10 @@ def diagnose_metrics(
     *,
     expected_steps: Optional[int] = None,
     temp_limit_c: float = DEFAULT_TEMP_LIMIT_C,
+    columns: Optional[list[str]] = None,
 ) -> MetricsReport:
     """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""
     if expected_steps is not None and expected_steps <= 0:
         raise InputError(f"--expected-steps must be positive, got {expected_steps}")
-    series = read_metrics(as_source(path))
-    findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
-    return MetricsReport(
-        findings=findings,
-        rows=series.total_rows,
-        first_step=int(series.first_step) if series.first_step is not None else None,
-        last_step=int(series.last_step) if series.last_step is not None else None,
-        columns=dict(series.roles),
-        format=series.format,
-        notes=list(series.notes),
-    )
+    series = read_metrics(as_source(path), parse_column_map(columns))
+    return metrics_report(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)

@@ -7,8 +7,8 @@ import itertools
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Optional
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
@@ -18,6 +18,8 @@ SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x
 LOADED_UTIL = 50.0  # % utilisation from which a sample counts as "under load"
 SHARE = 0.2  # a condition seen in at least this share of loaded samples (and MIN_SAMPLES) is reported
 MIN_SAMPLES = 3
+LAGGING_SHARE = 0.5  # a GPU under half the busiest one's utilisation at the same instant lags [our threshold]
+MAX_GPUS = 64  # distinct GPU ids counted in one log
 SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
 _Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -52,6 +54,8 @@ class GpuTally:
     ecc_uncorrected: float = 0.0
     retired_pending: bool = False
     idle_while_others_work: int = 0
+    lagging: int = 0  # under half the busiest GPU's utilisation at the same instant
+    instants_with_busy_peer: int = 0
     first: str = ""
     last: str = ""
 
@@ -165,6 +169,13 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
             out.append(SmiFinding("gpu_idle", "warning", gpu, f"{label}: idle in {t.idle_while_others_work} of "
                                   f"{t.samples} samples while another GPU worked: a stuck rank or a data-parallel "
                                   "imbalance", (("software", 1.0),)))
+        lag = t.lagging + t.idle_while_others_work
+        if t.lagging and lag >= MIN_SAMPLES and lag >= SHARE * t.instants_with_busy_peer:
+            out.append(SmiFinding("gpu_imbalance", "warning", gpu, f"{label}: under half the busiest GPU's "
+                                  f"utilisation in {lag} of {t.instants_with_busy_peer} samples while another GPU "
+                                  "worked: the GPUs wait on the input pipeline (data loading or preprocessing on one "
+                                  "rank, too few DataLoader workers), an uneven split, or torch.nn.DataParallel "
+                                  "gathering on GPU 0", (("software", 1.0),)))
     return out
 
 
@@ -200,36 +211,97 @@ def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
                   retired_pending=values.get("pending", "").strip().lower() == "yes")
 
 
+class SmiLog:
+    """A `--format=csv` log read line by line into per-GPU running counts (bounded; saved by the watch), so
+    `doctor smi`, `doctor events --smi`, the watch and the burn-in judge samples with one set of rules."""
+
+    def __init__(self, name: str, temp_limit_c: float = 83.0) -> None:
+        self.name, self.temp_limit_c = name, temp_limit_c
+        self.fields: Optional[dict[int, str]] = None
+        self.header = ""
+        self.tallies: dict[str, GpuTally] = {}
+        self.instant = ""  # the sampling time of the rows in `batch`
+        self.batch: dict[str, Optional[float]] = {}  # gpu -> utilisation at that instant
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        if self.fields is None:
+            fields = csv_header(line)
+            if fields is None:
+                raise InputError(f"{self.name}: not an nvidia-smi --format=csv log (header {text[:60]!r})")
+            self.fields, self.header = fields, text
+            return
+        if text == self.header:
+            return  # the header nvidia-smi repeats (or writes again after a restart)
+        try:
+            cells = next(csv.reader([line]), [])
+        except csv.Error:
+            return
+        row = csv_row(cells, self.fields, 0)
+        if len(self.tallies) >= MAX_GPUS and row.gpu not in self.tallies:
+            return  # a log that invents GPU ids without end: the counts stay bounded
+        tally(self.tallies, row, self.temp_limit_c)
+        if row.time != self.instant:
+            _imbalance(self.tallies, self.batch)
+            self.instant, self.batch = row.time, {}
+        if len(self.batch) < MAX_GPUS:
+            self.batch[row.gpu] = row.util
+
+    def findings(self) -> list[SmiFinding]:
+        """What the counts say now (the sampling instant in progress included)."""
+        tallies = {g: replace(t) for g, t in self.tallies.items()}
+        _imbalance(tallies, self.batch)
+        return findings(tallies)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fields": {str(k): v for k, v in (self.fields or {}).items()}, "header": self.header,
+                "tallies": {g: asdict(t) for g, t in self.tallies.items()}, "instant": self.instant,
+                "batch": self.batch}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], name: str, temp_limit_c: float) -> "SmiLog":
+        log = cls(name, temp_limit_c)
+        try:
+            if data.get("fields"):
+                log.fields = {int(k): str(v) for k, v in dict(data["fields"]).items()}
+                log.header = str(data.get("header", ""))
+            known = GpuTally.__dataclass_fields__
+            log.tallies = {str(g): GpuTally(**{k: v for k, v in dict(t).items() if k in known})
+                           for g, t in dict(data.get("tallies") or {}).items()}
+            log.instant = str(data.get("instant", ""))
+            log.batch = {str(g): (None if u is None else float(u)) for g, u in dict(data.get("batch") or {}).items()}
+        except (TypeError, ValueError, AttributeError):
+            raise InputError(f"{name}: the watch state for this log is unreadable; delete the state file") from None
+        return log
+
+
 def read_csv_log(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, GpuTally]:
-    first = next(lines, "")
-    fields = csv_header(first)
-    if fields is None:
-        raise InputError(f"{name}: not an nvidia-smi --format=csv log (header {first.strip()[:60]!r})")
-    tallies: dict[str, GpuTally] = {}
-    header = first.strip()
-    batch: list[SmiRow] = []
-    for row_no, line in enumerate(lines, 2):
-        if not line.strip() or line.strip() == header:
-            continue  # blank, or the header nvidia-smi repeats
-        row = csv_row(next(csv.reader([line]), []), fields, row_no)
-        tally(tallies, row, temp_limit_c)
-        if batch and row.time != batch[0].time:
-            _imbalance(tallies, batch)
-            batch = []
-        batch.append(row)
-    _imbalance(tallies, batch)
-    return tallies
+    log = SmiLog(name, temp_limit_c)
+    for line in lines:
+        log.feed(line)
+    if log.fields is None:
+        raise InputError(f"{name}: not an nvidia-smi --format=csv log (empty)")
+    _imbalance(log.tallies, log.batch)
+    return log.tallies
 
 
-def _imbalance(tallies: dict[str, GpuTally], batch: list[SmiRow]) -> None:
-    """Within one sampling instant: a GPU near 0 % while another is busy."""
-    if len(batch) < 2:
+def _imbalance(tallies: dict[str, GpuTally], batch: dict[str, Optional[float]]) -> None:
+    """Within one sampling instant: a GPU near 0 % (idle) or under half the busiest one's utilisation (lagging)
+    while another is busy."""
+    utils = {g: u for g, u in batch.items() if u is not None and g in tallies}
+    if len(utils) < 2:
         return
-    busy = [r for r in batch if r.util is not None and r.util >= LOADED_UTIL]
-    if busy:
-        for r in batch:
-            if r.util is not None and r.util < 5:
-                tallies[r.gpu].idle_while_others_work += 1
+    top = max(utils.values())
+    if top < LOADED_UTIL:
+        return
+    for g, u in utils.items():
+        tallies[g].instants_with_busy_peer += 1
+        if u < 5:
+            tallies[g].idle_while_others_work += 1
+        elif u < LAGGING_SHARE * top:
+            tallies[g].lagging += 1
 
 
 # ---- nvidia-smi -q dumps ----------------------------------------------------------------------------
