@@ -42,7 +42,7 @@ def test_linux_log_with_metrics_times_tells_training_from_idle():
     xid = frame[frame["Source"] == "NVRM Xid"].iloc[0]
     assert xid["While"] == "load"  # 02:13:55 falls inside the metrics file's night
     oom = frame[frame["Source"] == "OOM killer"].iloc[0]
-    assert oom["While"] == "idle"  # the next evening, outside the only window
+    assert oom["While"] == "no_metrics"  # the next evening, after the metrics file's last row: not "idle"
     assert any("from the metrics file's times" in c.value for c in doctor.caption)
     charts = doctor.get("vega_lite_chart") + doctor.get("arrow_vega_lite_chart")
     assert len(charts) == 2  # the incident timeline and the loss curve

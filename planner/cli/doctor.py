@@ -15,7 +15,7 @@ from rich.table import Table
 from planner.cli.common import emit_json, handle_errors
 from planner.cli.common import markup_console as console
 from planner.doctor import diagnose_events, diagnose_metrics
-from planner.doctor.diagnose import as_source, busy_windows_from_metrics
+from planner.doctor.diagnose import as_source, metrics_windows
 from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text
 from planner.doctor.signals import Signal
 from planner.doctor.smi import read_smi
@@ -140,11 +140,14 @@ def events_cmd(
     if gap_min > MAX_GAP_MIN:
         raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
     windows = [parse_window(w) for w in busy or []]
+    covered = None
     if metrics:
-        windows += busy_windows_from_metrics(metrics)
+        found, span = metrics_windows(metrics)
+        windows += found
+        covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
-                             smi=smi or ())
+                             smi=smi or (), covered=covered)
     _emit(out, report, events_markdown, _print_events)
 
 

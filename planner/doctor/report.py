@@ -25,7 +25,7 @@ class EventLine(BaseModel):
     source: str
     id: int
     summary: str
-    load: Literal["load", "idle", "unknown"] = "unknown"
+    load: Literal["load", "idle", "unknown", "no_metrics"] = "unknown"
 
     def to_json(self, utc: bool) -> dict[str, Any]:
         return {"time": _stamp(self.time, utc), "source": self.source, "id": self.id, "summary": self.summary}
