@@ -252,23 +252,36 @@ class LogReader:
     def _xml(self) -> Iterator[RawRecord]:
         # wevtutil prints <Event> elements back to back with no root; wrap them in one so the
         # document is well formed. A DOCTYPE inside the wrapper is a syntax error, so no entities.
-        parser = etree.XMLPullParser(events=("end",), tag="{*}Event", resolve_entities=False, no_network=True)
+        # Every element is dropped once finished: an <Event> after it is read, anything outside an <Event> at once
+        # (a file of other elements, or a wrapper holding thousands of events, would otherwise pile up in memory).
+        parser = etree.XMLPullParser(events=("start", "end"), resolve_entities=False, no_network=True)
         parser.feed("<doc>")
         line_no = 0
         first = True
+        inside = 0  # depth of <Event> elements open around the current one
         try:
             for line_no, line in enumerate(itertools.chain(self._lines, ["</doc>"]), 1):
                 if first and line.strip():
                     line = _XML_DECL.sub("", line.lstrip("\ufeff"), count=1)
                     first = False
                 parser.feed(line)
-                for _kind, elem in parser.read_events():
-                    record = self._xml_record(elem, line_no)
-                    elem.clear(keep_tail=False)  # keep memory bounded: drop finished events
-                    parent = elem.getparent()
-                    while parent is not None and elem.getprevious() is not None:
-                        del parent[0]
-                    yield record
+                for kind, elem in parser.read_events():
+                    is_event = isinstance(elem.tag, str) and elem.tag.rpartition("}")[2] == "Event"
+                    if kind == "start":
+                        inside += is_event
+                        continue
+                    record = None
+                    if is_event:
+                        inside -= 1
+                        if inside == 0:
+                            record = self._xml_record(elem, line_no)
+                    if inside == 0:
+                        parent = elem.getparent()
+                        elem.clear(keep_tail=False)
+                        if parent is not None:
+                            parent.remove(elem)
+                    if record is not None:
+                        yield record
             parser.close()
         except etree.XMLSyntaxError as exc:
             raise InputError(f"{self.name}: malformed XML near line {line_no}: {exc.msg}") from None
