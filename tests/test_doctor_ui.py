@@ -88,3 +88,40 @@ def test_markdown_in_a_log_is_not_rendered_in_the_error():
     run(at)
     error = at.tabs[5].error[0].value
     assert not re.search(r"(?<!\\)\]\(", error) and "\\!\\[x\\]" in error
+
+
+def test_uploads_are_read_once_per_file_not_on_every_keystroke(monkeypatch):
+    import planner.doctor.metrics_io as mio
+
+    calls: list[int] = []
+    real = mio.read_metrics
+
+    def counting(source, *args, **kwargs):
+        calls.append(1)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(mio, "read_metrics", counting)
+    monkeypatch.setattr("planner.doctor.diagnose.read_metrics", counting)
+    at = doctor_tab()
+    at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
+                                                   "text/plain")
+    at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
+    run(at)
+    assert len(calls) == 1  # windows, report and loss curve all come from one read
+    for text in ("G", "GT", "GTX 1080 Ti"):
+        at.text_input(key="doc_gpu").input(text)
+        run(at)
+    assert len(calls) == 1 and not at.tabs[5].error
+    assert any("Loss curve" in m.value for m in at.tabs[5].markdown)
+
+
+def test_an_upload_over_the_stated_cap_is_refused_with_a_message(monkeypatch):
+    import ui.pages_doctor as page
+
+    monkeypatch.setattr(page, "MAX_UPLOAD_MB", 0.001)  # 1 kB, so a small fixture is over it
+    at = doctor_tab()
+    at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
+    run(at)
+    errors = [e.value for e in at.tabs[5].error]
+    assert errors and "over the" in errors[0] and "planner doctor" in errors[0]
+    assert not any("Training metrics:" in m.value for m in at.tabs[5].markdown)
