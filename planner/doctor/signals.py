@@ -8,14 +8,14 @@ from typing import Any, Optional
 # The kinds of the one engine (planner.doctor.metrics, planner.doctor.smi) and the watch's own two.
 METRIC_KINDS = ("nan_loss", "divergence", "loss_plateau", "throughput_drop", "utilisation_dip", "thermal_throttling",
                 "gpu_imbalance", "grad_spike", "step_gap", "run_restarted", "logging_gap", "run_stopped")
-SMI_KINDS = ("hw_slowdown", "power_cap", "hot", "link_down", "ecc", "retired_pages", "gpu_idle", "gpu_imbalance")
+SMI_KINDS = ("hw_slowdown", "thermal_slowdown", "power_cap", "hot", "link_down", "ecc", "retired_pages", "gpu_idle", "gpu_imbalance")
 WATCH_KINDS = ("hang", "kernel")
 KINDS = tuple(dict.fromkeys(METRIC_KINDS + SMI_KINDS + WATCH_KINDS))
 # Names the watch used before it shared the engine, still accepted by --on.
 ALIASES: dict[str, tuple[str, ...]] = {
     "nan": ("nan_loss",),
     "plateau": ("loss_plateau",),
-    "throttling": ("thermal_throttling", "hw_slowdown"),
+    "throttling": ("thermal_throttling", "hw_slowdown", "thermal_slowdown"),
     "idle": ("gpu_idle", "gpu_imbalance"),
 }
 

@@ -6,7 +6,7 @@ import csv
 import itertools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
@@ -49,6 +49,7 @@ class GpuTally:
     hw_slowdown: int = 0
     power_brake: int = 0
     hw_thermal: int = 0
+    sw_thermal: int = 0
     hot: int = 0
     max_temp: float = -math.inf
     ecc_uncorrected: float = 0.0
@@ -93,6 +94,7 @@ class SmiRow:
     width: Optional[float] = None
     width_max: Optional[float] = None
     reasons: int = 0
+    clock: Optional[float] = None  # SM clock, MHz
     ecc_uncorrected: Optional[float] = None
     retired_pending: bool = False
     remap_failure: bool = False
@@ -124,6 +126,8 @@ def tally(tallies: dict[str, GpuTally], row: SmiRow, temp_limit_c: float) -> Non
             if None not in (row.gen, row.width, row.gen_max, row.width_max) else "below its maximum"
     if row.reasons & SW_POWER_CAP or (row.power is not None and row.limit and row.power >= 0.97 * row.limit):
         t.power_cap += 1
+    if row.reasons & SW_THERMAL:
+        t.sw_thermal += 1
     if row.reasons & (HW_SLOWDOWN | HW_THERMAL | HW_POWER_BRAKE):
         t.hw_slowdown += 1
         t.power_brake += bool(row.reasons & HW_POWER_BRAKE)
@@ -152,6 +156,10 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
                 ("psu_power", 1.5), ("thermal", 1.5))
             out.append(SmiFinding("hw_slowdown", "problem", gpu, f"{label}: HW Slowdown active in "
                                   f"{share(t.hw_slowdown)}: {why} halves clocks or worse", causes))
+        if _often(t.sw_thermal, t):
+            out.append(SmiFinding("thermal_slowdown", "warning", gpu, f"{label}: SW thermal slowdown (0x20) active in "
+                                  f"{share(t.sw_thermal)}: the driver lowers clocks to hold the temperature "
+                                  f"(up to {t.max_temp:g} °C)", (("thermal", 2.0),)))
         if _often(t.power_cap, t):
             out.append(SmiFinding("power_cap", "warning", gpu, f"{label}: at its power cap in {share(t.power_cap)}: "
                                   "the card runs at its full board power for hours, the PSU's hardest sustained load "
@@ -187,7 +195,8 @@ _CSV_FIELDS = {
     "pcie.link.gen.gpumax": "gen_max", "pcie.link.width.current": "width", "pcie.link.width.max": "width_max",
     "clocks_throttle_reasons.active": "reasons", "clocks_event_reasons.active": "reasons",
     "ecc.errors.uncorrected.volatile.total": "ecc", "retired_pages.pending": "pending",
-    "temperature.gpu.tlimit": "tlimit",
+    "temperature.gpu.tlimit": "tlimit", "clocks.sm": "clock", "clocks.current.sm": "clock",
+    "clocks.max.sm": "clock_max", "clocks.max.sm_clock": "clock_max",
 }
 
 
@@ -208,6 +217,7 @@ def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
                   gen=_num(values.get("gen", "")), gen_max=_num(values.get("gen_max", "")),
                   width=_num(values.get("width", "")), width_max=_num(values.get("width_max", "")),
                   reasons=_reasons(values.get("reasons", "")), ecc_uncorrected=_num(values.get("ecc", "")),
+                  clock=_num(values.get("clock", "")),
                   retired_pending=values.get("pending", "").strip().lower() == "yes")
 
 
@@ -215,8 +225,9 @@ class SmiLog:
     """A `--format=csv` log read line by line into per-GPU running counts (bounded; saved by the watch), so
     `doctor smi`, `doctor events --smi`, the watch and the burn-in judge samples with one set of rules."""
 
-    def __init__(self, name: str, temp_limit_c: float = 83.0) -> None:
-        self.name, self.temp_limit_c = name, temp_limit_c
+    def __init__(self, name: str, temp_limit_c: float = 83.0,
+                 on_row: Optional[Callable[[SmiRow], None]] = None) -> None:
+        self.name, self.temp_limit_c, self.on_row = name, temp_limit_c, on_row
         self.fields: Optional[dict[int, str]] = None
         self.header = ""
         self.tallies: dict[str, GpuTally] = {}
@@ -243,6 +254,8 @@ class SmiLog:
         if len(self.tallies) >= MAX_GPUS and row.gpu not in self.tallies:
             return  # a log that invents GPU ids without end: the counts stay bounded
         tally(self.tallies, row, self.temp_limit_c)
+        if self.on_row is not None:
+            self.on_row(row)
         if row.time != self.instant:
             _imbalance(self.tallies, self.batch)
             self.instant, self.batch = row.time, {}

@@ -51,6 +51,8 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "metrics_windows": ("planner.doctor.diagnose", "metrics_windows"),
     "series_windows": ("planner.doctor.diagnose", "series_windows"),
     "metrics_report": ("planner.doctor.engine", "metrics_report"),
+    "burnin_plan": ("planner.doctor.burnin", "burnin_plan"),
+    "check_burnin": ("planner.doctor.burnin", "check_burnin"),
     "events_markdown": ("planner.doctor.markdown", "events_markdown"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
     "parse_window": ("planner.doctor.timestamps", "parse_window"),
