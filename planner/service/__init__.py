@@ -53,6 +53,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "metrics_report": ("planner.doctor.engine", "metrics_report"),
     "burnin_plan": ("planner.doctor.burnin", "burnin_plan"),
     "check_burnin": ("planner.doctor.burnin", "check_burnin"),
+    "SMI_COMMAND": ("planner.doctor.burnin", "SMI_COMMAND"),
     "events_markdown": ("planner.doctor.markdown", "events_markdown"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
     "parse_window": ("planner.doctor.timestamps", "parse_window"),
