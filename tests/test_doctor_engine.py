@@ -291,3 +291,18 @@ def test_no_metrics_outside_the_file_and_during_training_just_after_its_last_row
 
 if os.name != "posix":  # pragma: no cover
     pytestmark = pytest.mark.skip("symlinks and O_NOFOLLOW are POSIX")
+
+
+def test_a_finding_that_grows_with_the_run_is_said_once(tmp_path):
+    """Whole-run findings (a slow decline, a starved GPU) start where the baseline puts them, which moves as rows
+    arrive: the watch says each once, not at every look."""
+    path = tmp_path / "run.csv"
+    path.write_text("step,loss,tokens_per_s,gpu_util\n")
+    seen: list[Signal] = []
+    watch = Watch(WatchOptions(metrics=str(path)), seen.append)
+    for start in range(1, 601, 20):
+        with path.open("a") as fh:
+            fh.writelines(f"{s},{2 - s / 1000:.4f},{1000 - s * 0.6:.1f},{40 + s % 3}\n" for s in range(start, start + 20))
+        watch.poll()
+    kinds = [s.kind for s in seen]
+    assert kinds.count("throughput_drop") == 1 and kinds.count("utilisation_dip") == 1, kinds

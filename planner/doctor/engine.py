@@ -32,8 +32,9 @@ def metrics_report(series: mio.MetricSeries, *, expected_steps: Optional[int] = 
 
 
 def finding_key(f: MetricFinding) -> str:
-    """What makes a finding 'the same one' as the run grows: its kind, where it starts and what it is about."""
-    return f"{f.kind}@{f.from_step}:{f.message.split(' ', 1)[0][:24]}"
+    """What a finding is about (its kind and subject, e.g. 'thermal_throttling:GPU1'): as the run grows, a finding
+    with this key whose steps overlap one already said is the same finding (its start may move with the baseline)."""
+    return f"{f.kind}:{f.message.split(' ', 1)[0][:24]}"
 
 
 class MetricsFeed:

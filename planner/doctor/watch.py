@@ -106,7 +106,13 @@ class Watch:
         self.smi_tail = Tail.from_json(state.get("smi", {}), options.smi_log) if options.smi_log else None
         self.smi = SmiLog.from_json(state.get("smi_counts", {}), options.smi_log, options.temp_limit_c) \
             if options.smi_log else None
-        self.reported: dict[str, None] = dict.fromkeys(str(k) for k in list(state.get("reported", []))[-MAX_REPORTED:])
+        # what was said: key -> step ranges [from, to] (oldest first), at most MAX_REPORTED ranges in all
+        self.reported: dict[str, list[list[float]]] = {}
+        try:
+            for key, spans in list(dict(state.get("reported", {})).items())[-MAX_REPORTED:]:
+                self.reported[str(key)] = [[float(a), float(b)] for a, b in list(spans)[-MAX_REPORTED:]]
+        except (TypeError, ValueError):
+            raise InputError(f"{self.state_path}: unreadable watch state; delete it to start over") from None
         self.last_progress = float(state.get("last_progress", self.clock()))
         self.hang_said = bool(state.get("hang_said", False))
         self.last_action: dict[str, float] = {str(k): float(v) for k, v in dict(state.get("last_action", {})).items()}
@@ -141,7 +147,7 @@ class Watch:
     def _state(self) -> dict[str, Any]:
         state: dict[str, Any] = {"version": STATE_VERSION, "metrics": self.o.metrics,
                                  "last_progress": self.last_progress, "hang_said": self.hang_said,
-                                 "last_action": self.last_action, "reported": list(self.reported)}
+                                 "last_action": self.last_action, "reported": self.reported}
         if self.kernel:
             state["kernel"] = self.kernel.to_json()
         if self.smi_tail and self.smi:
@@ -152,8 +158,7 @@ class Watch:
     def save(self) -> None:
         text = json.dumps(self._state())
         while len(text.encode("utf-8")) > MAX_STATE_BYTES and self.reported:
-            for key in list(self.reported)[: max(1, len(self.reported) // 2)]:
-                del self.reported[key]  # forget the oldest half of what was said: the state must stay readable
+            self._forget(max(1, self._spans() // 2))  # the oldest half of what was said: the state stays readable
             text = json.dumps(self._state())
         directory = self.state_path.parent
         try:
@@ -204,7 +209,7 @@ class Watch:
                 for line in lines:
                     self.smi.feed(line)
             if self.smi_tail.lines != before:
-                signals += self._new([(f"smi:{f.kind}:{f.gpu}", Signal(f.kind, last_step, f"nvidia-smi: {f.message}",
+                signals += self._new([(f"smi:{f.kind}:{f.gpu}", Signal(f.kind, None, f"nvidia-smi: {f.message}",
                                                                        f.severity)) for f in self.smi.findings()])
         for signal in _bounded(signals):
             self.emit(signal)
@@ -228,14 +233,36 @@ class Watch:
         return self._new([(finding_key(f), Signal(f.kind, f.from_step, f.message, f.severity, f.to_step))
                                 for f in self.report.findings])
 
+    def _spans(self) -> int:
+        return sum(len(v) for v in self.reported.values())
+
+    def _forget(self, n: int) -> None:
+        """Drop the n oldest ranges (the first keys' first ranges)."""
+        for key in list(self.reported):
+            if n <= 0:
+                return
+            spans = self.reported[key]
+            cut = min(n, len(spans))
+            del spans[:cut]
+            n -= cut
+            if not spans:
+                del self.reported[key]
+
     def _new(self, keyed: list[tuple[str, Signal]]) -> list[Signal]:
+        """The signals not said yet: a finding whose steps overlap a range already said under its key is the same
+        finding grown (the range is widened), not a new one."""
         out = []
         for key, signal in keyed:
-            if key in self.reported:
+            lo = signal.step if signal.step is not None else -math.inf
+            hi = signal.to_step if signal.to_step is not None else lo
+            spans = self.reported.setdefault(key, [])
+            same = next((r for r in spans if lo <= r[1] and r[0] <= hi or signal.step is None), None)
+            if same is not None:
+                same[0], same[1] = min(same[0], lo), max(same[1], hi)
                 continue
-            self.reported[key] = None
-            if len(self.reported) > MAX_REPORTED:
-                del self.reported[next(iter(self.reported))]
+            spans.append([lo, hi])
+            if self._spans() > MAX_REPORTED:
+                self._forget(1)
             out.append(signal)
         return out
 
