@@ -107,3 +107,12 @@ def test_the_plan_names_the_logs_the_line_and_the_criteria():
     assert text.exit_code == 0 and "Pass criteria" in text.stdout and "all GPUs at once" in text.stdout
     bad = runner.invoke(app, ["burnin", "--system", "mac"])
     assert bad.exit_code == 2 and "linux or windows" in bad.stderr
+
+
+def test_the_plan_of_a_saved_build():
+    saved = Path(__file__).parent / "data" / "costs" / "user-target-build.json"
+    result = runner.invoke(app, ["burnin", "--plan", str(saved), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["build"] == "1 x GeForce RTX 5090 32 GB"
+    missing = runner.invoke(app, ["burnin", "--plan", "no-such-plan.json"])
+    assert missing.exit_code == 2 and "Traceback" not in missing.output

@@ -9,6 +9,7 @@ from rich.markup import escape
 
 from planner.cli.common import emit_json, handle_errors
 from planner.cli.common import markup_console as console
+from planner.errors import InputError
 
 
 def burnin_cmd(
@@ -17,11 +18,23 @@ def burnin_cmd(
     system: str = typer.Option("linux", "--system", help="linux or windows: which system log to keep."),
     hours: float = typer.Option(7.0, "--hours", help="Length of one run of your sweep: the burn-in runs that long "
                                 "(the check needs at least one hour)."),
+    plan_file: Optional[str] = typer.Option(None, "--plan", help="The planned build: a `planner recommend --json` "
+                                            "file (its first plan); its GPUs replace --gpu and --gpus."),
     json_out: bool = typer.Option(False, "--json", help="Print the plan as JSON."),
 ) -> None:
     """Burn-in plan for a new build: what to run, how long, which logs to keep, the pass criteria."""
+    from pathlib import Path
+
     from planner.service import burnin_plan
 
+    if plan_file:
+        from planner.share.plan_file import read_plan
+
+        cards = [p for p in read_plan(Path(plan_file))["parts"] if isinstance(p, dict) and p.get("category") == "gpu"]
+        if not cards:
+            raise InputError(f"{plan_file}: the plan has no GPU part")
+        gpu = str(cards[0].get("name") or cards[0].get("id"))
+        gpus = sum(int(p.get("quantity") or 1) for p in cards)
     build = f"{gpus} x {gpu}" if gpu else f"{gpus} GPU(s)"
     plan = burnin_plan(build=build, gpus=gpus, system=system.lower(), hours=hours)
     if json_out:
