@@ -4,6 +4,12 @@ Run from the repository root:
 
     python benchmarks/bench_doctor.py [--rows 200000 1000000 5000000] [--kernel-lines 1000000]
                                       [--baseline GIT_REV] [--metrics-only]
+    python benchmarks/bench_doctor.py --same-file-mb 1024 --xml-mb 50 [--baseline GIT_REV]
+
+--same-file-mb N writes one metrics CSV of about N MB in a temporary directory and reads it with `doctor metrics`
+and with one `doctor watch` poll over the whole backlog (issue 27: the same engine, so about the same time);
+--xml-mb N measures the peak RSS of `doctor events` on a wevtutil XML export holding N MB of elements other than
+<Event> (issue 27: 50 MB reached 1.7 GB before).
 
 Each case runs in a fresh subprocess so its peak resident memory (ru_maxrss) is its own. With --baseline, the
 planner/ package of that commit (git archive) reads the same generated file in the same run, so the printed
@@ -63,14 +69,75 @@ def run_case(code: str, root: Path = REPO) -> tuple[float, float, str]:
     return wall, int(peak) / 1024, "\n".join(out)
 
 
+def baseline_root(base: Path, rev: str | None) -> Path | None:
+    if not rev:
+        return None
+    root = base / "baseline"
+    root.mkdir()
+    archive = subprocess.run(["git", "archive", rev, "planner"], cwd=REPO, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    (root / "planner" / "data").symlink_to(REPO / "data")
+    return root
+
+
+def same_file(mb: float | None, xml_mb: float | None, rev: str | None) -> None:
+    """Issue 27's two figures: watch vs metrics on the same file, and XML peak memory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        roots = [("this tree", REPO)]
+        old = baseline_root(base, rev)
+        if old is not None:
+            roots.append((f"baseline {rev}", old))
+        if mb:
+            path = base / "big.csv"
+            rows = int(mb * 1024 * 1024 / 26.6)  # about 26.6 bytes a row in write_metrics
+            write_metrics(path, rows)
+            print(f"metrics file: {path.stat().st_size / 1024 / 1024:,.0f} MB, {rows:,} rows")
+            metrics = ("from planner.doctor import diagnose_metrics; "
+                       f"r = diagnose_metrics({str(path)!r}); print(r.rows, sorted({{f.kind for f in r.findings}}))")
+            watch = ("from planner.doctor.watch import Watch, WatchOptions; "
+                     f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); "
+                     "kinds = sorted({s.kind for s in w.poll()}); "
+                     "print(w.feed.rows if hasattr(w, 'feed') else w.detector.rows, kinds)")
+            for label, root in roots:
+                m_wall, m_rss, m_out = run_case(metrics, root)
+                m_cpu = CPU_S[metrics]
+                w_wall, w_rss, w_out = run_case(watch, root)
+                w_cpu = CPU_S[watch]
+                (base / "s.json").unlink(missing_ok=True)
+                print(f"{label}: doctor metrics {m_wall:6.1f} s wall {m_cpu:6.1f} s CPU, peak RSS {m_rss:5.0f} MiB, "
+                      f"{m_out}\n{' ' * len(label)}  doctor watch   {w_wall:6.1f} s wall {w_cpu:6.1f} s CPU, peak RSS "
+                      f"{w_rss:5.0f} MiB, {w_out}\n{' ' * len(label)}  watch / metrics: {w_cpu / m_cpu:.2f}x CPU, "
+                      f"{w_wall / m_wall:.2f}x wall")
+            path.unlink()
+        if xml_mb:
+            path = base / "events.xml"
+            events = (REPO / "tests" / "data" / "doctor" / "user-system.xml").read_text(encoding="utf-8")
+            other = "<Other><Item a='1'/><Item a='2'/><Item a='3'/></Other>\n"
+            with path.open("w") as fh:
+                fh.write(events)
+                fh.write(other * int(xml_mb * 1024 * 1024 / len(other)))
+                fh.write(events)
+            code = f"from planner.doctor import diagnose_events; r = diagnose_events({str(path)!r}); print(len(r.incidents))"
+            for label, root in roots:
+                wall, rss, out = run_case(code, root)
+                print(f"{label}: doctor events on {xml_mb:g} MB of XML: {wall:6.1f} s wall, peak RSS {rss:6.0f} MiB, "
+                      f"{out} incidents")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--kernel-lines", type=int, default=500_000)
     parser.add_argument("--baseline", metavar="GIT_REV", help="also time this commit's planner/ on the same files")
     parser.add_argument("--metrics-only", action="store_true", help="skip the watch, events and grouping cases")
+    parser.add_argument("--same-file-mb", type=float, help="only: doctor metrics vs doctor watch on one file this big")
+    parser.add_argument("--xml-mb", type=float, help="only: peak memory of doctor events on this much XML")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, {platform.system()}")
+    if args.same_file_mb or args.xml_mb:
+        same_file(args.same_file_mb, args.xml_mb, args.baseline)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         old_root = None
@@ -103,7 +170,8 @@ def main() -> None:
                 continue
             code = ("from planner.doctor.watch import Watch, WatchOptions; "
                     f"w = Watch(WatchOptions(metrics={str(path)!r}, state_path={str(base / 's.json')!r})); "
-                    "kinds = sorted({s.kind for s in w.poll()}); print(w.detector.rows, kinds)")
+                    "kinds = sorted({s.kind for s in w.poll()}); "
+                    "print(w.feed.rows if hasattr(w, 'feed') else w.detector.rows, kinds)")
             wall, rss, out = run_case(code)
             cpu = CPU_S[code]
             (base / "s.json").unlink()

@@ -42,7 +42,7 @@ def test_linux_log_with_metrics_times_tells_training_from_idle():
     xid = frame[frame["Source"] == "NVRM Xid"].iloc[0]
     assert xid["While"] == "load"  # 02:13:55 falls inside the metrics file's night
     oom = frame[frame["Source"] == "OOM killer"].iloc[0]
-    assert oom["While"] == "idle"  # the next evening, outside the only window
+    assert oom["While"] == "no_metrics"  # the next evening, after the metrics file's last row: not "idle"
     assert any("from the metrics file's times" in c.value for c in doctor.caption)
     charts = doctor.get("vega_lite_chart") + doctor.get("arrow_vega_lite_chart")
     assert len(charts) == 2  # the incident timeline and the loss curve
@@ -88,3 +88,57 @@ def test_markdown_in_a_log_is_not_rendered_in_the_error():
     run(at)
     error = at.tabs[5].error[0].value
     assert not re.search(r"(?<!\\)\]\(", error) and "\\!\\[x\\]" in error
+
+
+def test_uploads_are_read_once_per_file_not_on_every_keystroke(monkeypatch):
+    import planner.doctor.metrics_io as mio
+
+    calls: list[int] = []
+    real = mio.read_metrics
+
+    def counting(source, *args, **kwargs):
+        calls.append(1)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(mio, "read_metrics", counting)
+    monkeypatch.setattr("planner.doctor.diagnose.read_metrics", counting)
+    at = doctor_tab()
+    at.file_uploader(key="doc_events_file").upload("journal-short.log", (LINUX / "journal-short.log").read_bytes(),
+                                                   "text/plain")
+    at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
+    run(at)
+    assert len(calls) == 1  # windows, report and loss curve all come from one read
+    for text in ("G", "GT", "GTX 1080 Ti"):
+        at.text_input(key="doc_gpu").input(text)
+        run(at)
+    assert len(calls) == 1 and not at.tabs[5].error
+    assert any("Loss curve" in m.value for m in at.tabs[5].markdown)
+
+
+def test_an_upload_over_the_stated_cap_is_refused_with_a_message(monkeypatch):
+    import ui.pages_doctor as page
+
+    monkeypatch.setattr(page, "MAX_UPLOAD_MB", 0.001)  # 1 kB, so a small fixture is over it
+    at = doctor_tab()
+    at.file_uploader(key="doc_metrics_file").upload("night.jsonl", night_metrics(), "application/json")
+    run(at)
+    errors = [e.value for e in at.tabs[5].error]
+    assert errors and "over the" in errors[0] and "planner doctor" in errors[0]
+    assert not any("Training metrics:" in m.value for m in at.tabs[5].markdown)
+
+
+def test_burn_in_check_on_an_uploaded_smi_log():
+    from test_doctor_burnin import burnin_smi
+
+    at = doctor_tab()
+    at.file_uploader(key="doc_burnin_smi").upload("smi-burnin.csv", burnin_smi(), "text/csv")
+    run(at)
+    doctor = at.tabs[5]
+    assert any(s.value.startswith("Burn-in: PASS") for s in doctor.success) and not doctor.error
+    at.file_uploader(key="doc_burnin_smi").upload("smi-hot.csv", burnin_smi(hot_from=40), "text/csv")
+    run(at)
+    doctor = at.tabs[5]
+    assert any(e.value.startswith("Burn-in: FAIL") for e in doctor.error)
+    checks = next(df.value for df in doctor.dataframe if "Evidence" in df.value.columns)
+    slow = checks[checks["Check"] == "no thermal or power slowdown"].iloc[0]
+    assert "FAIL" in slow["Result"] and "91 °C" in slow["Evidence"]

@@ -76,12 +76,12 @@ def test_nan_and_throughput_drop_raised_while_the_file_grows_and_the_action_runs
     finally:
         del os.environ["MARK"]
     kinds = [s.kind for s in seen]
-    assert kinds.count("nan") == 1 and seen[kinds.index("nan")].step == 141
+    assert kinds.count("nan_loss") == 1 and seen[kinds.index("nan_loss")].step == 141
     drop = seen[kinds.index("throughput_drop")]
-    assert 121 <= drop.step <= 130 and "under its usual" in drop.message
+    assert 121 <= drop.step <= 130 and "fell to" in drop.message
     assert "divergence" not in kinds and "hang" not in kinds
-    assert marker.read_text().split() == ["nan", "141"]  # ran once: the NaN stays raised, no repeat
-    assert watch.detector.rows == 160
+    assert marker.read_text().split() == ["nan_loss", "141"]  # ran once (--on nan= is the old name of nan_loss)
+    assert watch.feed.rows == 160
 
 
 def test_cool_down_limits_repeated_commands(tmp_path):
@@ -89,7 +89,7 @@ def test_cool_down_limits_repeated_commands(tmp_path):
     metrics.write_text("step,loss,gpu0_util,gpu1_util\n")
     now = [1000.0]
     seen: list[Signal] = []
-    watch = Watch(WatchOptions(metrics=str(metrics), actions={"gpu_idle": f"{sys.executable} -c pass"},
+    watch = Watch(WatchOptions(metrics=str(metrics), actions={"gpu_imbalance": f"{sys.executable} -c pass"},
                                cooldown_s=600), seen.append, clock=lambda: now[0])
     with metrics.open("a") as fh:
         for step in range(1, 6):
@@ -99,14 +99,15 @@ def test_cool_down_limits_repeated_commands(tmp_path):
         for step in range(9, 14):
             fh.write(f"{step},2.0,97,1\n")  # idle again, within the cool-down
     watch.poll()
-    assert [s.kind for s in seen] == ["gpu_idle", "gpu_idle"] and "GPU 1" in seen[0].message
-    assert watch.actions_run == [("gpu_idle", 0)]  # the second one fell inside the cool-down
+    imbalance = [s for s in seen if s.kind == "gpu_imbalance"]
+    assert len(imbalance) == 2 and "GPU1" in imbalance[0].message
+    assert watch.actions_run == [("gpu_imbalance", 0)]  # the second one fell inside the cool-down
     now[0] += 601
     with metrics.open("a") as fh:
         fh.writelines(f"{step},2.0,97,96\n" for step in range(14, 17))
         fh.writelines(f"{step},2.0,97,0\n" for step in range(17, 21))
     watch.poll()
-    assert watch.actions_run == [("gpu_idle", 0), ("gpu_idle", 0)]
+    assert watch.actions_run == [("gpu_imbalance", 0), ("gpu_imbalance", 0)]
 
 
 def test_hang_when_no_new_step_for_n_minutes(tmp_path):
@@ -140,16 +141,16 @@ def test_killed_watch_resumes_where_it_stopped(tmp_path):
     first: list[Signal] = []
     Watch(WatchOptions(metrics=str(metrics), state_path=str(state)), first.append).poll()
     saved = json.loads(state.read_text())
-    assert saved["detector"]["rows"] == 100 and saved["metrics"]["partial"]  # half a line kept for later
+    assert saved["version"] == 2 and len(json.dumps(saved)) < 10_000  # offsets and what was said, not the rows
     with metrics.open("a") as fh:
         fh.write('ss": 0.9}\n' + "".join(jsonl_row(s, float("inf")) for s in range(102, 105)))
     second: list[Signal] = []
     resumed = Watch(WatchOptions(metrics=str(metrics), state_path=str(state)), second.append)
     assert resumed.resumed
     resumed.poll()
-    assert resumed.detector.rows == 104  # 100 read before the kill, 4 after: nothing read twice
-    assert [s.kind for s in second] == ["nan"] and second[0].step == 102
-    assert "nan" not in [s.kind for s in first]
+    assert resumed.feed.rows == 104  # the rows rebuilt from the file, the half line completed
+    assert [s.kind for s in second] == ["nan_loss"] and second[0].step == 102  # nothing said twice
+    assert "nan_loss" not in [s.kind for s in first]
 
 
 def test_truncated_file_is_read_again_from_the_start(tmp_path):
@@ -161,7 +162,7 @@ def test_truncated_file_is_read_again_from_the_start(tmp_path):
     seen: list[Signal] = []
     watch.emit = seen.append
     watch.poll()
-    assert watch.metrics.rotated == 1 and [s.kind for s in seen] == ["nan"]
+    assert watch.metrics.rotated == 1 and "nan_loss" in [s.kind for s in seen]
 
 
 def test_kernel_and_smi_logs_growing_beside_the_metrics(tmp_path):
@@ -180,7 +181,7 @@ def test_kernel_and_smi_logs_growing_beside_the_metrics(tmp_path):
         "bus.\n"]
     smi_lines = [f"2025/10/14 02:13:{s:02d}.000, {g}, NVIDIA GeForce RTX 3090, {u} %, 300.00 W, 350.00 W, {r}\n"
                  for s in range(0, 12) for g, u, r in ((0, 98, "0x0000000000000000"),
-                                                        (1, 0 if s >= 4 else 97, "0x0000000000000080" if s == 9
+                                                        (1, 0 if s >= 4 else 97, "0x0000000000000080" if s >= 8
                                                          else "0x0000000000000000"))]
     threads = [Writer(kernel, kern_lines, pause=0.01), Writer(smi, smi_lines)]
     for t in threads[1:]:
@@ -190,28 +191,35 @@ def test_kernel_and_smi_logs_growing_beside_the_metrics(tmp_path):
     watch.poll()
     kinds = [s.kind for s in seen]
     assert kinds.count("kernel") == 1 and "fallen off the bus" in seen[kinds.index("kernel")].message
-    assert any(s.kind == "throttling" and "power brake" in s.message for s in seen)
+    assert any(s.kind == "hw_slowdown" and "power brake" in s.message for s in seen)
     assert any(s.kind == "gpu_idle" and "GPU 1" in s.message for s in seen)
 
 
 def test_memory_stays_flat_as_the_file_grows(tmp_path, monkeypatch):
+    """Flapping NaN losses and temperatures (a signal every few rows): the engine keeps a bounded series and the
+    watch says a bounded number of signals per poll, so the peak does not grow with the backlog (issue 27: the
+    old watch kept every signal of the backlog, 795 MB for 50 MB)."""
     monkeypatch.setattr("planner.doctor.tail.MAX_READ_BYTES", 8 * 1024)  # both files span many chunks
+    monkeypatch.setattr("planner.doctor.metrics_io.KEPT_ROWS", 1_000)  # the series' bound, reached by both sizes
 
-    def peak(rows: int) -> int:
+    def peak(rows: int) -> tuple[int, int]:
         path = tmp_path / f"m{rows}.csv"
         with path.open("w") as fh:
             fh.write("step,loss,tokens_per_s,gpu_temp\n")
-            fh.writelines(f"{s},{healthy(s):.5f},1000,70\n" for s in range(1, rows + 1))
-        watch = Watch(WatchOptions(metrics=str(path)))
+            fh.writelines(f"{s},{'nan' if s % 4 == 0 else f'{healthy(s):.5f}'},1000,{90 if s % 6 < 3 else 70}\n"
+                          for s in range(1, rows + 1))
+        seen: list[Signal] = []
+        watch = Watch(WatchOptions(metrics=str(path)), seen.append)
         tracemalloc.start()
         watch.poll()
         size = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        assert watch.detector.rows == rows
-        return size
+        assert watch.feed.rows == rows
+        return size, len(seen)
 
-    small, large = peak(2_000), peak(16_000)
-    assert large < 1.5 * small  # 8x the rows, about the same peak: nothing grows with the file
+    (small, said_small), (large, said_large) = peak(8_000), peak(32_000)
+    assert large < 1.5 * small  # 4x the rows, about the same peak: nothing grows with the file
+    assert said_large <= 40 and said_small <= 40  # at most MAX_PER_KIND per kind, then one line counts the rest
 
 
 def test_cli_once_json_and_bad_options(tmp_path):
@@ -219,7 +227,7 @@ def test_cli_once_json_and_bad_options(tmp_path):
     metrics.write_text("".join(jsonl_row(s, healthy(s)) for s in range(1, 40)) + jsonl_row(40, float("nan")))
     result = runner.invoke(app, ["doctor", "watch", str(metrics), "--once", "--json"])
     assert result.exit_code == 0, result.output
-    assert [json.loads(line)["kind"] for line in result.stdout.splitlines()] == ["nan"]
+    assert [json.loads(line)["kind"] for line in result.stdout.splitlines()] == ["nan_loss"]
     again = runner.invoke(app, ["doctor", "watch", str(metrics), "--once", "--json"])
     assert again.exit_code == 0 and again.stdout == ""  # resumed: nothing new, nothing said twice
     bad = runner.invoke(app, ["doctor", "watch", str(metrics), "--on", "[/]=x", "--once"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from typing import Any, Optional, Union
@@ -14,8 +15,10 @@ from planner.errors import PlannerError
 
 COST_BADGE = {"free": "🟢 free", "low": "🟡 low", "medium": "🟠 medium", "high": "🔴 high"}
 LIKELIHOOD_BADGE = {"high": "🔴 high", "medium": "🟠 medium", "low": "⚪ low"}
-LOAD_COLOURS = {"load": "#d62728", "idle": "#1f77b4", "unknown": "#7f7f7f"}
+LOAD_COLOURS = {"load": "#d62728", "idle": "#1f77b4", "unknown": "#7f7f7f", "no_metrics": "#bcbd22"}
 CHART_POINTS = 2000  # the loss curve is thinned to this many points, however long the run
+MAX_UPLOAD_MB = 100  # per file; docs/doctor.md §10 states it (the readers stream, but an upload sits in memory)
+CACHE_ENTRIES = 8  # reports kept per session, keyed by file and options
 Upload = Union[bytes, io.BytesIO]
 
 
@@ -27,13 +30,13 @@ def _stream(data: Upload, name: str) -> io.BytesIO:
 
 def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: int = 0, psu_w: int = 0,
                     busy: Optional[list[Any]] = None, gpu_name: str = "", smi: Optional[list[tuple[bytes, str]]] = None,
-                    year: int = 0) -> Any:
+                    year: int = 0, covered: Optional[list[Any]] = None) -> Any:
     """UI helper over planner.doctor.diagnose_events (0 or '' = unknown); the tests call it directly too."""
     from planner.service import diagnose_events as run
 
     return run(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
                psu_w=psu_w or None, busy=busy or None, gpu_name=gpu_name.strip() or None, year=year or None,
-               smi=[_stream(d, n) for d, n in smi or []])
+               smi=[_stream(d, n) for d, n in smi or []], covered=covered)
 
 
 def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
@@ -42,22 +45,48 @@ def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
     return run(_stream(data, name), expected_steps=expected_steps or None)
 
 
-def training_windows(text: str, metrics: Optional[tuple[bytes, str]]) -> tuple[list[Any], list[str]]:
-    """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show."""
-    from planner.service import busy_windows_from_metrics
-    from planner.service import parse_window
+def read_series(data: Upload, name: str) -> Any:
+    """The metrics upload read once: the report, the training windows and the loss curve all come from it."""
+    from planner.service import read_metrics
+
+    return read_metrics(_stream(data, name))
+
+
+def training_windows(text: str, series: Any) -> tuple[list[Any], list[str], Optional[list[Any]]]:
+    """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show, and the spans
+    where load is known (None without a metrics file: then outside the windows is idle)."""
+    from planner.service import parse_window, series_windows
 
     windows = [parse_window(line.strip()) for line in text.splitlines() if line.strip()]
     notes = [f"{len(windows)} training window(s) typed"] if windows else []
-    if metrics is not None:
+    covered = None
+    if isinstance(series, PlannerError):
+        notes.append(f"the metrics file gives no training windows: {series}")
+    elif series is not None:
         try:
-            found = busy_windows_from_metrics(_stream(*metrics))
+            found, span = series_windows(series)
         except PlannerError as exc:
             notes.append(f"the metrics file gives no training windows: {exc}")
         else:
             windows += found
-            notes.append(f"{len(found)} training window(s) from the metrics file's times")
-    return windows, notes
+            covered = [span] + windows
+            notes.append(f"{len(found)} training window(s) from the metrics file's times; outside its rows: no metrics")
+    return windows, notes, covered
+
+
+def cached(kind: str, key: tuple[Any, ...], compute: Any) -> Any:
+    """A result kept in the session for this file and these options: a keystroke elsewhere reads no file again.
+    A PlannerError is kept as the result too (shown again, not recomputed)."""
+    store = st.session_state.setdefault("_doc_cache", {})
+    full = (kind,) + key
+    if full not in store:
+        try:
+            store[full] = compute()
+        except PlannerError as exc:
+            store[full] = exc
+        while len(store) > CACHE_ENTRIES:
+            del store[next(iter(store))]
+    return store[full]
 
 
 def timeline_frame(report: Any) -> pd.DataFrame:
@@ -84,11 +113,8 @@ def timeline_chart(report: Any) -> Any:
             "event"].nunique())
 
 
-def loss_frame(data: bytes, name: str) -> Optional[pd.DataFrame]:
+def loss_frame(series: Any) -> Optional[pd.DataFrame]:
     """Step and loss (and throughput) thinned to CHART_POINTS rows, or None when the file has no loss column."""
-    from planner.service import read_metrics
-
-    series = read_metrics(_stream(data, name))
     loss = series.values.get("loss")
     if loss is None:
         return None
@@ -141,6 +167,9 @@ def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
     st.markdown(f"Read **{report.rows}** {'row' if report.rows == 1 else 'rows'} ({md_escape(report.format)}), steps {report.first_step} to "
                 f"{report.last_step}; columns used: "
                 f"{md_escape(', '.join(f'{k}={v}' for k, v in report.columns.items()) or 'none')}.")
+    if report.ignored:
+        st.caption("ignored: " + md_escape(", ".join(report.ignored)) + " (columns the doctor does not know; the "
+                   "command line maps one with --column KIND=NAME)")
     if not report.findings:
         st.success("No weak signal found: loss, throughput, utilisation and temperatures look steady.")
     else:
@@ -157,23 +186,65 @@ def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
         st.caption(md_escape(n))
 
 
+BURNIN_MARK = {"pass": "✅ pass", "fail": "❌ FAIL", "not_checked": "⚪ not checked"}
+
+
+def show_burnin(report: Any) -> None:
+    text = (f"Burn-in: {report.verdict.upper()} ({report.minutes:.0f} min, GPU "
+            f"{md_escape(', '.join(report.gpus))})")
+    (st.success if report.verdict == "pass" else st.error)(text)
+    st.dataframe(pd.DataFrame([{"Check": c.name, "Result": BURNIN_MARK[c.status], "Evidence": c.evidence}
+                               for c in report.checks]), hide_index=True)
+    for n in report.notes:
+        st.caption(md_escape(n))
+
+
+def burnin_section(log: Optional[tuple[bytes, str, str]], metrics: Optional[tuple[bytes, str, str]]) -> None:
+    """The burn-in check of `planner doctor burnin` on an uploaded nvidia-smi log (with the tab's System log and
+    metrics when they are there)."""
+    from planner.service import SMI_COMMAND, check_burnin
+
+    st.markdown("#### Burn-in check")
+    st.caption(f"Record the burn-in with `{SMI_COMMAND} > smi-burnin.csv` for at least an hour of your own "
+               "training (`planner burnin` prints the whole plan), then upload the log here. The System log and "
+               "metrics uploaded above are judged with it.")
+    smi = kept_upload("Burn-in nvidia-smi log (CSV)", ["csv", "txt", "log"], "doc_burnin_smi")
+    if smi is None:
+        return
+    report = cached("burnin", (smi[2], log[2] if log else "", metrics[2] if metrics else ""), lambda: check_burnin(
+        _stream(smi[0], smi[1]), _stream(log[0], log[1]) if log else None,
+        _stream(metrics[0], metrics[1]) if metrics else None))
+    if isinstance(report, PlannerError):
+        _error(report)
+    else:
+        show_burnin(report)
+
+
 def _error(exc: PlannerError) -> None:
     st.error(md_escape(exc))  # file text can sit in the message: no Markdown from it
 
 
-def kept_upload(label: str, types: list[str], key: str) -> Optional[tuple[bytes, str]]:
-    """A file uploader whose file survives a visit to another tab: only the open tab is drawn, and Streamlit
-    forgets a widget that was not drawn, so the file is kept aside and offered again (with a way to drop it)."""
+def kept_upload(label: str, types: list[str], key: str) -> Optional[tuple[bytes, str, str]]:
+    """(data, name, id) of a file uploader whose file survives a visit to another tab: only the open tab is drawn,
+    and Streamlit forgets a widget that was not drawn, so the file is kept aside and offered again (with a way to
+    drop it). The bytes are taken once per file (its id), not on every rerun; a file over MAX_UPLOAD_MB is refused."""
     ss = st.session_state
     kept = f"_{key}_kept"
-    up = st.file_uploader(label, type=types, key=key)
+    up = st.file_uploader(label, type=types, key=key, help=f"Up to {MAX_UPLOAD_MB} MB per file.")
     if up is not None:
-        ss[kept] = (up.getvalue(), up.name)
+        if up.size > MAX_UPLOAD_MB * 1024 * 1024:
+            st.error(f"{md_escape(up.name)} is {up.size / 1024 / 1024:.0f} MB, over the {MAX_UPLOAD_MB} MB a file may "
+                     "have here; run `planner doctor` on it from the command line (it streams files of any size)")
+            ss.pop(kept, None)
+            return None
+        file_id = str(getattr(up, "file_id", "") or f"{up.name}:{up.size}")
+        if kept not in ss or ss[kept][2] != file_id:
+            ss[kept] = (up.getvalue(), up.name, file_id)
         return ss[kept]
     if kept in ss and ss.get("_last_tab") == "Doctor":  # the user removed the file on this tab
         del ss[kept]
     if kept in ss:
-        data, name = ss[kept]
+        data, name, _ = ss[kept]
         st.caption(f"Using {md_escape(name)} ({len(data) / 1024:.0f} KB), uploaded before you switched tabs.")
         if st.button("Forget this file", key=f"{key}_forget"):
             del ss[kept]
@@ -208,29 +279,41 @@ def render() -> None:
         busy_text = st.text_area("Training windows, one START/END per line on the log's clock (e.g. "
                                  "2025-10-13T22:00/2025-10-14T06:30); a metrics file with times adds its own",
                                  key="doc_busy", height=90)
+    series = cached("series", (metrics[2],), lambda: read_series(metrics[0], metrics[1])) if metrics else None
     try:
-        windows, window_notes = training_windows(busy_text, metrics)
+        windows, window_notes, covered = training_windows(busy_text, series)
     except PlannerError as exc:
         _error(exc)
-        windows, window_notes = [], []
-    log = up if up is not None else (pasted.encode("utf-8"), "pasted log") if pasted.strip() else None
+        windows, window_notes, covered = [], [], None
+    if up is not None:
+        log: Optional[tuple[bytes, str, str]] = up
+    elif pasted.strip():
+        log = (pasted.encode("utf-8"), "pasted log", "pasted:" + hashlib.sha256(pasted.encode("utf-8")).hexdigest())
+    else:
+        log = None
     if log is not None:
         st.markdown(f"#### System log: {md_escape(log[1])}")
         for note in window_notes:
             st.caption(md_escape(note))
-        try:
-            report = diagnose_events(*log, gpu_tgp_w=tgp, cpu_power_w=cpu, psu_w=psu, busy=windows, gpu_name=gpu,
-                                     smi=[smi] if smi is not None else None)
-        except PlannerError as exc:
-            _error(exc)
+        options = (tgp, cpu, psu, tuple(windows), tuple(covered or ()), gpu, smi[2] if smi else "")
+        report = cached("events", (log[2],) + options, lambda: diagnose_events(
+            log[0], log[1], gpu_tgp_w=tgp, cpu_power_w=cpu, psu_w=psu, busy=windows, gpu_name=gpu,
+            smi=[smi[:2]] if smi is not None else None, covered=covered))
+        if isinstance(report, PlannerError):
+            _error(report)
         else:
             show_events(report)
     if metrics is not None:
         st.markdown(f"#### Training metrics: {md_escape(metrics[1])}")
-        try:
-            report = diagnose_metrics(*metrics, expected_steps=steps)
-            curve = loss_frame(*metrics)
-        except PlannerError as exc:
-            _error(exc)
+        if isinstance(series, PlannerError):
+            _error(series)
         else:
-            show_metrics(report, curve)
+            from planner.service import metrics_report
+
+            report = cached("metrics", (metrics[2], steps), lambda: metrics_report(
+                series, expected_steps=steps or None))
+            if isinstance(report, PlannerError):
+                _error(report)
+            else:
+                show_metrics(report, loss_frame(series))
+    burnin_section(log, metrics)

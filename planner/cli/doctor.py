@@ -15,7 +15,7 @@ from rich.table import Table
 from planner.cli.common import emit_json, handle_errors
 from planner.cli.common import markup_console as console
 from planner.doctor import diagnose_events, diagnose_metrics
-from planner.doctor.diagnose import as_source, busy_windows_from_metrics
+from planner.doctor.diagnose import as_source, metrics_windows
 from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text
 from planner.doctor.signals import Signal
 from planner.doctor.smi import read_smi
@@ -86,8 +86,15 @@ def _print_metrics(report: MetricsReport) -> None:
             steps = str(f.from_step) if f.from_step == f.to_step else f"{f.from_step}–{f.to_step}"
             table.add_row(f"[{_SEVERITY_STYLE[f.severity]}]{f.severity}[/]", steps, f.kind, escape(f.message))
         console.print(table)
+    if report.ignored:
+        console.print(f"ignored: {escape(', '.join(report.ignored))} (map one with --column KIND=NAME, e.g. "
+                      "--column loss=val/loss)", highlight=False)
     for note in report.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
+
+
+_COLUMN_HELP = ("KIND=NAME (repeat): read column NAME as KIND: loss, throughput, util, temp, power, clock, grad_norm, "
+                "step, time, expected, or per GPU gpu1_temp; docs/doctor.md §8.1 lists the names read by default.")
 
 
 def _format(json_out: bool, fmt: str) -> str:
@@ -133,11 +140,14 @@ def events_cmd(
     if gap_min > MAX_GAP_MIN:
         raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
     windows = [parse_window(w) for w in busy or []]
+    covered = None
     if metrics:
-        windows += busy_windows_from_metrics(metrics)
+        found, span = metrics_windows(metrics)
+        windows += found
+        covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
-                             smi=smi or ())
+                             smi=smi or (), covered=covered)
     _emit(out, report, events_markdown, _print_events)
 
 
@@ -185,10 +195,11 @@ def metrics_cmd(
                                                  "a shorter log is reported as stopped."),
     temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
                                      "drop; 83 is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
+    column: Optional[list[str]] = typer.Option(None, "--column", help=_COLUMN_HELP),
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
     out = _format(json_out, fmt)
-    report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit)
+    report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit, columns=column)
     _emit(out, report, metrics_markdown, _print_metrics)
 
 
@@ -202,8 +213,10 @@ def watch_cmd(
     smi_log: Optional[str] = typer.Option(None, "--smi-log", help="A growing `nvidia-smi --query-gpu=... "
                                           "--format=csv -l 5` log: throttling and idle GPUs."),
     on: Optional[list[str]] = typer.Option(None, "--on", help="KIND=COMMAND to run when a signal of that kind "
-                                           "appears (repeat): kinds nan, divergence, plateau, throughput_drop, "
-                                           "throttling, gpu_idle, hang, kernel, or any. The command gets "
+                                           "appears (repeat): the kinds `doctor metrics` and `doctor smi` report "
+                                           "(nan_loss, divergence, throughput_drop, thermal_throttling, "
+                                           "gpu_imbalance, hw_slowdown, gpu_idle, ...), hang, kernel, or any; the "
+                                           "old names nan, plateau, throttling, idle still work. The command gets "
                                            "DOCTOR_SIGNAL, DOCTOR_MESSAGE and DOCTOR_STEP in its environment."),
     cooldown_s: float = typer.Option(600.0, "--cooldown-s", help="Seconds before a kind's command runs again."),
     hang_min: float = typer.Option(10.0, "--hang-min", help="Minutes without a new metrics row that count as a "
@@ -216,6 +229,8 @@ def watch_cmd(
     once: bool = typer.Option(False, "--once", help="Read what is there, report, save the state and stop."),
     max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="Stop after this many seconds."),
     json_out: bool = typer.Option(False, "--json", help="One JSON object per signal (for other programs)."),
+    column: Optional[list[str]] = typer.Option(None, "--column", help=_COLUMN_HELP),
+    expected_steps: Optional[int] = typer.Option(None, "--expected-steps", help="Total steps the run should reach."),
 ) -> None:
     """Follow a training run's growing logs and raise weak signals as they appear; resumes where it stopped."""
     actions: dict[str, str] = {}
@@ -237,14 +252,63 @@ def watch_cmd(
 
     watcher = Watch(WatchOptions(metrics=metrics_file, kernel_log=kernel_log, smi_log=smi_log, actions=actions,
                                  cooldown_s=cooldown_s, hang_min=hang_min, interval_s=interval_s, state_path=state,
-                                 temp_limit_c=temp_limit), emit)
+                                 temp_limit_c=temp_limit, columns=column or [], expected_steps=expected_steps), emit)
     if not json_out:
         console.print(f"{'resuming' if watcher.resumed else 'watching'} {metrics_file} (state in "
                       f"{watcher.state_path})", markup=False, highlight=False)
+    said_ignored = False
+
+    def poll_and_tell() -> list[Signal]:
+        nonlocal said_ignored
+        signals = poll()
+        report = watcher.report
+        if not json_out and not said_ignored and report is not None:
+            said_ignored = True
+            used = ", ".join(f"{k}={v}" for k, v in report.columns.items())
+            console.print(f"columns used: {used}" + (f"; ignored: {', '.join(report.ignored)} (map one with --column "
+                          "KIND=NAME)" if report.ignored else ""), markup=False, highlight=False)
+        return signals
+
+    poll, watcher.poll = watcher.poll, poll_and_tell  # type: ignore[method-assign]
     try:
         watcher.run(once=once, max_seconds=max_seconds)
     except KeyboardInterrupt:
         watcher.save()
+
+
+@doctor.command("burnin")
+@handle_errors
+def burnin_cmd(
+    smi_log: str = typer.Argument(..., help="The burn-in's nvidia-smi log, recorded with `planner burnin`'s line "
+                                  "(--query-gpu=timestamp,index,...,clocks.sm,...,clocks_throttle_reasons.active "
+                                  "--format=csv -l 5)."),
+    kernel_log: Optional[str] = typer.Option(None, "--kernel-log", help="Kernel log (journalctl -k, dmesg) or "
+                                             "Windows System log export of the burn-in."),
+    metrics: Optional[str] = typer.Option(None, "--metrics", help="The training metrics (CSV/JSONL) of the burn-in."),
+    min_minutes: float = typer.Option(60.0, "--min-minutes", help="Shortest burn-in accepted, in minutes."),
+    temp_max: float = typer.Option(90.0, "--temp-max", help="GPU temperature (°C) that fails the burn-in."),
+    json_out: bool = typer.Option(False, "--json", help="Print the verdict and the checks as JSON."),
+) -> None:
+    """Pass or fail a burn-in: no Xid/WHEA/Kernel-Power 41, no thermal or power slowdown, stable clocks and
+    temperatures, no throughput sag."""
+    from planner.doctor.burnin import check_burnin
+
+    report = check_burnin(smi_log, kernel_log, metrics, min_minutes=min_minutes, temp_max_c=temp_max)
+    if json_out:
+        emit_json(report.to_json())
+        if report.verdict == "fail":
+            raise typer.Exit(1)  # a result, as "no build fits" is: scripts can test the exit status
+        return
+    style = "bold green" if report.verdict == "pass" else "bold red"
+    console.print(f"[{style}]Burn-in: {report.verdict.upper()}[/] ({report.minutes:.0f} min, GPU "
+                  f"{escape(', '.join(report.gpus))})")
+    marks = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "not_checked": "[dim]not checked[/]"}
+    for c in report.checks:
+        console.print(f"{marks[c.status]:<24} {escape(c.name)}: {escape(c.evidence)}", highlight=False)
+    for note in report.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
+    if report.verdict == "fail":
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,8 +16,9 @@ from planner.doctor.events import (
     with_times,
 )
 from planner.doctor.hypotheses import PowerContext, find_chip, rank
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
-from planner.doctor.metrics_io import read_metrics
+from planner.doctor.engine import metrics_report
+from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
+from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metrics
 from planner.doctor.readers import LogReader
 from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
@@ -39,14 +40,36 @@ def as_source(path_or_text: Union[str, Path, bytes, BinaryIO]) -> Source:
     return path_or_text
 
 
-def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[Window]:
-    """Training windows from the timestamps of a metrics file (rows no more than 10 min apart)."""
-    series = read_metrics(as_source(path))
+GRACE_MIN, GRACE_MAX = timedelta(minutes=1), timedelta(minutes=10)
+
+
+def metrics_windows(path: Union[str, Path, bytes, BinaryIO]) -> tuple[list[Window], Window]:
+    """(training windows, the span the file covers) from a metrics file's time column.
+
+    Rows no more than 10 min apart are one window. A window runs on past its last row by a short grace (three
+    usual row intervals, 1-10 min): a GPU hang seconds after the last logged row happened during training. Outside
+    the covered span (first row to last row plus the grace) the file says nothing: "no metrics", not "idle"."""
+    return series_windows(read_metrics(as_source(path)))
+
+
+def series_windows(series: MetricSeries) -> tuple[list[Window], Window]:
+    """metrics_windows for a series already read (the web UI reads an upload once)."""
     if not series.times:
         raise InputError(f"{series.name}: no time/timestamp column, so it cannot tell load from idle")
+    times = sorted(series.times)
     # Long logs are read in buckets of `bucket` rows stamped with their first row's time: allow the same
     # 10-minute quiet gap per row of a bucket, so one bucket does not look like a pause.
-    return windows_from_times(series.times, max_gap=timedelta(minutes=10) * series.bucket)
+    max_gap = timedelta(minutes=10) * series.bucket
+    steps = sorted(b - a for a, b in zip(times, times[1:]) if b > a)
+    usual = steps[len(steps) // 2] if steps else timedelta(0)
+    grace = min(max(3 * usual, GRACE_MIN), GRACE_MAX) * series.bucket
+    windows = [(a, b + grace) for a, b in windows_from_times(times, max_gap=max_gap)]
+    return windows, (times[0], times[-1] + grace)
+
+
+def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[Window]:
+    """Training windows from the timestamps of a metrics file (see metrics_windows)."""
+    return metrics_windows(path)[0]
 
 
 def diagnose_events(
@@ -60,6 +83,7 @@ def diagnose_events(
     year: Optional[int] = None,
     gpu_name: Optional[str] = None,
     smi: Sequence[Union[str, Path, bytes, BinaryIO]] = (),
+    covered: Optional[list[Window]] = None,
 ) -> EventReport:
     """Read a System log (Windows CSV/XML/Format-List, Linux journalctl/dmesg), group incidents, rank causes."""
     for name, value in (("--cpu-power", cpu_power_w), ("--psu-w", psu_w)):
@@ -80,7 +104,9 @@ def diagnose_events(
         fmt = kernel.format if kernel is not None else reader.format  # type: ignore[attr-defined]
     if collected.total == 0:
         raise InputError(f"{name}: no events found")
-    events = assign_load(with_times(collected.events, stamps, day_first), busy if clock != "boot" else None)
+    wall = clock != "boot"
+    events = assign_load(with_times(collected.events, stamps, day_first), busy if wall else None,
+                         covered if wall else None)
     groups = group_incidents(events, gap=gap)
     power = PowerContext(gpu_tgp_w=gpu_tgp_w, cpu_power_w=cpu_power_w, psu_w=psu_w,
                          gpu_mentions=collected.gpu_mentions, gpu_name=gpu_name)
@@ -111,6 +137,9 @@ def diagnose_events(
         notes.append("dates read " + ("day-first (dd/mm)" if day_first else "month-first (mm/dd)"))
     if busy and utc:
         notes.append("busy windows were compared with the XML's UTC times")
+    if covered and wall and any(e.load == "no_metrics" for e in events):
+        notes.append("events outside the metrics file's rows say 'no metrics': the file cannot tell load from idle "
+                     "then")
     if not busy:
         notes.append("load vs idle unknown: give the training time windows (CLI: --busy START/END or --metrics FILE with timestamps)")
     if collected.truncated:
@@ -138,18 +167,10 @@ def diagnose_metrics(
     *,
     expected_steps: Optional[int] = None,
     temp_limit_c: float = DEFAULT_TEMP_LIMIT_C,
+    columns: Optional[list[str]] = None,
 ) -> MetricsReport:
     """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""
     if expected_steps is not None and expected_steps <= 0:
         raise InputError(f"--expected-steps must be positive, got {expected_steps}")
-    series = read_metrics(as_source(path))
-    findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
-    return MetricsReport(
-        findings=findings,
-        rows=series.total_rows,
-        first_step=int(series.first_step) if series.first_step is not None else None,
-        last_step=int(series.last_step) if series.last_step is not None else None,
-        columns=dict(series.roles),
-        format=series.format,
-        notes=list(series.notes),
-    )
+    series = read_metrics(as_source(path), parse_column_map(columns))
+    return metrics_report(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)

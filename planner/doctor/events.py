@@ -14,7 +14,7 @@ from planner.doctor.catalogue import BUGCHECK_HINTS, LINUX_SOURCES, EventInfo, l
 from planner.doctor.readers import RawRecord, Stamp
 from planner.doctor.timestamps import LocalStamp, resolve
 
-LoadState = Literal["load", "idle", "unknown"]
+LoadState = Literal["load", "idle", "unknown", "no_metrics"]  # no_metrics: outside the metrics file's rows
 MAX_KEPT = 100_000  # catalogued events kept in memory; a System log holds far fewer
 INCIDENT_GAP = timedelta(hours=1)
 # Kernel-Power 41, EventLog 6008 and BugCheck 1001 are written at the next boot, which can be hours
@@ -170,11 +170,14 @@ class _Spans:
 
 
 def assign_load(
-    events: list[LogEvent], busy: Optional[list[tuple[datetime, datetime]]] = None
+    events: list[LogEvent], busy: Optional[list[tuple[datetime, datetime]]] = None,
+    covered: Optional[list[tuple[datetime, datetime]]] = None,
 ) -> list[LogEvent]:
-    """Load state per event: asleep or SleepInProgress -> idle; busy windows given -> load or idle."""
+    """Load state per event: asleep or SleepInProgress -> idle; busy windows given -> load or idle, except outside
+    the spans a metrics file covers (`covered`), where nothing is known: no_metrics."""
     asleep = _Spans(sleep_intervals(events))
     windows = _Spans(busy or [])
+    known = _Spans(covered or [])
     out = []
     for ev in events:
         state: LoadState = "unknown"
@@ -182,8 +185,12 @@ def assign_load(
             state = "unknown"  # logged at boot: the crash time is not in the record
         elif ev.sleep_in_progress or ev.time in asleep:
             state = "idle"
+        elif windows and ev.time in windows:
+            state = "load"
+        elif covered is not None and ev.time not in known:
+            state = "no_metrics"
         elif windows:
-            state = "load" if ev.time in windows else "idle"
+            state = "idle"
         if ev.kind == "hard_reset" and ev.sleep_in_progress:
             state = "idle"
         out.append(replace(ev, load=state))
@@ -292,6 +299,8 @@ def describe(ev: LogEvent, group: IncidentGroup) -> str:
         parts.append("during a busy (training) window")
     elif ev.load == "idle":
         parts.append("while idle")
+    elif ev.load == "no_metrics":
+        parts.append("no metrics at that time (outside the metrics file's rows): load unknown")
     return "; ".join(parts)
 
 

@@ -244,7 +244,14 @@ def _imbalance(f: _Findings, per: dict[int, list[float]], what: str, unit: str, 
     for a, b in runs(flags, MIN_RUN):
         means = {g: statistics.fmean(_finite(per[g][a:b + 1]) or [math.nan]) for g in gpus}
         lo, hi = min(means, key=means.__getitem__), max(means, key=means.__getitem__)
-        if what == "utilisation":
+        if what == "utilisation" and means[lo] <= 0.5 * means[hi]:
+            others = [g for g in gpus if g != hi]
+            advice = (f"GPU{hi} works (about {means[hi]:.0f} %) while "
+                      + ", ".join(f"GPU{g}" for g in others) + f" sit at about "
+                      + "/".join(f"{means[g]:.0f}" for g in others) + " %: an input-pipeline bottleneck (data "
+                      "loading or preprocessing on one rank, too few DataLoader workers), torch.nn.DataParallel "
+                      "gathering on GPU0, or a run using only one of the GPUs")
+        elif what == "utilisation":
             advice = (f"GPU{lo} lags (about {means[lo]:.0f} % vs {means[hi]:.0f} % on GPU{hi}): uneven data or "
                       "model split, a slower PCIe link, or one card throttling; data-parallel steps wait for the "
                       "slowest GPU")
@@ -279,11 +286,11 @@ def _stops(f: _Findings, s: MetricSeries, expected: Optional[int]) -> None:
     positive = [d for d in incs if d > 0]
     usual = statistics.median(positive) if positive else 1.0
     for i, d in enumerate(incs, 1):
-        if d <= 0:
+        if d < 0:  # the same step twice is a second logger call (Lightning writes val rows so), not a restart
             f.add("run_restarted", "warning", i - 1, i,
                   f"step went back from {f.step(i - 1)} to {f.step(i)}: the run was restarted (resumed from a "
                   f"checkpoint?) and about {int(steps[i - 1] - steps[i]) + int(usual)} steps were redone")
-        elif d > STEP_GAP_FACTOR * usual and d > usual + 1:
+        elif d > 0 and d > STEP_GAP_FACTOR * usual and d > usual + 1:
             f.add("step_gap", "warning", i - 1, i,
                   f"no metrics between step {f.step(i - 1)} and {f.step(i)} (usual interval {usual:g}): logging "
                   "or training stalled, or rows were lost")

@@ -10,6 +10,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -17,6 +18,8 @@ import numpy as np
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
 
+MAX_COLUMNS = 10_000  # distinct column names mapped (JSONL keys); more are ignored unseen
+MAX_IGNORED = 50  # ignored column names listed
 KEPT_ROWS = 100_000  # rows kept for the analysis; longer runs are averaged into buckets, so memory stays flat
 EPOCH_MIN, EPOCH_MAX = 0.0, 4_102_444_800.0  # 1970-01-01 .. 2100-01-01 UTC: a training log's clock
 MAX_STEP = 1e15  # a step counter beyond this is not a step (and would not print as one)
@@ -28,7 +31,8 @@ for _role, _names in {
     "step": "step global_step iter iteration it steps _step trainer_global_step batch",
     "loss": "loss train_loss training_loss loss_train train_loss_step",
     "throughput": "tokens_per_s tokens_per_sec tokens_per_second tokens_s tok_s tok_per_s tps throughput "
-                  "samples_per_s samples_per_sec samples_s it_s its iters_per_s images_per_s imgs_per_s",
+                  "tokens_sec tok_sec samples_per_s samples_per_sec samples_per_second samples_sec samples_s it_s "
+                  "its iters_per_s images_per_s imgs_per_s images_sec",
     "util": "gpu_util gpu_utilization utilization util gpu_util_pct gpu_utilization_pct gpu_util_percent gpu_usage",
     "temp": "gpu_temp gpu_temp_c temp temperature gpu_temperature temp_c",
     "power": "gpu_power gpu_power_w power_w power",
@@ -39,8 +43,19 @@ for _role, _names in {
 }.items():
     for _n in _names.split():
         ALIASES[_n] = _role
-_PER_GPU = re.compile(r"^gpu_?(\d+)_(util|utilization|usage|temp|temperature|power|clock)(?:_[a-z%]+)?$")
-_PER_GPU_ROLE = {"utilization": "util", "usage": "util", "temperature": "temp"}
+# gpu0_util, gpu_1_temp_c, W&B system metrics (system.gpu.0.gpu = utilisation %, .temp, .powerWatts, .smClock)
+_PER_GPU = re.compile(r"^(?:system_)?gpu_?(\d+)_(util|utilization|usage|gpu|temp|temperature|power|powerwatts|clock|"
+                      r"smclock)(?:_[a-z%]+)?$")
+# PyTorch Lightning's GPUStatsMonitor: "gpu_id: 0/utilization.gpu (%)", "gpu_id: 1/temperature.gpu (°C)"
+_LIGHTNING_GPU = re.compile(r"^gpu_id: ?(\d+)/(utilization\.gpu|temperature\.gpu|power\.draw|clocks\.sm)\b")
+_PER_GPU_ROLE = {"utilization": "util", "usage": "util", "gpu": "util", "temperature": "temp", "powerwatts": "power",
+                 "smclock": "clock", "utilization.gpu": "util", "temperature.gpu": "temp", "power.draw": "power",
+                 "clocks.sm": "clock"}
+# TensorBoard's "download CSV" of one scalar: Wall time,Step,Value in a file named run-<run>-tag-<tag>.csv
+_TB_TAG = re.compile(r"-tag-(.+?)(?:\.csv)?$", re.IGNORECASE)
+# W&B panel export: "<run name> - train/loss", with "__MIN" / "__MAX" companions
+_WANDB_PANEL = re.compile(r"^.+ - (.+)$")
+KINDS = ROLES + ("step", "time", "expected")
 _NORMALISE = re.compile(r"[/.\-\s]+")
 _MISSING = {"", "none", "null", "na", "n/a", "-"}
 
@@ -50,6 +65,53 @@ _UNSEEN = ("", None)  # sentinel: a column not mapped yet
 
 def normalise(name: str) -> str:
     return _NORMALISE.sub("_", name.strip().lower()).strip("_")
+
+
+Target = Optional[tuple[str, Optional[int]]]
+
+
+def parse_column_map(items: Optional[list[str]]) -> dict[str, tuple[str, Optional[int]]]:
+    """`--column KIND=NAME` options -> {column name: (role, gpu)}; KIND is a role (loss, throughput, util, temp,
+    power, clock, grad_norm, step, time, expected) or a per-GPU one (gpu1_temp)."""
+    out: dict[str, tuple[str, Optional[int]]] = {}
+    for item in items or []:
+        kind, sep, name = item.partition("=")
+        kind, name = kind.strip().lower(), name.strip()
+        per = re.fullmatch(r"gpu(\d{1,3})_([a-z_]+)", kind)
+        role, gpu = (per.group(2), int(per.group(1))) if per else (kind, None)
+        if not sep or not name or role not in KINDS or (gpu is not None and role not in PER_GPU_ROLES):
+            raise InputError(f"--column {item[:60]!r}: expected KIND=NAME with KIND one of {', '.join(KINDS)} or "
+                             "gpuN_util/temp/power/clock, e.g. --column loss=val/loss")
+        out[name] = (role, gpu)
+    return out
+
+
+def column_target(col: str, source_name: str = "") -> Target:
+    """The role (and GPU) a column name feeds, or None: the one table both `doctor metrics` and the watch read."""
+    raw = str(col).strip()
+    if raw.endswith(("__MIN", "__MAX", "__min", "__max")):
+        return None  # the W&B panel export's band around the value
+    panel = _WANDB_PANEL.match(raw)
+    if panel:
+        raw = panel.group(1)
+    lightning = _LIGHTNING_GPU.match(raw.lower())
+    if lightning:
+        return _PER_GPU_ROLE[lightning.group(2)], int(lightning.group(1))
+    norm = normalise(raw)
+    m = _PER_GPU.match(norm)
+    if m:
+        return _PER_GPU_ROLE.get(m.group(2), m.group(2)), int(m.group(1))
+    if norm in ALIASES:
+        return ALIASES[norm], None
+    if norm.startswith("train_") and norm[6:] in ALIASES:
+        return ALIASES[norm[6:]], None
+    if norm == "value" and source_name:  # TensorBoard: the tag in the file name says what Value is
+        tag = _TB_TAG.search(Path(source_name).name)
+        if tag:
+            inner = column_target(tag.group(1))
+            if inner is not None and inner[0] not in ("step", "time"):
+                return inner
+    return None
 
 
 @dataclass
@@ -70,6 +132,7 @@ class MetricSeries:
     bucket: int = 1
     first_step: Optional[float] = None
     last_step: Optional[float] = None
+    ignored: list[str] = field(default_factory=list)  # columns read but feeding no role
 
     @property
     def times(self) -> list[datetime]:
@@ -134,8 +197,10 @@ def _epoch(value: Any, row: int, name: str) -> float:
 class _Builder:
     """Maps columns to roles as they appear (JSONL rows may add keys), then appends each row's numbers."""
 
-    def __init__(self, name: str, fmt: str) -> None:
+    def __init__(self, name: str, fmt: str, columns: Optional[dict[str, tuple[str, Optional[int]]]] = None) -> None:
         self.series = MetricSeries(name=name, format=fmt)
+        self.overrides = dict(columns or {})
+        self.ignored: list[str] = []  # columns that feed no role (shown as "ignored: ..."), at most MAX_IGNORED
         self.mapping: dict[str, Optional[tuple[str, Optional[int]]]] = {}
         self._taken: set[tuple[str, Optional[int]]] = set()
         self._plan: Optional[list[tuple[int, str]]] = None
@@ -143,18 +208,23 @@ class _Builder:
         self.folded = 0  # rows of the arrays that are whole buckets (the rest is the bucket being filled)
 
     def _map(self, col: str) -> None:
-        norm = normalise(col)
-        m = _PER_GPU.match(norm)
-        target: Optional[tuple[str, Optional[int]]] = None
-        if m:
-            target = (_PER_GPU_ROLE.get(m.group(2), m.group(2)), int(m.group(1)))
-        elif norm in ALIASES:
-            target = (ALIASES[norm], None)
-        elif norm.startswith("train_") and norm[6:] in ALIASES:
-            target = (ALIASES[norm[6:]], None)
+        if len(self.mapping) >= MAX_COLUMNS:  # JSONL rows may invent keys without end: keep the map bounded
+            return
+        if col in self.overrides:
+            target: Target = self.overrides[col]
+            for other, t in list(self.mapping.items()):  # --column wins over a name read by default
+                if t == target:
+                    self.mapping[other] = None
+                    self._taken.discard(target)
+        else:
+            target = column_target(col, self.series.name)
+            if target is not None and target in set(self.overrides.values()):
+                target = None  # the user mapped another column to this role
         if target in self._taken:
             target = None  # a second column for the same role is ignored
         self.mapping[col] = target
+        if target is None and len(self.ignored) < MAX_IGNORED and col.strip():
+            self.ignored.append(col)
         if target is not None:
             self._taken.add(target)
             label = target[0] if target[1] is None else f"gpu{target[1]}_{target[0]}"
@@ -171,7 +241,8 @@ class _Builder:
     def _no_columns(self) -> InputError:
         return InputError(
             f"{self.series.name}: no metric columns recognised (got {', '.join(self.mapping)[:100]}); expected "
-            "e.g. step, loss, tokens_per_s, gpu_util, gpu_temp or per-GPU gpu0_util, gpu1_temp"
+            "e.g. step, loss, tokens_per_s, gpu_util, gpu_temp or per-GPU gpu0_util, gpu1_temp; map a column of "
+            "yours with --column KIND=NAME (docs/doctor.md §8.1)"
         )
 
     def finish(self) -> MetricSeries:
@@ -180,8 +251,9 @@ class _Builder:
             raise InputError(f"{s.name}: no metric rows")
         if not (s.values or s.per_gpu):
             raise self._no_columns()
-        if "step" not in s.roles:
+        if "step" not in s.roles and not any(n.startswith("no step column") for n in s.notes):
             s.notes.append("no step column: rows are numbered from 1")
+        s.ignored = list(self.ignored)
         return s
 
     def _array(self, target: tuple[str, Optional[int]]) -> array:
@@ -202,7 +274,7 @@ class _Builder:
             target = self.mapping.get(col, _UNSEEN)
             if target is _UNSEEN:
                 self._map(col)
-                target = self.mapping[col]
+                target = self.mapping.get(col)
             if target is None:
                 continue
             role, gpu = target
@@ -332,8 +404,8 @@ def _csv(lines: Iterator[str], builder: _Builder) -> None:
     metrics_block.read_csv(lines, builder)
 
 
-def read_metrics(source: Source) -> MetricSeries:
-    """Parse a metrics CSV (header row) or JSONL (one object per line), streaming."""
+def read_metrics(source: Source, columns: Optional[dict[str, tuple[str, Optional[int]]]] = None) -> MetricSeries:
+    """Parse a metrics CSV (header row) or JSONL (one object per line), streaming; `columns` maps names to roles."""
     with open_text(source) as stream:
         head = list(itertools.islice(stream.lines, 5))
         first = next((ln.strip() for ln in head if ln.strip()), "")
@@ -343,8 +415,13 @@ def read_metrics(source: Source) -> MetricSeries:
         if first.startswith("["):
             raise InputError(f"{stream.name}: a JSON array; write one JSON object per line (JSONL) instead")
         fmt = "jsonl" if first.startswith("{") else "csv"
-        builder = _Builder(stream.name, fmt)
+        builder = _Builder(stream.name, fmt, columns)
         (_jsonl if fmt == "jsonl" else _csv)(lines, builder)
+    return finished(builder)
+
+
+def finished(builder: _Builder) -> MetricSeries:
+    """The series once every row is in: padded, with its notes (bucketing, ignored columns)."""
     series = builder.finish()
     _pad(series)
     if series.bucket > 1:

@@ -27,6 +27,18 @@ _FL_SOURCE_KEYS = ("providername", "source", "provider")
 _FL_ID_KEYS = ("id", "eventid", "instanceid")
 _FL_KNOWN = set(_FL_TIME_KEYS + _FL_SOURCE_KEYS + _FL_ID_KEYS + ("message", "leveldisplayname", "entrytype", "index"))
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
+PURGE_CHARS = 1 << 20  # XML characters fed between two purges of finished non-event elements
+
+
+def _purge(node: etree._Element) -> None:
+    """Drop finished elements along the open path from the root: at each level every child but the last (the one
+    still open, or one finished element) goes; an open <Event> is kept whole until it ends and is read."""
+    while len(node):
+        if len(node) > 1:
+            del node[:-1]
+        node = node[-1]
+        if isinstance(node.tag, str) and node.tag.rpartition("}")[2] == "Event":
+            return
 
 
 @dataclass(slots=True)
@@ -252,23 +264,35 @@ class LogReader:
     def _xml(self) -> Iterator[RawRecord]:
         # wevtutil prints <Event> elements back to back with no root; wrap them in one so the
         # document is well formed. A DOCTYPE inside the wrapper is a syntax error, so no entities.
-        parser = etree.XMLPullParser(events=("end",), tag="{*}Event", resolve_entities=False, no_network=True)
+        # Memory stays bounded: each <Event> is dropped once read, and every MiB fed, finished elements that are not
+        # events (a file of other elements, or a wrapper holding them) are dropped too (_purge).
+        parser = etree.XMLPullParser(events=("start", "end"), tag=("{*}Event", "doc"), resolve_entities=False,
+                                     no_network=True)
         parser.feed("<doc>")
+        root = None
         line_no = 0
         first = True
+        fed = 0
         try:
             for line_no, line in enumerate(itertools.chain(self._lines, ["</doc>"]), 1):
                 if first and line.strip():
                     line = _XML_DECL.sub("", line.lstrip("\ufeff"), count=1)
                     first = False
                 parser.feed(line)
-                for _kind, elem in parser.read_events():
+                fed += len(line)
+                for kind, elem in parser.read_events():
+                    if kind == "start" or elem.tag == "doc":
+                        root = elem if root is None else root
+                        continue
                     record = self._xml_record(elem, line_no)
-                    elem.clear(keep_tail=False)  # keep memory bounded: drop finished events
+                    elem.clear(keep_tail=False)
                     parent = elem.getparent()
-                    while parent is not None and elem.getprevious() is not None:
-                        del parent[0]
+                    if parent is not None:
+                        del parent[:parent.index(elem) + 1]  # the event and whatever finished before it
                     yield record
+                if fed >= PURGE_CHARS and root is not None:
+                    fed = 0
+                    _purge(root)
             parser.close()
         except etree.XMLSyntaxError as exc:
             raise InputError(f"{self.name}: malformed XML near line {line_no}: {exc.msg}") from None

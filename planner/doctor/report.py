@@ -25,7 +25,7 @@ class EventLine(BaseModel):
     source: str
     id: int
     summary: str
-    load: Literal["load", "idle", "unknown"] = "unknown"
+    load: Literal["load", "idle", "unknown", "no_metrics"] = "unknown"
 
     def to_json(self, utc: bool) -> dict[str, Any]:
         return {"time": _stamp(self.time, utc), "source": self.source, "id": self.id, "summary": self.summary}
@@ -136,8 +136,12 @@ class MetricsReport(BaseModel):
     first_step: Optional[int] = None
     last_step: Optional[int] = None
     columns: dict[str, str] = Field(default_factory=dict)  # role -> column name used
+    ignored: list[str] = Field(default_factory=list)  # columns read but mapped to no role
     format: str = ""
     notes: list[str] = Field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"findings": [f.to_json() for f in self.findings]}
+        out: dict[str, Any] = {"findings": [f.to_json() for f in self.findings]}
+        if self.ignored:  # added only when a column was left out: the issue-8 contract stays as it was
+            out["ignored"] = list(self.ignored)
+        return out

@@ -6,9 +6,9 @@ import csv
 import itertools
 import math
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Optional
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Optional
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
@@ -18,6 +18,8 @@ SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x
 LOADED_UTIL = 50.0  # % utilisation from which a sample counts as "under load"
 SHARE = 0.2  # a condition seen in at least this share of loaded samples (and MIN_SAMPLES) is reported
 MIN_SAMPLES = 3
+LAGGING_SHARE = 0.5  # a GPU under half the busiest one's utilisation at the same instant lags [our threshold]
+MAX_GPUS = 64  # distinct GPU ids counted in one log
 SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
 _Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -47,11 +49,14 @@ class GpuTally:
     hw_slowdown: int = 0
     power_brake: int = 0
     hw_thermal: int = 0
+    sw_thermal: int = 0
     hot: int = 0
     max_temp: float = -math.inf
     ecc_uncorrected: float = 0.0
     retired_pending: bool = False
     idle_while_others_work: int = 0
+    lagging: int = 0  # under half the busiest GPU's utilisation at the same instant
+    instants_with_busy_peer: int = 0
     first: str = ""
     last: str = ""
 
@@ -89,6 +94,7 @@ class SmiRow:
     width: Optional[float] = None
     width_max: Optional[float] = None
     reasons: int = 0
+    clock: Optional[float] = None  # SM clock, MHz
     ecc_uncorrected: Optional[float] = None
     retired_pending: bool = False
     remap_failure: bool = False
@@ -120,6 +126,8 @@ def tally(tallies: dict[str, GpuTally], row: SmiRow, temp_limit_c: float) -> Non
             if None not in (row.gen, row.width, row.gen_max, row.width_max) else "below its maximum"
     if row.reasons & SW_POWER_CAP or (row.power is not None and row.limit and row.power >= 0.97 * row.limit):
         t.power_cap += 1
+    if row.reasons & SW_THERMAL:
+        t.sw_thermal += 1
     if row.reasons & (HW_SLOWDOWN | HW_THERMAL | HW_POWER_BRAKE):
         t.hw_slowdown += 1
         t.power_brake += bool(row.reasons & HW_POWER_BRAKE)
@@ -148,6 +156,10 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
                 ("psu_power", 1.5), ("thermal", 1.5))
             out.append(SmiFinding("hw_slowdown", "problem", gpu, f"{label}: HW Slowdown active in "
                                   f"{share(t.hw_slowdown)}: {why} halves clocks or worse", causes))
+        if _often(t.sw_thermal, t):
+            out.append(SmiFinding("thermal_slowdown", "warning", gpu, f"{label}: SW thermal slowdown (0x20) active in "
+                                  f"{share(t.sw_thermal)}: the driver lowers clocks to hold the temperature "
+                                  f"(up to {t.max_temp:g} °C)", (("thermal", 2.0),)))
         if _often(t.power_cap, t):
             out.append(SmiFinding("power_cap", "warning", gpu, f"{label}: at its power cap in {share(t.power_cap)}: "
                                   "the card runs at its full board power for hours, the PSU's hardest sustained load "
@@ -165,6 +177,13 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
             out.append(SmiFinding("gpu_idle", "warning", gpu, f"{label}: idle in {t.idle_while_others_work} of "
                                   f"{t.samples} samples while another GPU worked: a stuck rank or a data-parallel "
                                   "imbalance", (("software", 1.0),)))
+        lag = t.lagging + t.idle_while_others_work
+        if t.lagging and lag >= MIN_SAMPLES and lag >= SHARE * t.instants_with_busy_peer:
+            out.append(SmiFinding("gpu_imbalance", "warning", gpu, f"{label}: under half the busiest GPU's "
+                                  f"utilisation in {lag} of {t.instants_with_busy_peer} samples while another GPU "
+                                  "worked: the GPUs wait on the input pipeline (data loading or preprocessing on one "
+                                  "rank, too few DataLoader workers), an uneven split, or torch.nn.DataParallel "
+                                  "gathering on GPU 0", (("software", 1.0),)))
     return out
 
 
@@ -176,7 +195,8 @@ _CSV_FIELDS = {
     "pcie.link.gen.gpumax": "gen_max", "pcie.link.width.current": "width", "pcie.link.width.max": "width_max",
     "clocks_throttle_reasons.active": "reasons", "clocks_event_reasons.active": "reasons",
     "ecc.errors.uncorrected.volatile.total": "ecc", "retired_pages.pending": "pending",
-    "temperature.gpu.tlimit": "tlimit",
+    "temperature.gpu.tlimit": "tlimit", "clocks.sm": "clock", "clocks.current.sm": "clock",
+    "clocks.max.sm": "clock_max", "clocks.max.sm_clock": "clock_max",
 }
 
 
@@ -197,39 +217,104 @@ def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
                   gen=_num(values.get("gen", "")), gen_max=_num(values.get("gen_max", "")),
                   width=_num(values.get("width", "")), width_max=_num(values.get("width_max", "")),
                   reasons=_reasons(values.get("reasons", "")), ecc_uncorrected=_num(values.get("ecc", "")),
+                  clock=_num(values.get("clock", "")),
                   retired_pending=values.get("pending", "").strip().lower() == "yes")
 
 
+class SmiLog:
+    """A `--format=csv` log read line by line into per-GPU running counts (bounded; saved by the watch), so
+    `doctor smi`, `doctor events --smi`, the watch and the burn-in judge samples with one set of rules."""
+
+    def __init__(self, name: str, temp_limit_c: float = 83.0,
+                 on_row: Optional[Callable[[SmiRow], None]] = None) -> None:
+        self.name, self.temp_limit_c, self.on_row = name, temp_limit_c, on_row
+        self.fields: Optional[dict[int, str]] = None
+        self.header = ""
+        self.tallies: dict[str, GpuTally] = {}
+        self.instant = ""  # the sampling time of the rows in `batch`
+        self.batch: dict[str, Optional[float]] = {}  # gpu -> utilisation at that instant
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        if not text:
+            return
+        if self.fields is None:
+            fields = csv_header(line)
+            if fields is None:
+                raise InputError(f"{self.name}: not an nvidia-smi --format=csv log (header {text[:60]!r})")
+            self.fields, self.header = fields, text
+            return
+        if text == self.header:
+            return  # the header nvidia-smi repeats (or writes again after a restart)
+        try:
+            cells = next(csv.reader([line]), [])
+        except csv.Error:
+            return
+        row = csv_row(cells, self.fields, 0)
+        if len(self.tallies) >= MAX_GPUS and row.gpu not in self.tallies:
+            return  # a log that invents GPU ids without end: the counts stay bounded
+        tally(self.tallies, row, self.temp_limit_c)
+        if self.on_row is not None:
+            self.on_row(row)
+        if row.time != self.instant:
+            _imbalance(self.tallies, self.batch)
+            self.instant, self.batch = row.time, {}
+        if len(self.batch) < MAX_GPUS:
+            self.batch[row.gpu] = row.util
+
+    def findings(self) -> list[SmiFinding]:
+        """What the counts say now (the sampling instant in progress included)."""
+        tallies = {g: replace(t) for g, t in self.tallies.items()}
+        _imbalance(tallies, self.batch)
+        return findings(tallies)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fields": {str(k): v for k, v in (self.fields or {}).items()}, "header": self.header,
+                "tallies": {g: asdict(t) for g, t in self.tallies.items()}, "instant": self.instant,
+                "batch": self.batch}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], name: str, temp_limit_c: float) -> "SmiLog":
+        log = cls(name, temp_limit_c)
+        try:
+            if data.get("fields"):
+                log.fields = {int(k): str(v) for k, v in dict(data["fields"]).items()}
+                log.header = str(data.get("header", ""))
+            known = GpuTally.__dataclass_fields__
+            log.tallies = {str(g): GpuTally(**{k: v for k, v in dict(t).items() if k in known})
+                           for g, t in dict(data.get("tallies") or {}).items()}
+            log.instant = str(data.get("instant", ""))
+            log.batch = {str(g): (None if u is None else float(u)) for g, u in dict(data.get("batch") or {}).items()}
+        except (TypeError, ValueError, AttributeError):
+            raise InputError(f"{name}: the watch state for this log is unreadable; delete the state file") from None
+        return log
+
+
 def read_csv_log(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, GpuTally]:
-    first = next(lines, "")
-    fields = csv_header(first)
-    if fields is None:
-        raise InputError(f"{name}: not an nvidia-smi --format=csv log (header {first.strip()[:60]!r})")
-    tallies: dict[str, GpuTally] = {}
-    header = first.strip()
-    batch: list[SmiRow] = []
-    for row_no, line in enumerate(lines, 2):
-        if not line.strip() or line.strip() == header:
-            continue  # blank, or the header nvidia-smi repeats
-        row = csv_row(next(csv.reader([line]), []), fields, row_no)
-        tally(tallies, row, temp_limit_c)
-        if batch and row.time != batch[0].time:
-            _imbalance(tallies, batch)
-            batch = []
-        batch.append(row)
-    _imbalance(tallies, batch)
-    return tallies
+    log = SmiLog(name, temp_limit_c)
+    for line in lines:
+        log.feed(line)
+    if log.fields is None:
+        raise InputError(f"{name}: not an nvidia-smi --format=csv log (empty)")
+    _imbalance(log.tallies, log.batch)
+    return log.tallies
 
 
-def _imbalance(tallies: dict[str, GpuTally], batch: list[SmiRow]) -> None:
-    """Within one sampling instant: a GPU near 0 % while another is busy."""
-    if len(batch) < 2:
+def _imbalance(tallies: dict[str, GpuTally], batch: dict[str, Optional[float]]) -> None:
+    """Within one sampling instant: a GPU near 0 % (idle) or under half the busiest one's utilisation (lagging)
+    while another is busy."""
+    utils = {g: u for g, u in batch.items() if u is not None and g in tallies}
+    if len(utils) < 2:
         return
-    busy = [r for r in batch if r.util is not None and r.util >= LOADED_UTIL]
-    if busy:
-        for r in batch:
-            if r.util is not None and r.util < 5:
-                tallies[r.gpu].idle_while_others_work += 1
+    top = max(utils.values())
+    if top < LOADED_UTIL:
+        return
+    for g, u in utils.items():
+        tallies[g].instants_with_busy_peer += 1
+        if u < 5:
+            tallies[g].idle_while_others_work += 1
+        elif u < LAGGING_SHARE * top:
+            tallies[g].lagging += 1
 
 
 # ---- nvidia-smi -q dumps ----------------------------------------------------------------------------

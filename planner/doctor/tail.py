@@ -11,6 +11,7 @@ from planner.errors import InputError
 
 MAX_LINE_BYTES = 1_000_000  # a longer "line" is not a log line; it is skipped, not buffered
 MAX_READ_BYTES = 1024 * 1024  # per read: a backlog is taken in chunks, so memory stays flat
+HEAD_BYTES = 64  # first bytes remembered to notice a file truncated and written again before the next look
 
 
 @dataclass
@@ -24,12 +25,14 @@ class Tail:
     skipped_long: int = 0
     skipping: bool = False  # inside an over-long line: drop bytes until its end
     rotated: int = 0
+    head: str = ""  # hex of the file's first bytes: a file rewritten in place (copytruncate) starts differently
     lines: int = 0
     extra: dict[str, Any] = field(default_factory=dict)  # reader-specific state (e.g. the CSV header)
     _more: bool = False  # the last read stopped before the end of the file
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "offset": self.offset, "inode": self.inode, "partial": self.partial.hex(),
+                "head": self.head,
                 "skipping": self.skipping, "lines": self.lines, "extra": self.extra}
 
     @classmethod
@@ -40,6 +43,7 @@ class Tail:
             tail.inode = int(data.get("inode", 0))
             tail.partial = bytes.fromhex(str(data.get("partial", "")))[:MAX_LINE_BYTES]
             tail.skipping = bool(data.get("skipping", False))
+            tail.head = str(data.get("head", ""))[:2 * HEAD_BYTES]
             tail.lines = int(data.get("lines", 0))
             tail.extra = dict(data.get("extra") or {})
         return tail
@@ -62,20 +66,43 @@ class Tail:
             return []  # not created yet, or being rotated: try again at the next poll
         if not path.is_file():
             raise InputError(f"{self.path} is not a regular file; the watch follows files a logger appends to")
-        if (self.inode and st.st_ino != self.inode) or st.st_size < self.offset:
-            self.offset, self.partial, self.skipping, self.extra = 0, b"", False, {}  # rotated or truncated
-            self.rotated += 1
-        self.inode = st.st_ino
-        if st.st_size == self.offset:
-            return []
         with path.open("rb") as fh:
+            if self.offset and self.head:
+                first = fh.read(len(self.head) // 2).hex()
+                if first != self.head[:len(first)]:
+                    self._restart()  # copytruncate: the same inode, new bytes from its start, perhaps past offset
+            if (self.inode and st.st_ino != self.inode) or st.st_size < self.offset:
+                self._restart()  # rotated (a new file under the name) or truncated
+            self.inode = st.st_ino
+            if st.st_size == self.offset:
+                return []
             fh.seek(self.offset)
             chunk = fh.read(min(st.st_size - self.offset, MAX_READ_BYTES))
+        if self.offset < HEAD_BYTES and len(self.head) < 2 * HEAD_BYTES:
+            self.head = (bytes.fromhex(self.head) + chunk)[:HEAD_BYTES].hex()
         self.offset += len(chunk)
         self._more = self.offset < st.st_size
         return self._split(chunk)
 
+    def _restart(self) -> None:
+        """Follow the file from its start again, as `tail -F` does; readers keep what they know (the header)."""
+        self.offset, self.partial, self.skipping, self.head = 0, b"", False, ""
+        self.rotated += 1
+
     def _split(self, chunk: bytes) -> list[str]:
+        last = chunk.rfind(b"\n")
+        whole = self.partial + chunk[:last] if last >= 0 else b""
+        if not self.skipping and last >= 0 and (len(whole) <= MAX_LINE_BYTES or max(
+                map(len, whole.split(b"\n"))) <= MAX_LINE_BYTES):
+            # the common case: every complete line is short, so the whole block decodes at once
+            text = whole.decode("utf-8", errors="replace")
+            out = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+            self.partial = chunk[last + 1:]
+            if len(self.partial) > MAX_LINE_BYTES:
+                self.partial, self.skipping = b"", True
+                self.skipped_long += 1
+            self.lines += len(out)
+            return out
         out: list[str] = []
         start = 0
         while True:

@@ -169,7 +169,59 @@ def format_list_fr() -> str:
     return "\r\n".join(lines)
 
 
+def _wave(i: int, period: int = 7) -> float:
+    """A deterministic wobble in -1..1 (no random numbers: the fixtures regenerate byte for byte)."""
+    return ((i * 37) % period) / (period - 1) * 2 - 1
+
+
+def logger_fixtures() -> dict[str, str]:
+    """Metrics as common loggers write them (issue 27), each with one thing to find:
+    - wandb-export.csv: `run.history()` of Weights & Biases (`_step`, `train/loss`, `tokens/sec`, system metrics
+      `system.gpu.N.temp` / `.gpu`), a 61 % throughput stall at steps 300-340;
+    - lightning-metrics.csv: PyTorch Lightning's CSVLogger (train rows and sparse validation rows on the same
+      step, `train_loss_step`, GPUStatsMonitor's `gpu_id: 0/utilization.gpu (%)`), a GPU that heats to 88 °C;
+    - run-train-tag-loss.csv: TensorBoard's "download CSV" of the `loss` scalar (Wall time, Step, Value), a loss
+      that diverges after step 1200;
+    - imbalance-run.csv: four GPUs, GPU0 at about 100 % while the others sit at about 20 % (input pipeline)."""
+    t0 = 1760306400.0  # 2025-10-12T22:00:00Z
+    out: dict[str, str] = {}
+    rows = ["_step,_runtime,_timestamp,train/loss,tokens/sec,system.gpu.0.temp,system.gpu.0.gpu,system.gpu.1.temp,"
+            "system.gpu.1.gpu,system.gpu.0.memory"]
+    for i in range(200):
+        step = i * 5
+        tps = 41000 * (0.39 if 60 <= i <= 68 else 1.0) + 400 * _wave(i)
+        rows.append(f"{step},{i * 20:.1f},{t0 + i * 20:.3f},{3.2 / (1 + i / 40) + 0.01 * _wave(i, 5):.5f},"
+                    f"{tps:.1f},{70 + _wave(i, 3):.0f},{96 + 2 * _wave(i):.0f},{71 + _wave(i, 5):.0f},"
+                    f"{95 + 2 * _wave(i, 3):.0f},41")
+    out["wandb-export.csv"] = "\n".join(rows) + "\n"
+    rows = ["epoch,step,train_loss_step,train_loss_epoch,val_loss,lr-AdamW,gpu_id: 0/utilization.gpu (%),"
+            "gpu_id: 0/temperature.gpu (°C)"]
+    for i in range(1, 241):
+        step = i * 10
+        temp = 88 if 150 <= i <= 170 else 74 + _wave(i, 3)
+        rows.append(f"{(i - 1) // 60},{step},{2.5 / (1 + i / 30) + 0.01 * _wave(i, 5):.5f},,,0.0003,"
+                    f"{97 + _wave(i):.0f},{temp:.0f}")
+        if i % 60 == 0:  # the end of an epoch: a validation row and the epoch mean, on the same step
+            rows.append(f"{(i - 1) // 60},{step},,{2.5 / (1 + i / 30):.5f},{2.6 / (1 + i / 30):.5f},,,")
+    out["lightning-metrics.csv"] = "\n".join(rows) + "\n"
+    rows = ["Wall time,Step,Value"]
+    for i in range(160):
+        step = i * 10
+        loss = 3.0 / (1 + i / 20) if i < 120 else 3.0 / (1 + 120 / 20) * (1 + (i - 120) / 8)
+        rows.append(f"{t0 + i * 15:.3f},{step},{loss + 0.005 * _wave(i, 5):.6f}")
+    out["run-train-tag-loss.csv"] = "\n".join(rows) + "\n"
+    rows = ["step,time,loss,samples_per_s,gpu0_util,gpu1_util,gpu2_util,gpu3_util"]
+    for i in range(1, 181):
+        stamp = datetime.utcfromtimestamp(t0 + i * 30).isoformat()
+        rows.append(f"{i * 10},{stamp},{2.0 / (1 + i / 50):.5f},{820 + 5 * _wave(i):.1f},{99 + _wave(i):.0f},"
+                    f"{21 + 3 * _wave(i, 5):.0f},{19 + 3 * _wave(i, 3):.0f},{20 + 2 * _wave(i):.0f}")
+    out["imbalance-run.csv"] = "\n".join(rows) + "\n"
+    return out
+
+
 def main() -> None:
+    for name, text in logger_fixtures().items():
+        (HERE / name).write_text(text, encoding="utf-8", newline="")
     (HERE / "user-system.csv").write_text(event_viewer_csv(), encoding="utf-8-sig", newline="")
     (HERE / "user-system.xml").write_text(wevtutil_xml(), encoding="utf-8", newline="")
     fl = format_list_fr()
