@@ -249,3 +249,8 @@ def watch_cmd(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(doctor, name="doctor")
+
+
+from planner.cli.burnin import register_doctor as _register_burnin  # noqa: E402  (doctor burnin lives in cli/burnin.py)
+
+_register_burnin(doctor)

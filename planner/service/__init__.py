@@ -79,6 +79,10 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "events_markdown": ("planner.doctor.markdown", "events_markdown"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
     "parse_window": ("planner.doctor.timestamps", "parse_window"),
+    # burn-in: the plan for a build and the verdict on its logs
+    "check_burnin": ("planner.doctor.burnin", "check_burnin"),
+    "burnin_plan": ("planner.doctor.burnin_plan", "burnin_plan"),
+    "burnin_plan_text": ("planner.doctor.burnin_plan", "plan_text"),
 }
 
 __all__ = sorted(_EXPORTS)
