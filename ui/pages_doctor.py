@@ -234,3 +234,6 @@ def render() -> None:
             _error(exc)
         else:
             show_metrics(report, curve)
+    from ui import pages_burnin
+
+    pages_burnin.render()
