@@ -222,3 +222,12 @@ def test_the_plan_for_a_budget_is_for_the_build_recommend_gives():
     assert "planner recommend --budget 7000" in out["basis"]
     assert out["gpu_count"] == out["sweep"]["gpu_count"] >= 1
     assert out["phases"][1]["hours"] >= out["sweep"]["hours_per_run"]["high"]
+
+
+@pytest.mark.parametrize("fixture, verdict, code", [("burnin-clean.csv", "pass", 0), ("burnin-hot.csv", "fail", 1)])
+def test_the_committed_two_gpu_logs(fixture, verdict, code):
+    result, out = burnin(str(DOCTOR / fixture))
+    assert result.exit_code == code and out["verdict"] == verdict
+    assert [g["gpu"] for g in out["gpus"]] == ["0", "1"]
+    if verdict == "fail":  # only the card that overheated is blamed
+        assert {c["gpu"] for c in out["checks"] if c["status"] == "fail"} == {"1"}
