@@ -52,6 +52,7 @@ CLOCK_DIP = 0.85
 CLOCK_DIP_SAMPLES = 3
 THROUGHPUT_SAG = 0.05
 MIN_METRIC_POINTS = 20
+EVENT_SLACK = timedelta(minutes=10)  # events this long before the first nvidia-smi sample still count
 GAP_S = 120.0  # samples further apart than this: the log was interrupted (a reboot, a hang or a stopped logger)
 FAIL_REASONS = {HW_SLOWDOWN: "HW slowdown", HW_THERMAL: "HW thermal slowdown", HW_POWER_BRAKE: "HW power brake",
                 SW_THERMAL: "SW thermal slowdown"}
@@ -299,17 +300,27 @@ def _stability(gpu: str, loaded: Sequence[Sample]) -> list[Check]:
     return out
 
 
-def _event_checks(reports: Sequence[EventReport]) -> list[Check]:
+def _event_checks(reports: Sequence[EventReport], start: Optional[datetime] = None) -> list[Check]:
+    """Every catalogued event fails, except those a local-clock log dates before the burn-in began (the nvidia-smi
+    log's first sample, less EVENT_SLACK): a crash while setting the machine up is not the burn-in's. Logs on
+    another clock (UTC, seconds since boot) are not compared with nvidia-smi's local time: all their events count."""
     if not reports:
         return [Check(criterion="events", status="skipped", message="no kernel or System log given: Xid, WHEA and "
                       "Kernel-Power 41 events were not checked (give --kernel-log or --events)")]
-    lines = [e for r in reports for i in r.incidents for e in i.events]
+    lines, before = [], []
+    for r in reports:
+        for e in (e for i in r.incidents for e in i.events):
+            early = start is not None and r.clock == "local" and e.time < start - EVENT_SLACK
+            (before if early else lines).append(e)
+    out = [Check(criterion="events_before", status="warn", numbers={"events": len(before)},
+                 message=f"{len(before)} event(s) before the burn-in began ({_stamp(start)}) ignored, the last "
+                         f"{before[-1].source} {before[-1].id} at {_stamp(before[-1].time)}")] if before and start else []
     if not lines:
         total = sum(r.total_events for r in reports)
-        return [Check(criterion="events", status="pass", numbers={"events_read": total},
-                      message=f"no Xid, WHEA, Kernel-Power 41 or other hardware event in {total} log events")]
-    return [Check(criterion="events", status="fail", time=_stamp(e.time), numbers={"source": e.source, "id": e.id},
-                  message=f"{e.source} {e.id} at {_stamp(e.time)}: {e.summary}") for e in lines[:20]]
+        return out + [Check(criterion="events", status="pass", numbers={"events_read": total},
+                            message=f"no Xid, WHEA, Kernel-Power 41 or other hardware event in {total} log events")]
+    return out + [Check(criterion="events", status="fail", time=_stamp(e.time), numbers={"source": e.source, "id": e.id},
+                        message=f"{e.source} {e.id} at {_stamp(e.time)}: {e.summary}") for e in lines[:20]]
 
 
 def _metrics_checks(series: Optional[MetricSeries]) -> list[Check]:
@@ -345,7 +356,8 @@ def judge(smi: dict[str, list[Sample]], events: Sequence[EventReport] = (), metr
         checks += found
         gpus.append(summary)
     checks += [Check(criterion="nvidia_smi", status="fail", message=m) for m in smi_problems]
-    checks += _event_checks(events)
+    starts = [samples[0].time for samples in smi.values() if samples]
+    checks += _event_checks(events, min(starts) if starts else None)
     checks += _metrics_checks(metrics)
     statuses = {c.status for c in checks}
     verdict: Verdict = "fail" if "fail" in statuses else "incomplete" if "incomplete" in statuses else "pass"
