@@ -112,7 +112,7 @@ SERVICE_NAMES = {
     "executed_precision", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",
     "plan_concurrency", "wall_power_w", "calibration_fingerprint",
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
-    "parse_window",
+    "parse_window", "check_burnin", "burnin_plan", "burnin_plan_text",
 }
 
 

@@ -18,9 +18,9 @@ from planner.doctor.watch import Watch, WatchOptions
 
 runner = CliRunner()
 DATA = Path(__file__).parent / "data" / "doctor"
-# every metrics fixture: what is not a System log export or a kernel log
+# every metrics fixture: what is not a System log export, a kernel log or a burn-in's nvidia-smi log
 METRIC_FIXTURES = sorted(p for p in DATA.iterdir() if p.suffix in (".csv", ".jsonl") and
-                         not p.name.startswith("user-system"))
+                         not p.name.startswith(("user-system", "burnin-")))
 
 
 def metrics_json(path: Path, *extra: str) -> dict:

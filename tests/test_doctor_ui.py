@@ -125,20 +125,3 @@ def test_an_upload_over_the_stated_cap_is_refused_with_a_message(monkeypatch):
     errors = [e.value for e in at.tabs[5].error]
     assert errors and "over the" in errors[0] and "planner doctor" in errors[0]
     assert not any("Training metrics:" in m.value for m in at.tabs[5].markdown)
-
-
-def test_burn_in_check_on_an_uploaded_smi_log():
-    from test_doctor_burnin import burnin_smi
-
-    at = doctor_tab()
-    at.file_uploader(key="doc_burnin_smi").upload("smi-burnin.csv", burnin_smi(), "text/csv")
-    run(at)
-    doctor = at.tabs[5]
-    assert any(s.value.startswith("Burn-in: PASS") for s in doctor.success) and not doctor.error
-    at.file_uploader(key="doc_burnin_smi").upload("smi-hot.csv", burnin_smi(hot_from=40), "text/csv")
-    run(at)
-    doctor = at.tabs[5]
-    assert any(e.value.startswith("Burn-in: FAIL") for e in doctor.error)
-    checks = next(df.value for df in doctor.dataframe if "Evidence" in df.value.columns)
-    slow = checks[checks["Check"] == "no thermal or power slowdown"].iloc[0]
-    assert "FAIL" in slow["Result"] and "91 °C" in slow["Evidence"]

@@ -186,38 +186,6 @@ def show_metrics(report: Any, curve: Optional[pd.DataFrame] = None) -> None:
         st.caption(md_escape(n))
 
 
-BURNIN_MARK = {"pass": "✅ pass", "fail": "❌ FAIL", "not_checked": "⚪ not checked"}
-
-
-def show_burnin(report: Any) -> None:
-    text = (f"Burn-in: {report.verdict.upper()} ({report.minutes:.0f} min, GPU "
-            f"{md_escape(', '.join(report.gpus))})")
-    (st.success if report.verdict == "pass" else st.error)(text)
-    st.dataframe(pd.DataFrame([{"Check": c.name, "Result": BURNIN_MARK[c.status], "Evidence": c.evidence}
-                               for c in report.checks]), hide_index=True)
-    for n in report.notes:
-        st.caption(md_escape(n))
-
-
-def burnin_section(log: Optional[tuple[bytes, str, str]], metrics: Optional[tuple[bytes, str, str]]) -> None:
-    """The burn-in check of `planner doctor burnin` on an uploaded nvidia-smi log (with the tab's System log and
-    metrics when they are there)."""
-    from planner.service import SMI_COMMAND, check_burnin
-
-    st.markdown("#### Burn-in check")
-    st.caption(f"Record the burn-in with `{SMI_COMMAND} > smi-burnin.csv` for at least an hour of your own "
-               "training (`planner burnin` prints the whole plan), then upload the log here. The System log and "
-               "metrics uploaded above are judged with it.")
-    smi = kept_upload("Burn-in nvidia-smi log (CSV)", ["csv", "txt", "log"], "doc_burnin_smi")
-    if smi is None:
-        return
-    report = cached("burnin", (smi[2], log[2] if log else "", metrics[2] if metrics else ""), lambda: check_burnin(
-        _stream(smi[0], smi[1]), _stream(log[0], log[1]) if log else None,
-        _stream(metrics[0], metrics[1]) if metrics else None))
-    if isinstance(report, PlannerError):
-        _error(report)
-    else:
-        show_burnin(report)
 
 
 def _error(exc: PlannerError) -> None:
@@ -316,4 +284,6 @@ def render() -> None:
                 _error(report)
             else:
                 show_metrics(report, loss_frame(series))
-    burnin_section(log, metrics)
+    from ui import pages_burnin
+
+    pages_burnin.render()

@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "share": ("share", "Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back."),
     "doctor": ("doctor", "Diagnose an unstable training machine from its System log (Windows or Linux kernel), nvidia-smi output "
                "and training metrics; watch a run while it trains."),
-    "burnin": ("burnin", "Burn-in plan for a new build: what to run, how long, which logs to keep, the pass criteria."),
+    "burnin": ("burnin", "Burn-in plan for a build: what to run, how long, which logs to keep and what passes."),
 }
 
 

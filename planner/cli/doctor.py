@@ -276,40 +276,10 @@ def watch_cmd(
         watcher.save()
 
 
-@doctor.command("burnin")
-@handle_errors
-def burnin_cmd(
-    smi_log: str = typer.Argument(..., help="The burn-in's nvidia-smi log, recorded with `planner burnin`'s line "
-                                  "(--query-gpu=timestamp,index,...,clocks.sm,...,clocks_throttle_reasons.active "
-                                  "--format=csv -l 5)."),
-    kernel_log: Optional[str] = typer.Option(None, "--kernel-log", help="Kernel log (journalctl -k, dmesg) or "
-                                             "Windows System log export of the burn-in."),
-    metrics: Optional[str] = typer.Option(None, "--metrics", help="The training metrics (CSV/JSONL) of the burn-in."),
-    min_minutes: float = typer.Option(60.0, "--min-minutes", help="Shortest burn-in accepted, in minutes."),
-    temp_max: float = typer.Option(90.0, "--temp-max", help="GPU temperature (°C) that fails the burn-in."),
-    json_out: bool = typer.Option(False, "--json", help="Print the verdict and the checks as JSON."),
-) -> None:
-    """Pass or fail a burn-in: no Xid/WHEA/Kernel-Power 41, no thermal or power slowdown, stable clocks and
-    temperatures, no throughput sag."""
-    from planner.doctor.burnin import check_burnin
-
-    report = check_burnin(smi_log, kernel_log, metrics, min_minutes=min_minutes, temp_max_c=temp_max)
-    if json_out:
-        emit_json(report.to_json())
-        if report.verdict == "fail":
-            raise typer.Exit(1)  # a result, as "no build fits" is: scripts can test the exit status
-        return
-    style = "bold green" if report.verdict == "pass" else "bold red"
-    console.print(f"[{style}]Burn-in: {report.verdict.upper()}[/] ({report.minutes:.0f} min, GPU "
-                  f"{escape(', '.join(report.gpus))})")
-    marks = {"pass": "[green]pass[/]", "fail": "[bold red]FAIL[/]", "not_checked": "[dim]not checked[/]"}
-    for c in report.checks:
-        console.print(f"{marks[c.status]:<24} {escape(c.name)}: {escape(c.evidence)}", highlight=False)
-    for note in report.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
-    if report.verdict == "fail":
-        raise typer.Exit(1)
-
-
 def register(app: typer.Typer) -> None:
     app.add_typer(doctor, name="doctor")
+
+
+from planner.cli.burnin import register_doctor as _register_burnin  # noqa: E402  (doctor burnin lives in cli/burnin.py)
+
+_register_burnin(doctor)

@@ -94,13 +94,17 @@ MAX_HOURS = 100_000
 
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
-    plan = read_plan(path)
+    return plan_gpus(read_plan(path), str(path), m)
+
+
+def plan_gpus(plan: PlanView, where: str, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
+    """(chip, count, plan sustained watts, label) of a plan's GPUs (one chip kind)."""
     gpus = plan.lines("gpu")
     if not gpus:
-        raise InputError(f"{path}: the plan has no GPU part")
+        raise InputError(f"{where}: the plan has no GPU part")
     chips = {c.id: c for c in (_part_chip(p, plan, m) for p in gpus)}
     if len(chips) > 1:
-        raise InputError(f"{path}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
+        raise InputError(f"{where}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
     return next(iter(chips.values())), plan.gpu_count, _plan_wall_w(plan), gpus[0].name
 
 

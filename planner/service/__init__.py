@@ -82,12 +82,13 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "metrics_windows": ("planner.doctor.diagnose", "metrics_windows"),
     "series_windows": ("planner.doctor.diagnose", "series_windows"),
     "metrics_report": ("planner.doctor.engine", "metrics_report"),
-    "burnin_plan": ("planner.doctor.burnin", "burnin_plan"),
-    "check_burnin": ("planner.doctor.burnin", "check_burnin"),
-    "SMI_COMMAND": ("planner.doctor.burnin", "SMI_COMMAND"),
     "events_markdown": ("planner.doctor.markdown", "events_markdown"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
     "parse_window": ("planner.doctor.timestamps", "parse_window"),
+    # burn-in: the plan for a build and the verdict on its logs
+    "check_burnin": ("planner.doctor.burnin", "check_burnin"),
+    "burnin_plan": ("planner.doctor.burnin_plan", "burnin_plan"),
+    "burnin_plan_text": ("planner.doctor.burnin_plan", "plan_text"),
 }
 
 __all__ = sorted(_EXPORTS)

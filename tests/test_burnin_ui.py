@@ -1,0 +1,50 @@
+"""The Doctor tab's burn-in check in AppTest: a clean hour passes, a 91 C thermal slowdown fails, bad input is a message."""
+
+from __future__ import annotations
+
+from burnin_logs import smi_log
+from helpers_app import open_tab, run, _isolated  # noqa: F401  (_isolated: autouse fixture)
+
+XID = b"2026-12-05T21:42:10+0000 rig kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=python3, GPU has fallen off the bus.\n"
+
+
+def doctor_with(smi: bytes, kernel: bytes | None = None):
+    at = open_tab(run(), "Doctor")
+    at.file_uploader(key="burnin_smi_file").upload("burnin-smi.csv", smi, "text/csv")
+    if kernel is not None:
+        at.file_uploader(key="burnin_events_file").upload("burnin-kernel.log", kernel, "text/plain")
+    return run(at).tabs[5]
+
+
+def evidence(doctor):
+    return next(df.value for df in doctor.dataframe if "Evidence" in df.value.columns)
+
+
+def test_a_clean_hour_passes():
+    doctor = doctor_with(smi_log(60))
+    assert any("pass" in s.value for s in doctor.success)
+    frame = evidence(doctor)
+    assert set(frame["Criterion"]) >= {"duration", "throttle", "temperature", "clock_stable", "events"}
+
+
+def test_a_thermal_slowdown_at_91_c_fails_with_its_evidence():
+    def hot(m, g, row):
+        if m >= 40:
+            row.update(temp=91, reasons=0x48)
+    doctor = doctor_with(smi_log(60, tweak=hot))
+    assert any("fail" in e.value for e in doctor.error)
+    frame = evidence(doctor)
+    row = frame[frame["Criterion"] == "throttle"].iloc[0]
+    assert "fail" in row["Result"] and "91 °C" in row["Evidence"] and row["When"] == "2026-12-05 21:40:00"
+
+
+def test_an_xid_in_the_kernel_log_fails():
+    doctor = doctor_with(smi_log(60), XID)
+    frame = evidence(doctor)
+    assert "fail" in frame[frame["Criterion"] == "events"].iloc[0]["Result"]
+
+
+def test_a_short_log_is_incomplete_and_bad_input_is_a_message():
+    assert any("incomplete" in w.value for w in doctor_with(smi_log(10)).warning)
+    doctor = doctor_with(b"hello,world\n1,2\n")
+    assert any("not an nvidia-smi" in e.value for e in doctor.error)
