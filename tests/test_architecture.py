@@ -112,7 +112,9 @@ SERVICE_NAMES = {
     "executed_precision", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",
     "plan_concurrency", "wall_power_w", "calibration_fingerprint",
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
-    "parse_window", "check_burnin", "burnin_plan", "burnin_plan_text",
+    "parse_window", "metrics_windows", "series_windows", "metrics_report", "metrics_markdown", "stamp_text",
+    "as_source", "Signal", "read_smi", "Watch", "WatchOptions", "DEFAULT_TEMP_LIMIT_C", "EventReport", "MetricsReport",
+    "check_burnin", "burnin_plan", "burnin_plan_text",
 }
 
 

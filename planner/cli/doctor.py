@@ -12,17 +12,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from planner.service import (as_source, DEFAULT_TEMP_LIMIT_C, diagnose_events, diagnose_metrics, EventReport,
+                             events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
+                             read_smi, Signal, stamp_text, Watch, WatchOptions)
 from planner.cli.common import emit_json, handle_errors
 from planner.cli.common import markup_console as console
-from planner.doctor import diagnose_events, diagnose_metrics
-from planner.doctor.diagnose import as_source, metrics_windows
-from planner.doctor.markdown import events_markdown, metrics_markdown, stamp_text
-from planner.doctor.signals import Signal
-from planner.doctor.smi import read_smi
-from planner.doctor.watch import Watch, WatchOptions
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
-from planner.doctor.report import EventReport, MetricsReport
-from planner.doctor.timestamps import parse_window
 from planner.errors import InputError
 
 doctor = typer.Typer(
