@@ -193,3 +193,25 @@ def test_history_cli(tmp_path: Path) -> None:
     assert res.exit_code == 0 and json.loads(res.stdout)["status"] == "trusted"
     res = CliRunner().invoke(app, ["prices", "history", "gpu-a", "--db", str(tmp_path / "none.sqlite")])
     assert res.exit_code == 2
+
+
+def test_a_full_disk_is_said_as_such_and_keeps_the_history(tmp_path) -> None:
+    """Issue 29.10: SQLite rolls the transaction back itself when the disk is full; the old code's own ROLLBACK then
+    failed with 'cannot rollback - no transaction is active', hiding why. A size limit stands in for the disk."""
+    from planner.errors import InputError
+
+    db = tmp_path / "prices.sqlite"
+    with PriceStore(db) as store:
+        store.record([obs("1000.00", 0)], "LDLC")
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+        many = [obs(f"{1000 + i}.00", 1 + i % 30, part=f"gpu-{i}") for i in range(3000)]
+        with pytest.raises(InputError) as err:
+            store.record(many, "LDLC")
+        assert "full" in str(err.value) and "rollback" not in str(err.value)
+        assert not store._conn.in_transaction
+    with PriceStore(db) as store:
+        assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [o.price for o in store.history("gpu-a")] == [Decimal("1000.00")]  # the earlier batch is intact
+        assert store._conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 1  # nothing of the failed one
+        store.record([obs("990.00", 2)], "LDLC")  # and the file still takes writes

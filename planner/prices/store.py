@@ -206,8 +206,7 @@ class PriceStore:
     def batch(self, retailer: str, source: Optional[str] = None) -> Iterator["Batch"]:
         """One transaction: rows added inside become visible together at exit, or not at all."""
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._tx():
             started = utc_now().isoformat()
             cur = conn.execute(
                 "INSERT INTO batches (retailer, source, started_at, committed_at, n_observations) "
@@ -217,10 +216,6 @@ class PriceStore:
             yield b
             conn.execute("UPDATE batches SET committed_at = ?, n_observations = ? WHERE id = ?",
                          (utc_now().isoformat(), b.count, b.id))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def record(self, observations: list[NewObservation], retailer: str, source: Optional[str] = None
                ) -> list[Observation]:
@@ -310,13 +305,31 @@ class PriceStore:
 
     @contextmanager
     def _tx(self) -> Iterator[None]:
-        self._conn.execute("BEGIN IMMEDIATE")
+        """One write transaction, all or nothing. SQLite rolls a transaction back by itself when the disk is full;
+        the rollback here then runs only if one is still open, so the user reads why (the disk), not 'cannot
+        rollback - no transaction is active', and the file keeps every earlier batch."""
+        conn = self._conn
         try:
-            yield
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            raise self._storage_error(exc) from None
+
+    def _storage_error(self, exc: sqlite3.OperationalError) -> Exception:
+        """A write the database could not make, in one line: the full disk said as such, anything else as SQLite
+        put it; nothing of the transaction was stored."""
+        full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+        if full:
+            return InputError(f"{self.path}: the disk (or the database's size limit) is full; nothing of this write "
+                              "was stored and the earlier price history is intact: free some space and run it again")
+        return InputError(f"{self.path}: the price database could not be written ({exc}); nothing of this write was "
+                          "stored")
 
     # ------------------------------------------------------------ reading
 
