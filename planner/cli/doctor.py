@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.cli.common import emit_json, handle_errors
+from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
 from planner.doctor import diagnose_events, diagnose_metrics
 from planner.doctor.diagnose import as_source, busy_windows_from_metrics
@@ -146,7 +146,7 @@ def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callab
     if out == "json":
         emit_json(report.to_json())
     elif out == "md":
-        sys.stdout.write(markdown(report))
+        emit_text(markdown(report))
     else:
         printer(report)
 

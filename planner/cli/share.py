@@ -11,7 +11,7 @@ from rich.table import Table
 
 from planner.catalog.load import load_catalog
 from planner.service.catalogs import load_priced_catalog
-from planner.cli.common import console, emit_json, err_console, handle_errors, styled
+from planner.cli.common import console, emit_json, emit_text, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
 from planner.validation import load_json, read_text_capped
@@ -89,7 +89,7 @@ def export_cmd(
         emit_json({"format": fmt, "content": content if output is None else None, "token": token,
                    "link": link, "output": None if output is None else str(output)})
     elif output is None:
-        typer.echo(content, nl=False)
+        emit_text(content)
 
 
 @share_app.command("import")
