@@ -12,7 +12,7 @@ from planner.request import Request
 from planner.service import SharedBuild, build_from_catalog, build_from_json
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import services
-from planner.service.sweep_report import (assumed_model, clock_text, finish_sentence, model_phrase, params_text,
+from planner.service.sweep_report import (assumed_model, finish_sentence, finish_text, model_phrase, params_text,
                                           sweep_report)
 from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
@@ -177,7 +177,7 @@ def speed_rows(plans: list[dict[str, Any]], inputs: Request) -> list[dict[str, A
                           baseline_hours=inputs.baseline_hours, gpu_count=gpus)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": clock_text(sw["finish"]["value"], sw["start"])})
+                     "sweep_high": sw["wall_hours"]["high"], "finish": finish_text(sw)})
     return rows
 
 
