@@ -30,6 +30,14 @@ TIMEOUT_S = 10.0  # connect / between two reads
 DEADLINE_S = 30.0  # the whole fetch, however slowly a server trickles its bytes
 MAX_BYTES = 1_000_000  # the daily file is ~1.5 kB; anything this large is not it
 
+# Units of a currency per EUR that a reference rate can be: the ECB's extremes are ~0.4 (KWD-like) to ~27 000
+# (VND-like); outside this it is a misprint or an attack (1E-30 and 1E+999999 made every USD plan fail).
+MIN_RATE = Decimal("0.0001")
+MAX_RATE = Decimal("1000000")
+# A refresh that moves a rate by more than this factor against the last stored one is refused: reference rates
+# move a few percent a month; a 10x rate priced an RTX 4090 at USD 21 327.
+MAX_JUMP = Decimal("1.5")
+
 _GESMES = "http://www.gesmes.org/xml/2002-08-01"
 _ECB = "http://www.ecb.int/vocabulary/2002-08-01/eurofxref"
 _CODE = re.compile(r"^[A-Z]{3}$")
@@ -103,6 +111,9 @@ def parse_ecb_xml(data: Union[str, bytes], source: str = "ECB XML") -> tuple[dat
             raise FxFormatError(f"{source}: rate {text!r} for {code} is not a number") from None
         if not value.is_finite() or value <= 0:
             raise FxFormatError(f"{source}: rate {text!r} for {code} is not a positive number")
+        if not MIN_RATE <= value <= MAX_RATE:
+            raise FxFormatError(f"{source}: rate {text[:30]!r} for {code} is outside the sane range "
+                                f"{MIN_RATE}-{MAX_RATE:f} {code} per EUR")
         if code in rates or code == "EUR":
             raise FxFormatError(f"{source}: currency {code} appears twice")
         rates[code] = value
@@ -198,12 +209,13 @@ def refresh(
     finally:
         if own:
             http.close()
+    folder = user_dir or user_fx_dir()
     try:
         when, rates = parse_ecb_xml(content, source=url)
         _not_future(when, url, today)
     except FxFormatError as exc:
         raise FetchError(f"{exc}") from None
-    folder = user_dir or user_fx_dir()
+    _check_jumps(rates, url, today, folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / FILE_NAME
@@ -213,6 +225,24 @@ def refresh(
     except OSError as exc:
         raise FetchError(f"could not write the rates to {folder}: {exc.strerror or exc}") from None
     return Rates(rates=rates, date=when, source=str(target), age_days=((today or date.today()) - when).days)
+
+
+def _check_jumps(rates: Mapping[str, Decimal], url: str, today: Optional[date], folder: Path) -> None:
+    """Refuse a refresh whose rate for a currency moved by more than MAX_JUMP (either way) against the last
+    stored rate for it (the user's copy, else the shipped snapshot); nothing is written then."""
+    try:
+        last = load_rates(today=today, user_dir=folder)
+    except (FxFormatError, OSError):
+        return  # nothing usable to compare with: the range check alone applies
+    for code, new in sorted(rates.items()):
+        old = last.rates.get(code)
+        if old is None or code == "EUR":
+            continue
+        factor = max(new / old, old / new)
+        if factor > MAX_JUMP:
+            raise FetchError(f"{url}: refused the {code} rate {new} per EUR: {factor:.2f}x the last stored {old} "
+                             f"(of {last.date.isoformat()}), more than the x{MAX_JUMP} a refresh may move a rate; "
+                             "the stored rates are kept")
 
 
 def _rates_map(rates: Union[Rates, Mapping[str, Decimal]]) -> Mapping[str, Decimal]:

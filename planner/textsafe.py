@@ -1,4 +1,4 @@
-"""Text that came from a user or a page, made inert before it is shown: Markdown, CSV cells, Rich markup."""
+"""Text that came from a user or a page, made inert before it is shown: terminal, Markdown, CSV cells, Rich markup."""
 
 from __future__ import annotations
 
@@ -69,3 +69,37 @@ def csv_cell(text: object) -> str:
 def rich_escape(text: object) -> str:
     """User text inside a Rich markup template: `[/]` and `[link=...]` print as themselves."""
     return _rich_escape(str(text))
+
+
+# What a terminal obeys rather than shows: C0 controls but tab and newline (ESC starts every CSI/OSC sequence,
+# \r rewrites the line), DEL, C1 controls (0x9b is a one-byte CSI) and the bidi controls that reorder what
+# follows (embeddings, overrides, isolates, marks; Trojan Source, CVE-2021-42574).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Characters that print as nothing and split a number or a word ("4\u200b299,95 €"): zero-width space,
+# joiners, word joiner, byte-order mark, soft hyphen.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_text(text: object) -> str:
+    """Text a terminal shows as typed: every control and bidi character is written out escaped (ESC as
+    `\\x1b`, U+202E as `\\u202e`), so no sequence can retitle, clear or recolour the terminal, hide what
+    follows, add a link or reorder a line. Newlines and tabs stay."""
+    s = str(text)
+    return _TERMINAL_UNSAFE.sub(lambda m: _escaped(m.group()), s) if _TERMINAL_UNSAFE.search(s) else s
+
+
+def json_text(dumped: str) -> str:
+    """JSON text (json.dumps already escapes C0) with DEL, C1 and bidi controls written as \\u escapes:
+    the same JSON value, inert on a terminal."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+
+
+def strip_invisible(text: str) -> str:
+    """The text without zero-width and other invisible format characters (ZWSP, ZWJ, word joiner, BOM, soft
+    hyphen), so a number split by one reads whole."""
+    return _INVISIBLE.sub("", text)

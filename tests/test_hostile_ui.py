@@ -74,3 +74,20 @@ def test_a_pasted_import_with_markup_is_shown_inert():
     assert suspicious, shown  # the hostile id is reported ...
     for s in suspicious:
         assert_inert(s)  # ... as text
+
+
+def test_the_share_tabs_address_field_renders_no_markdown():
+    """Issue 29 item 11: what is typed in the link-address field is shown as text, never as a link or image."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state["tab"] = "Share"
+    at.run()
+    share = at.tabs[4]
+    field = [t for t in share.text_input if t.key == "share_base"]
+    assert field, "the Share tab's address field (needs a build on the Plan tab)"
+    field[0].input(INJECTION + " **bold** <b>x</b>")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error if "link address" in e.value]
+    assert len(errors) == 1, [e.value for e in at.error]
+    assert_inert(errors[0])
+    assert "**" not in errors[0].replace("\\*", "") and "<b>" not in errors[0]

@@ -134,3 +134,51 @@ def test_a_deadline_holds_at_the_slow_end_or_says_it_does_not(empty_home) -> Non
     assert p["sweep_hours"] <= 2
     if p["sweep_hours_high"] > 2:
         assert any("meets 2 h at the estimate" in n and "misses it at the slow end" in n for n in p["notes"])
+
+
+# ---------------------------------------------------------------- issue 29 item 9: beyond a year, days
+
+
+def test_a_finish_beyond_a_year_is_said_in_days_not_as_a_date() -> None:
+    from planner.service.sweep_report import finish_text
+
+    r = sweep_report(1.0, 0.5, 2.0, runs=10_000, baseline_hours=100_000, gpu_count=1, start=START)
+    assert r["finish"] == {"value": None, "low": None, "high": None}
+    assert r["finish_days"]["value"] == pytest.approx(10_000 * 100_000 / 24, rel=1e-6)
+    text = finish_sentence(r)
+    assert "done in 41 666 667 days" in text and "Traceback" not in text
+    assert finish_text(r) == "in 41 666 667 days"
+    near = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=1, start=START)
+    assert near["finish"]["value"] is not None and finish_text(near).startswith("tomorrow")
+
+
+def test_recommend_with_a_sweep_of_centuries_answers_in_days(no_price_history) -> None:
+    from hostile_cli import run
+
+    r = run("recommend", "--runs", "10000", "--hours", "100000", "--budget", "4000")
+    assert r.code in (0, 1) and "Traceback" not in r.text and "internal error" not in r.text, r.text[-1500:]
+    assert "OverflowError" not in r.text
+    if r.code == 0:
+        assert " days" in r.out
+    js = run("recommend", "--runs", "10000", "--hours", "100000", "--budget", "4000", "--json")
+    assert "internal error" not in js.text, js.text[-800:]
+    if js.code == 0:
+        plan = json.loads(js.out)["plans"][0]
+        assert plan["sweep"]["finish"]["value"] is None and plan["sweep"]["finish_days"]["value"] > 365
+
+
+def test_a_shared_link_with_a_sweep_of_centuries_opens_in_the_web_ui(tmp_path, monkeypatch) -> None:
+    AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+    from pathlib import Path
+
+    from planner.catalog.load import load_catalog
+    from planner.share.token import encode_token
+
+    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "none.sqlite"))
+    token = encode_token(Request(runs=10_000, baseline_hours=100_000, budget=4000), [])
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.query_params["b"] = token
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = " ".join(str(e.value) for e in at.error)
+    assert "internal" not in shown.lower() and "Overflow" not in shown, shown

@@ -187,7 +187,7 @@ def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
                           baseline_hours=inputs.baseline_hours, gpu_count=gpus)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.clock_text(sw["finish"]["value"], sw["start"])})
+                     "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.finish_text(sw)})
     return rows
 
 

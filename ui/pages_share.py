@@ -67,8 +67,8 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
                              help="Where the people you share with open the planner. Default: the env var "
                                   "PLANNER_BASE_URL, else this page's address.").strip()
         if not base.startswith(("http://", "https://")):
-            st.error(f"The link address must start with http:// or https:// (got {base!r}); using "
-                     f"{services.app_url()}")
+            st.error(md_escape(f"The link address must start with http:// or https:// (got {base[:200]!r}); "
+                               f"using {services.app_url()}"))
             base = services.app_url()
         link = permalink(build.token(), base)
         st.markdown("**Permalink** (also in the address bar): opening it restores these inputs and this exact build.")

@@ -10,22 +10,39 @@ from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.text import Text
 
 from planner.errors import InfeasibleError, PlannerError
-from planner.textsafe import one_line, rich_escape
+from planner.textsafe import json_text, one_line, rich_escape, terminal_text
 from planner.validation import finite_number
+
+class SafeConsole(Console):
+    """A Rich console that prints only text: every string it lays out and every segment it writes goes through
+    terminal_text, so escape sequences and bidi controls from logs, pages, lists or catalogs show escaped.
+    Its own styles are added after this (from Segment.style), so colours still work."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(terminal_text(text), **kwargs)
+
+    def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> RenderResult:
+        for seg in super().render(renderable, options):
+            if seg.control is None and seg.text and terminal_text(seg.text) != seg.text:
+                yield Segment(terminal_text(seg.text), seg.style)
+            else:
+                yield seg
+
 
 # Markup is off: a part name, a page title or an argument holding `[/]` or `[link=...]` prints as itself.
 # Styled lines go through styled(), which escapes every value it is given.
-console = Console(markup=False, highlight=False)
-err_console = Console(stderr=True, markup=False, highlight=False)
+console = SafeConsole(markup=False, highlight=False)
+err_console = SafeConsole(stderr=True, markup=False, highlight=False)
 # Markup on, for a module that escapes every value it prints itself (the doctor's report).
-markup_console = Console(highlight=False)
+markup_console = SafeConsole(highlight=False)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -45,9 +62,14 @@ def _default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def emit_json(obj: Any) -> None:
-    """Print obj as JSON on stdout (Decimal as string, dates ISO)."""
-    sys.stdout.write(json.dumps(obj, default=_default, ensure_ascii=False, indent=2) + "\n")
+def emit_json(obj: Any, *, indent: Optional[int] = 2) -> None:
+    """Print obj as JSON on stdout (Decimal as string, dates ISO); control and bidi characters as \\u escapes."""
+    sys.stdout.write(json_text(json.dumps(obj, default=_default, ensure_ascii=False, indent=indent)) + "\n")
+
+
+def emit_text(text: str) -> None:
+    """Print plain text (a Markdown or CSV export, a report) on stdout with control characters shown escaped."""
+    sys.stdout.write(terminal_text(text))
 
 
 def styled(template: str, *values: object) -> Text:

@@ -15,7 +15,7 @@ from rich.table import Table
 from planner.service import (as_source, DEFAULT_TEMP_LIMIT_C, diagnose_events, diagnose_metrics, EventReport,
                              events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
                              read_smi, Signal, stamp_text, Watch, WatchOptions)
-from planner.cli.common import emit_json, handle_errors
+from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
 from planner.errors import InputError
 
@@ -150,7 +150,7 @@ def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callab
     if out == "json":
         emit_json(report.to_json())
     elif out == "md":
-        sys.stdout.write(markdown(report))
+        emit_text(markdown(report))
     else:
         printer(report)
 

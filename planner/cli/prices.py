@@ -164,13 +164,18 @@ def history_cmd(
 def confirm_cmd(
     observation: int = typer.Argument(..., help="Observation id (see `planner prices history`)."),
     db: Optional[Path] = typer.Option(None, "--db", help="Price database (default: user data dir)."),
+    force: bool = typer.Option(False, "--force", help="Trust a price outside the sane range for its part too."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Mark a suspect price as checked, so the planner may use it."""
+    """Mark a suspect price as checked, so the planner may use it (outside the sane range: with --force)."""
+    from planner.catalog.load import load_catalog
     from planner.prices.store import PriceStore
 
+    def category_of(part_id: str) -> Optional[str]:
+        return getattr(load_catalog().parts.get(part_id), "category", None)
+
     with PriceStore(db) as store:
-        o = store.confirm(observation)
+        o = store.confirm(observation, category_of=category_of, force=force)
     if as_json:
         emit_json(o.to_json())
     else:

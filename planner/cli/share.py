@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from planner.service import load_catalog, load_priced_catalog
-from planner.cli.common import console, emit_json, err_console, handle_errors, styled
+from planner.cli.common import console, emit_json, emit_text, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
 from planner.validation import load_json, read_text_capped
@@ -88,7 +88,7 @@ def export_cmd(
         emit_json({"format": fmt, "content": content if output is None else None, "token": token,
                    "link": link, "output": None if output is None else str(output)})
     elif output is None:
-        typer.echo(content, nl=False)
+        emit_text(content)
 
 
 @share_app.command("import")

@@ -33,6 +33,7 @@ from planner.prices.retailers import ListingSelectors, Retailer
 from planner.prices.sanity import context_problem
 from planner.prices.stock import normalise_availability, visible_stock
 from planner.prices.visible import PRICE_RE
+from planner.textsafe import strip_invisible
 
 MAX_RESULTS = 200  # results read per listing page (real ones show 20-60); bounds the time a huge page can take
 _NOT_TEXT = (Comment, Declaration, Doctype, ProcessingInstruction, Script, Stylesheet, TemplateString)
@@ -94,7 +95,7 @@ def _text(tag: Optional[Tag]) -> str:
             continue
         if isinstance(node, NavigableString):
             if not isinstance(node, _NOT_TEXT):
-                chunk = space_words(parts, _WS.sub(" ", str(node)))
+                chunk = space_words(parts, _WS.sub(" ", strip_invisible(str(node))))
                 if chunk:
                     parts.append(chunk)
             continue

@@ -16,6 +16,8 @@ from w3lib.encoding import (
     resolve_encoding,
 )
 
+from planner.textsafe import strip_invisible
+
 # Markers written into the visible text where a buy button stands (private-use code points).
 ATC = "\ue000"
 ATC_OFF = "\ue001"
@@ -219,7 +221,7 @@ class Page:
                     self.buttons.append((pos + len(chunk), state, el))
                     chunk += f" {ATC if state else ATC_OFF} "
                 if el.text:
-                    chunk += _WS.sub(" ", el.text)
+                    chunk += _WS.sub(" ", strip_invisible(el.text))
                 chunk = space_words(parts, chunk)
                 start = pos + (1 if tag in BLOCK_TAGS else 0)
                 spans[el] = (start, start)
@@ -236,7 +238,7 @@ class Page:
                     if tag in BLOCK_TAGS:
                         chunk = "\n"
                 if el.tail:
-                    chunk += _WS.sub(" ", el.tail)
+                    chunk += _WS.sub(" ", strip_invisible(el.tail))
                 chunk = space_words(parts, chunk)
                 if chunk:
                     parts.append(chunk)

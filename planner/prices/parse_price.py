@@ -11,6 +11,7 @@ from price_parser import Price
 from price_parser._currencies import CURRENCY_CODES  # price-parser's ISO 4217 table (no public name for it)
 
 from planner.prices.sanity import amount_problem
+from planner.textsafe import strip_invisible
 
 # Symbols and local spellings -> ISO 4217. "$" alone is ambiguous: the caller's hint decides, else USD.
 _SYMBOLS: tuple[tuple[str, str], ...] = (
@@ -99,8 +100,9 @@ def shared_sign_currencies(text: str) -> tuple[str, ...]:
 
 
 def normalise_text(text: str) -> str:
-    """Collapse every kind of space to one ASCII space and move a decimal euro sign to the end."""
-    t = _SPACES.sub(" ", text).strip()
+    """Drop invisible format characters (a zero-width space inside '4 299,95 €'), collapse every kind of space to
+    one ASCII space and move a decimal euro sign to the end."""
+    t = _SPACES.sub(" ", strip_invisible(text)).strip()
     return _EURO_AS_DECIMAL.sub(r"\1,\2 €", t)
 
 

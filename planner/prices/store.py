@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import statistics
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
+
+from pydantic import ValidationError
 
 from planner.errors import InputError
 from planner.money import KNOWN_CURRENCIES
@@ -132,6 +135,18 @@ def _record(r: sqlite3.Row) -> Observation:
     )
 
 
+def _checked_time(when: Optional[datetime]) -> datetime:
+    """The observation time in UTC (now when not given); one without a time zone or in the future is refused."""
+    if when is None:
+        return utc_now()
+    if not isinstance(when, datetime) or when.tzinfo is None or when.utcoffset() is None:
+        raise InputError(f"observation time {when!r} has no time zone; not stored")
+    now = utc_now()
+    if when > now + CLOCK_SKEW:
+        raise InputError(f"observation time {when.isoformat()} is in the future (now {now.isoformat()}); not stored")
+    return when.astimezone(timezone.utc).replace(microsecond=0)
+
+
 def age_text(then: datetime, now: datetime) -> str:
     secs = max(0, int((now - then).total_seconds()))
     if secs < 3600:
@@ -165,15 +180,42 @@ def _open(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _unusable(r: sqlite3.Row) -> bool:
-    """A stored price that is not a sane amount (e.g. '1E+300' trusted by an older version), not a date, or in
-    a currency planner cannot convert (a plan would stop on it)."""
+CLOCK_SKEW = timedelta(minutes=10)  # a reading this far in the future is a clock off by a little; beyond, refused
+
+
+def row_problem(r: sqlite3.Row, now: datetime) -> Optional[str]:
+    """Why a stored row cannot be used (None when it can): a price that is not a sane amount (e.g. '1E+300'
+    trusted by an older version), a date that is not one, has no time zone or is in the future, or a currency
+    planner cannot convert (a plan would stop on it)."""
     try:
-        bad = amount_problem(Decimal(r["price"])) is not None or r["currency"] not in KNOWN_CURRENCIES
-        datetime.fromisoformat(r["observed_at"])
+        price = Decimal(r["price"])
+        when = datetime.fromisoformat(r["observed_at"])
     except (InvalidOperation, ValueError, TypeError):
-        return True
-    return bad
+        return f"price {str(r['price'])[:20]!r} or time {str(r['observed_at'])[:40]!r} is not readable"
+    if amount_problem(price) is not None:
+        return f"price {str(r['price'])[:20]!r}: {amount_problem(price)}"
+    if r["currency"] not in KNOWN_CURRENCIES:
+        return f"currency {str(r['currency'])[:10]!r} has no exchange rate"
+    if when.tzinfo is None:
+        return f"time {r['observed_at']!r} has no time zone"
+    if when > now + CLOCK_SKEW:
+        return f"dated {r['observed_at']}, in the future"
+    return None
+
+
+def _unusable(r: sqlite3.Row) -> bool:
+    return row_problem(r, utc_now()) is not None
+
+
+def store_error(exc: BaseException, path: Path) -> Optional[InputError]:
+    """A full disk (SQLITE_FULL, ENOSPC) or a read-only place as one line the user can act on, else None."""
+    text = str(exc).lower()
+    if "database or disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC or "no space" in text:
+        return InputError(f"the disk holding the price database {path} is full; nothing was stored (free some "
+                          "space and run it again)")
+    if "readonly" in text or "read-only" in text:
+        return InputError(f"the price database {path} is read-only; nothing was stored")
+    return None
 
 
 class PriceStore:
@@ -189,6 +231,7 @@ class PriceStore:
             shop_currency = {r.name: r.currency for r in DEFAULT_RETAILERS}
             shop_currency.update({r.key: r.currency for r in DEFAULT_RETAILERS})
         self.shop_currency = {k.lower(): v for k, v in shop_currency.items()}
+        self.warnings: list[str] = []  # rows latest_trusted left out, and why
         self._conn = _open(self.path)
 
     def close(self) -> None:
@@ -224,7 +267,14 @@ class PriceStore:
             return [b.add(o) for o in observations]
 
     def _classify(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
-        """(status, reason, id of a suspect row this one confirms)."""
+        """(status, reason, id of a suspect row this one confirms).
+
+        Plausibility is anchored on what the shop's own readings cannot move: other shops' latest trusted
+        prices (their median), else the catalog's own price. A reading farther than PEER_GAP from that anchor
+        stays suspect however often it repeats (only `prices confirm` can trust it), so repeats or 34 % steps
+        cannot walk a price away. Inside the band, a move of more than `jump` from the shop's last trusted
+        price waits for a second reading that agrees (or a person). With no anchor at all, the shop's last
+        trusted price is the only reference (said in the reason)."""
         if o.currency not in KNOWN_CURRENCIES:
             return "suspect", f"currency {o.currency}: planner has no exchange rate for it", None
         problem = amount_problem(o.price) or category_problem(o.category, in_eur(o.price, o.currency))
@@ -233,6 +283,12 @@ class PriceStore:
         expected = self.shop_currency.get(o.retailer.lower())
         if expected and o.currency != expected:
             return "suspect", f"currency {o.currency}, the shop prices in {expected}", None
+        anchor = self._anchor(o)
+        if anchor is not None:
+            ref, what = anchor
+            gap = (o.price - ref) / ref
+            if abs(gap) > PEER_GAP:
+                return "suspect", f"{gap:+.0%} from {what} {o.currency} (outside ±{PEER_GAP:.0%})", None
         last = self._conn.execute(
             "SELECT * FROM observations WHERE part_id=? AND retailer=? AND condition=? "
             "ORDER BY observed_at DESC, id DESC LIMIT 1", (o.part_id, o.retailer, o.condition),
@@ -242,41 +298,40 @@ class PriceStore:
             "AND currency=? ORDER BY observed_at DESC, id DESC LIMIT 1",
             (o.part_id, o.retailer, o.condition, o.currency),
         ).fetchone()
-        if trusted is None:
-            return self._first_reading(o)
+        if trusted is None or _unusable(trusted):
+            if anchor is None:
+                return "trusted", "first reading", None
+            return "trusted", f"first reading, within {PEER_GAP:.0%} of {anchor[1]}", None
         ref = Decimal(trusted["price"])
         change = (o.price - ref) / ref if ref else Decimal(0)
         if abs(change) <= self.jump:
             return "trusted", None, None
         if last is not None and last["status"] == "suspect" and last["currency"] == o.currency:
             prev = Decimal(last["price"])
-            if prev and abs(o.price - prev) / prev <= CONFIRM_TOLERANCE:
+            if prev and prev.is_finite() and abs(o.price - prev) / prev <= CONFIRM_TOLERANCE:
                 return "trusted", f"confirms suspect reading #{last['id']} ({change:+.0%} vs {ref})", last["id"]
         return "suspect", f"jump {change:+.0%} from last trusted {ref} {trusted['currency']}", None
 
-    def _first_reading(self, o: NewObservation) -> tuple[str, Optional[str], Optional[int]]:
-        """A part's first reading at a shop is trusted only when it agrees with other shops' latest trusted
-        prices (their median) or, with no peers, with the catalog's own price; else it waits in quarantine."""
+    def _anchor(self, o: NewObservation) -> Optional[tuple[Decimal, str]]:
+        """Other shops' median latest trusted price (same part, condition, currency), else the catalog price."""
         rows = self._conn.execute(
-            "SELECT retailer, price FROM observations WHERE part_id=? AND condition=? AND currency=? "
+            "SELECT * FROM observations WHERE part_id=? AND condition=? AND currency=? "
             "AND status='trusted' AND retailer!=? ORDER BY observed_at, id",
             (o.part_id, o.condition, o.currency, o.retailer),
         ).fetchall()
-        latest = {r["retailer"]: Decimal(r["price"]) for r in rows}  # later rows win per shop
+        latest = {r["retailer"]: Decimal(r["price"]) for r in rows if not _unusable(r)}  # later rows win per shop
         if latest:
-            ref, what = statistics.median(latest.values()), f"other shops' median {statistics.median(latest.values())}"
-        elif o.reference is not None and o.reference > 0:
-            ref, what = o.reference, f"the catalog price {o.reference}"
-        else:
-            return "trusted", "first reading", None
-        gap = (o.price - ref) / ref
-        if abs(gap) > PEER_GAP:
-            return "suspect", f"first reading {gap:+.0%} from {what} {o.currency}", None
-        return "trusted", f"first reading, within {PEER_GAP:.0%} of {what}", None
+            median = statistics.median(latest.values())
+            return median, f"other shops' median {median}"
+        if o.reference is not None and o.reference > 0:
+            return o.reference, f"the catalog price {o.reference}"
+        return None
 
     def _insert(self, batch_id: int, o: NewObservation) -> Observation:
+        observed = _checked_time(o.observed_at)
+        if not isinstance(o.price, Decimal) or not o.price.is_finite():
+            raise InputError(f"price {o.price!r} for {o.part_id} is not a finite Decimal amount; not stored")
         status, reason, confirms = self._classify(o)
-        observed = (o.observed_at or utc_now()).astimezone(timezone.utc).replace(microsecond=0)
         cur = self._conn.execute(
             "INSERT INTO observations (batch_id, part_id, retailer, price, currency, in_stock, url, observed_at, "
             "route, raw_text, condition, confidence, status, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -290,24 +345,33 @@ class PriceStore:
         r = self._conn.execute("SELECT * FROM observations WHERE id=?", (cur.lastrowid,)).fetchone()
         return _row(r)
 
-    def confirm(self, observation_id: int) -> Observation:
-        """Mark a suspect observation trusted (a person checked the price)."""
+    def confirm(self, observation_id: int, *, category_of: Optional[Callable[[str], Optional[str]]] = None,
+                force: bool = False) -> Observation:
+        """Mark a suspect observation trusted (a person checked the price). A price outside the sane range
+        (any amount, or the part's category in EUR when `category_of` knows the part) needs `force`."""
         if not 0 < observation_id < 2**63:  # SQLite integers are 64-bit
             raise InputError(f"no price observation #{observation_id}")
+        r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
+        if r is None:
+            raise InputError(f"no price observation #{observation_id}")
+        o = _row(r)
+        category = category_of(o.part_id) if category_of is not None else None
+        problem = amount_problem(o.price) or category_problem(category, in_eur(o.price, o.currency))
+        if problem and not force:
+            raise InputError(f"#{o.id} {o.part_id} at {o.price} {o.currency} is outside the sane range ({problem}); "
+                             f"if you checked that this is the real price, run `planner prices confirm {o.id} --force`")
         with self._tx():
-            r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
-            if r is None:
-                raise InputError(f"no price observation #{observation_id}")
             self._conn.execute("UPDATE observations SET status='trusted', reason=? WHERE id=?",
-                               ("confirmed by hand", observation_id))
+                               ("confirmed by hand" + (" (forced past the sane range)" if problem else ""),
+                                observation_id))
             r = self._conn.execute("SELECT * FROM observations WHERE id=?", (observation_id,)).fetchone()
         return _row(r)
 
     @contextmanager
     def _tx(self) -> Iterator[None]:
-        """One write transaction, all or nothing. SQLite rolls a transaction back by itself when the disk is full;
-        the rollback here then runs only if one is still open, so the user reads why (the disk), not 'cannot
-        rollback - no transaction is active', and the file keeps every earlier batch."""
+        """BEGIN IMMEDIATE .. COMMIT; on any error a rollback if SQLite still has the transaction open (on a full
+        disk it may already have rolled back: "cannot rollback - no transaction is active" must not hide
+        why), and a full disk or read-only file becomes one line (InputError)."""
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -316,20 +380,16 @@ class PriceStore:
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # SQLite ended it itself; the first error is the one to report
                 raise
-        except sqlite3.OperationalError as exc:
-            raise self._storage_error(exc) from None
-
-    def _storage_error(self, exc: sqlite3.OperationalError) -> Exception:
-        """A write the database could not make, in one line: the full disk said as such, anything else as SQLite
-        put it; nothing of the transaction was stored."""
-        full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
-        if full:
-            return InputError(f"{self.path}: the disk (or the database's size limit) is full; nothing of this write "
-                              "was stored and the earlier price history is intact: free some space and run it again")
-        return InputError(f"{self.path}: the price database could not be written ({exc}); nothing of this write was "
-                          "stored")
+        except (sqlite3.Error, OSError) as exc:
+            mapped = store_error(exc, self.path)
+            if mapped is None:
+                raise
+            raise mapped from None
 
     # ------------------------------------------------------------ reading
 
@@ -352,17 +412,27 @@ class PriceStore:
             (condition,),
         ).fetchall()
         latest: dict[str, Observation] = {}
+        skipped: list[str] = []
         for r in rows:
-            if _unusable(r):
-                continue  # a row written by an older version or by hand that no plan should ever use
+            problem = row_problem(r, now)
+            if problem is not None:  # written by an older version or by hand: no plan should ever use it
+                skipped.append(f"#{r['id']} ({problem})")
+                continue
             latest[r["part_id"]] = _row(r)  # later rows overwrite: freshest wins
+        self.warnings = [] if not skipped else [
+            f"skipped {len(skipped)} unusable price-history row(s) in {self.path}: {'; '.join(skipped[:3])}"
+            + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")]
         out: dict[str, Offer] = {}
         for pid, o in latest.items():
-            out[pid] = Offer(
-                part_id=pid, price=o.price, currency=o.currency, condition=o.condition,  # type: ignore[arg-type]
-                retailer=o.retailer, url=o.url, observed_on=o.observed_at.date(), source="scraped",
-                in_stock=o.in_stock, note=f"{o.route or 'scraped'}, {age_text(o.observed_at, now)} old",
-            )
+            try:
+                out[pid] = Offer(
+                    part_id=pid, price=o.price, currency=o.currency, condition=o.condition,  # type: ignore[arg-type]
+                    retailer=o.retailer, url=o.url, observed_on=o.observed_at.date(), source="scraped",
+                    in_stock=o.in_stock, note=f"{o.route or 'scraped'}, {age_text(o.observed_at, now)} old",
+                )
+            except ValidationError as exc:
+                self.warnings.append(f"skipped price-history row #{o.id} of {pid}: "
+                                     f"{' '.join(str(exc.errors()[0].get('msg', exc)).split())[:120]}")
         return out
 
     def check(self) -> dict[str, object]:
@@ -392,9 +462,14 @@ class Batch:
 
 def offers_for_catalog(path: Optional[str | Path] = None) -> dict[str, Offer]:
     """Convenience for planner/catalog.py: latest trusted offers, {} when no price DB exists yet."""
+    return offers_with_warnings(path)[0]
+
+
+def offers_with_warnings(path: Optional[str | Path] = None) -> tuple[dict[str, Offer], list[str]]:
+    """Latest trusted offers and what was skipped on the way (unusable rows), ({}, []) when no price DB exists."""
     p = Path(path) if path is not None else default_path()
     if not p.exists():
-        return {}
+        return {}, []
     with PriceStore(p) as s:
-        return s.latest_trusted()
+        return s.latest_trusted(), s.warnings
 

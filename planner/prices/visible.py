@@ -33,7 +33,9 @@ _WORDS = r"(?<!\w)(?:kn|lei|kr\.?|Rs\.?|Ft)(?!\w)"
 _CUR = (r"(?:US\$|CA\$|C\$|AU\$|A\$|NT\$|R\$|\$|€|£|¥|₹|₩|₽|₴|₸|₺|₪|₫|฿|₱|元|円|원|zł|Kč|руб\.?|грн\.?|тг\.?|"
         rf"лв\.?|ر\.س|د\.إ|{_WORDS}|{_CODES}\b)")
 _INT = r"(?:\d{1,3}(?:[ \u00a0\u202f.,']\d{3})+|\d+)"
-_NUM = rf"{_INT}(?:[.,]\d{{1,2}}(?!\d))?"
+# Not the mantissa or the exponent of exponent notation: "1e300 €" is no price, and never 300 or 1.
+_NOT_EXPONENT_BEFORE = r"(?<!\d[eE])(?<!\d[eE][+-])"
+_NUM = rf"{_NOT_EXPONENT_BEFORE}{_INT}(?:[.,]\d{{1,2}}(?!\d))?(?!\d|[.,]\d|[eE][+-]?\d)"
 # An upper-case ISO code glued to the amount is a price too: "EUR219.99", "219.99EUR", "PLN1 299,00".
 _GLUED_BEFORE = rf"(?<![A-Za-z])(?-i:{_CODES})(?=\d)"
 _GLUED_AFTER = rf"(?-i:{_CODES})(?![A-Za-z])"

@@ -16,11 +16,11 @@ def load_priced_catalog(data_dir: Optional[Path | str] = None, price_db: Optiona
     An unreadable history does not block planning: the catalog says so in `warnings`."""
     if not use_history:
         return load_catalog(data_dir)
-    from planner.prices.store import offers_for_catalog
+    from planner.prices.store import offers_with_warnings
 
     try:
-        latest = offers_for_catalog(price_db)
+        latest, skipped = offers_with_warnings(price_db)
     except (sqlite3.Error, OSError, PlannerError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         return load_catalog(data_dir, warnings=[f"price history not used ({reason}); shipped prices only"])
-    return load_catalog(data_dir, extra_offers=latest)
+    return load_catalog(data_dir, extra_offers=latest, warnings=skipped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any, Optional, Sequence
 
@@ -34,19 +35,33 @@ def model_phrase(model: dict[str, Any]) -> str:
     return text + (", typical size assumed" if model["assumed"] else "")
 
 
+# Beyond a year a finish time on the clock means nothing (and past year 9999 it cannot be computed): say days.
+CLOCK_LIMIT_HOURS = 365 * 24
+
+
+def _clock(start: datetime, hours: float) -> Optional[str]:
+    """The time `hours` after start (ISO, minutes), None when that is more than a year away (or not a number)."""
+    if not (math.isfinite(hours) and 0 <= hours <= CLOCK_LIMIT_HOURS):
+        return None
+    return (start + timedelta(hours=hours)).isoformat(timespec="minutes")
+
+
 def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_hours: float, gpu_count: int,
                  runs_left: Optional[int] = None, start: Optional[datetime] = None) -> dict[str, Any]:
-    """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local)."""
+    """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local);
+    a finish more than a year away has no clock time (None) and is said in days (`finish_days`)."""
     left = runs if runs_left is None else runs_left
     est = sweep_time(left, baseline_hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpu_count))
     start = start or datetime.now().astimezone()
-    at = lambda h: (start + timedelta(hours=h)).isoformat(timespec="minutes")  # noqa: E731
     return {
         "runs": runs, "runs_left": left, "baseline_hours_per_run": baseline_hours, "gpu_count": est.gpu_count,
         "rounds": est.waves,
         "hours_per_run": est.per_run.to_json(2), "wall_hours": est.wall.to_json(2),
         "start": start.isoformat(timespec="minutes"),
-        "finish": {"value": at(est.wall_hours), "low": at(est.wall_hours_low), "high": at(est.wall_hours_high)},
+        "finish": {"value": _clock(start, est.wall_hours), "low": _clock(start, est.wall_hours_low),
+                   "high": _clock(start, est.wall_hours_high)},
+        "finish_days": {"value": round(est.wall_hours / 24, 1), "low": round(est.wall_hours_low / 24, 1),
+                        "high": round(est.wall_hours_high / 24, 1)},
     }
 
 
@@ -61,10 +76,21 @@ def clock_text(iso: str, start: str) -> str:
     return f"{t:%a %d %b %H:%M}"
 
 
+def days_text(days: float) -> str:
+    """'in 412 days', 'in 41 667 days' (thin-space thousands), for a finish beyond a year."""
+    return f"in {days:,.0f} days".replace(",", " ")
+
+
+def finish_text(report: dict[str, Any], key: str = "value") -> str:
+    """When the sweep ends: a clock time within a year ('tomorrow 03:10'), else in days ('in 412 days')."""
+    iso = report["finish"][key]
+    return clock_text(iso, report["start"]) if iso is not None else days_text(report["finish_days"][key])
+
+
 def hours_text(h: float) -> str:
     if h < 1:
         return f"{h * 60:.0f} min"
-    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} days"
+    return f"{h:.1f} h" if h < 48 else f"{h / 24:,.1f} days".replace(",", " ")
 
 
 def finish_sentence(report: dict[str, Any]) -> str:
@@ -72,6 +98,14 @@ def finish_sentence(report: dict[str, Any]) -> str:
     f, w, start = report["finish"], report["wall_hours"], report["start"]
     left = report["runs_left"]
     what = f"{left} of {report['runs']} runs left" if left != report["runs"] else f"{left} runs"
+    if f["value"] is None:  # beyond a year: days, no date
+        d = report["finish_days"]
+        low = finish_text(report, "low") if f["low"] is not None else f"{d['low']:,.0f}".replace(",", " ")
+        high = f"{d['high']:,.0f}".replace(",", " ")
+        return f"{what}: about {hours_text(w['value'])}, done {finish_text(report)} ({low} to {high} days) if started now"
+    if f["high"] is None:
+        return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
+                f"({finish_text(report, 'low')} to {finish_text(report, 'high')}) if started now")
     day = lambda iso: datetime.fromisoformat(iso).date()  # noqa: E731
     short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f["value"])  # noqa: E731
                          else clock_text(iso, start))

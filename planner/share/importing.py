@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from planner.catalog.load import Catalog
 from planner.compat.checker import CheckReport, check_parts
-from planner.errors import ShareError, UnknownPartError
+from planner.errors import ShareError
 from planner.catalog.models import AnyPart
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
-from planner.catalog.match import rank, resolve
+from planner.catalog.match import rank
+from planner.share.part_index import index_for
 from planner.request import Request
 from planner.validation import load_json
 from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
@@ -32,16 +34,18 @@ class Match:
 
 def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: int = 1) -> Match:
     """The catalog matcher (exact id or name first, then a unique fragment, then the best-scoring part);
-    unmatched says the best guess."""
+    unmatched says the best guess. An index of the category keeps a row's cost to the parts that can match."""
     q = text.strip()
-    pool = list(catalog.parts.values()) if category is None else catalog.by_category(category)
     if q in catalog.parts and (category is None or catalog.parts[q].category == category):
         return Match(category, text, quantity, catalog.parts[q], "id")
-    try:
-        return Match(category, text, quantity, resolve(q, pool, category), "name")  # type: ignore[arg-type]
-    except UnknownPartError:
-        pass
-    ranked = rank(q, pool, category, typos=True)
+    index = index_for(catalog, category)
+    hit = index.find_exact(q)
+    if hit is None:
+        contains = index.containing(q.lower().split())
+        hit = contains[0] if len(contains) == 1 else None
+    if hit is not None:
+        return Match(category, text, quantity, hit, "name")  # type: ignore[arg-type]
+    ranked = rank(q, index.candidates(q), category, typos=True)
     if not ranked:
         return Match(category, text, quantity, note="no catalog part resembles it")
     best, part = ranked[0]
@@ -52,13 +56,53 @@ def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: i
     return Match(category, text, quantity, part, "fuzzy", f"{best:.0%} of its name found")  # type: ignore[arg-type]
 
 
-_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\(\s*([^)\s]*)(?:\s+\"[^\"]*\")?\s*\)")
+MAX_CELL_CHARS = 1_000  # a part cell with its link is ~200 characters; PCPartPicker's longest is far below this
+MAX_ROWS = 200  # a build list has some 10 to 30 rows
+MAX_IMPORT_S = 10.0  # matching a whole list; each row is milliseconds even on a 100 000-part catalog
+
+
+def find_link(cell: str) -> Optional[tuple[int, str]]:
+    """The first Markdown link `[text](address "title")` in a cell: (where it starts, its text), else None.
+    One pass left to right, each character looked at a bounded number of times (a regex for this backtracks
+    quadratically on a cell of `[`)."""
+    n, i = len(cell), 0
+    while True:
+        start = cell.find("[", i)
+        if start < 0:
+            return None
+        j = start + 1
+        while j < n and cell[j] != "]":  # the text: anything but an unescaped ]
+            j += 2 if cell[j] == "\\" else 1
+        if j >= n:
+            return None  # no ] after this [: none after a later [ either
+        k = j + 1
+        if k < n and cell[k] == "(":
+            k += 1
+            while k < n and cell[k].isspace():
+                k += 1
+            while k < n and not cell[k].isspace() and cell[k] != ")":  # the address
+                k += 1
+            if k >= n:
+                return None  # no ) or space after this (: no later link can close either
+            after = k
+            while k < n and cell[k].isspace():
+                k += 1
+            if k < n and cell[k] == '"' and after < k:  # an optional title after a space
+                close = cell.find('"', k + 1)
+                if close >= 0:
+                    k = close + 1
+                    while k < n and cell[k].isspace():
+                        k += 1
+            if k < n and cell[k] == ")":
+                return start, cell[start + 1:j]
+        i = j + 1
 
 
 def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
-    """Rows of a `Type | Item | Price` table as (category or None, item text, quantity, price cell)."""
+    """Rows of a `Type | Item | Price` table as (category or None, item text, quantity, price cell).
+    A cell over MAX_CELL_CHARS or a table over MAX_ROWS part rows is refused (ShareError)."""
     rows: list[tuple[Optional[str], str, int, str]] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())]
         if len(cells) < 2:
             continue
@@ -66,23 +110,29 @@ def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
             cells = cells[1:]
         if cells and cells[-1] == "" and line.strip().endswith("|"):
             cells = cells[:-1]
+        longest = max((len(c) for c in cells), default=0)
+        if longest > MAX_CELL_CHARS:
+            raise ShareError(f"line {number}: a cell of {longest} characters is over the {MAX_CELL_CHARS}-character "
+                             "limit for one part; a build list names each part in far fewer")
         if len(cells) < 2 or re.fullmatch(r":?-{2,}:?", cells[0]) or not cells[0]:
             continue
         label = re.sub(r"[*_`]", "", cells[0]).strip().lower()
         if label in ("type", "total", "category"):
             continue
         item = cells[1]
-        link = _LINK.search(item)
-        name = link.group(1) if link else re.sub(r"(?<!\\)[*`]|(?<![\w\\])_|(?<!\\)_(?!\w)", "", item)  # keep WD_Black
+        link = find_link(item)
+        name = link[1] if link else re.sub(r"(?<!\\)[*`]|(?<![\w\\])_|(?<!\\)_(?!\w)", "", item)  # keep WD_Black
 
         qty = 1
-        m = re.match(r"\s*(\d{1,2})\s*[x×]\s+(.*)", name if not link else item[: link.start()] + name)
+        m = re.match(r"\s*(\d{1,2})\s*[x×]\s+(.*)", name if not link else item[: link[0]] + name)
         if m:
             qty, name = int(m.group(1)), m.group(2)
         name = re.sub(r"\\(.)", r"\1", name).strip()
         if name:
             cat = _TYPE_ALIASES.get(label)
             rows.append((cat, name if cat else f"{label}: {name}", qty, cells[2] if len(cells) > 2 else ""))
+            if len(rows) > MAX_ROWS:
+                raise ShareError(f"the table has more than {MAX_ROWS} part rows; a build list has far fewer")
     return rows
 
 
@@ -161,7 +211,11 @@ def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[M
     if not rows:
         raise ShareError("no part rows found in the table (expected `Type | Item | Price` rows)")
     matches, owned = [], []
-    for cat, name, qty, price in rows:
+    deadline = time.monotonic() + MAX_IMPORT_S
+    for done, (cat, name, qty, price) in enumerate(rows):
+        if time.monotonic() > deadline:
+            raise ShareError(f"matching the list took over {MAX_IMPORT_S:g} s (stopped after {done} of {len(rows)} "
+                             "rows); paste a shorter list")
         if cat is None:
             notes.append(f"skipped {name!r}: not a part type the planner builds with")
             continue
