@@ -12,16 +12,11 @@ from rich.text import Text
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
 
-MAX_PAGE_BYTES = 20_000_000  # a saved page larger than this is read up to here only
 prices_app = typer.Typer(help="Live prices: extract, refresh, history.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(prices_app, name="prices")
-
-
-def _is_url(s: str) -> bool:
-    return s.lower().startswith(("http://", "https://"))
 
 
 @prices_app.command("extract")
@@ -32,21 +27,9 @@ def extract_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Read the offers on one page: the main product first, or a search page's results in order."""
-    from planner.prices.extract import extract
+    from planner.service import extract_page
 
-    if _is_url(source):
-        from planner.prices.fetch import PoliteFetcher
-        from planner.prices.http_cache import HttpCache
-
-        fetched = PoliteFetcher(cache=HttpCache()).fetch_sync(source)
-        content, page_url, ctype = fetched.content, url or fetched.url, fetched.headers.get("content-type")
-    else:
-        path = Path(source)
-        if path.is_dir():
-            raise InputError(f"{source} is a directory; give a saved page file")
-        with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
-            content, page_url, ctype = fh.read(MAX_PAGE_BYTES), url, None
-    result = extract(content, page_url, content_type=ctype)
+    result = extract_page(source, url)
     if as_json:
         emit_json(result.to_json())
         return
@@ -105,13 +88,9 @@ def probe_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Fetch each shop's search page once and say whether it still parses (exit 1 if one does not)."""
-    from planner.prices.fetch import PoliteFetcher
-    from planner.prices.probe import DEFAULT_QUERY, probe
-    from planner.prices.retailers import Registry
+    from planner.service import probe_shops
 
-    registry = Registry()
-    shops = [registry.get(r) for r in retailer] if retailer else list(registry.retailers)
-    results = probe(PoliteFetcher(registry), shops, query or DEFAULT_QUERY)
+    results = probe_shops(retailer, query)
     if as_json:
         emit_json([r.to_json() for r in results])
     else:
@@ -133,17 +112,9 @@ def history_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Every price observed for one part, oldest first, with its status (trusted or suspect)."""
-    from planner.catalog.load import cached_catalog
-    from planner.prices.store import PriceStore, default_path
+    from planner.service import part_history
 
-    path = db or default_path()
-    if not Path(path).exists():
-        raise InputError(f"no price database at {path}; run `planner prices refresh` first or pass --db")
-    with PriceStore(path) as store:
-        rows = store.history(part)
-        if not rows:  # not an id with history: resolve a catalog id or name fragment (unknown -> exit 2)
-            part = cached_catalog().find(part).id
-            rows = store.history(part)
+    part, rows = part_history(part, db)
     if as_json:
         emit_json({"part_id": part, "observations": [o.to_json() for o in rows]})
         return
@@ -168,14 +139,9 @@ def confirm_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Mark a suspect price as checked, so the planner may use it (outside the sane range: with --force)."""
-    from planner.catalog.load import load_catalog
-    from planner.prices.store import PriceStore
+    from planner.service import confirm_price
 
-    def category_of(part_id: str) -> Optional[str]:
-        return getattr(load_catalog().parts.get(part_id), "category", None)
-
-    with PriceStore(db) as store:
-        o = store.confirm(observation, category_of=category_of, force=force)
+    o = confirm_price(observation, db, force)
     if as_json:
         emit_json(o.to_json())
     else:

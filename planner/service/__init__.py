@@ -75,6 +75,10 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "refresh_prices": ("planner.service.prices", "refresh_prices"),
     "price_history": ("planner.service.prices", "price_history"),
     "polite_fetcher": ("planner.service.prices", "polite_fetcher"),
+    "extract_page": ("planner.service.prices", "extract_page"),
+    "probe_shops": ("planner.service.prices", "probe_shops"),
+    "part_history": ("planner.service.prices", "part_history"),
+    "confirm_price": ("planner.service.prices", "confirm_price"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
     "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),

@@ -79,3 +79,63 @@ def polite_fetcher(registry: Any) -> Any:
     from planner.prices.http_cache import HttpCache
 
     return PoliteFetcher(registry, cache=HttpCache())
+
+
+MAX_PAGE_BYTES = 20_000_000  # a saved page larger than this is read up to here only
+
+
+def extract_page(source: str, url: Optional[str] = None) -> Any:
+    """The offers on one page (a saved file, or an http(s) address fetched politely): the ExtractResult."""
+    from planner.errors import InputError
+    from planner.prices.extract import extract
+
+    if source.lower().startswith(("http://", "https://")):
+        fetched = polite_fetcher(None).fetch_sync(source)
+        content, page_url, ctype = fetched.content, url or fetched.url, fetched.headers.get("content-type")
+    else:
+        path = Path(source)
+        if path.is_dir():
+            raise InputError(f"{source} is a directory; give a saved page file")
+        with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
+            content, page_url, ctype = fh.read(MAX_PAGE_BYTES), url, None
+    return extract(content, page_url, content_type=ctype)
+
+
+def probe_shops(retailers: Optional[Sequence[str]] = None, query: Optional[str] = None) -> list[Any]:
+    """Each shop's search page fetched once: does it still parse (the probe results, one per shop)."""
+    from planner.prices.fetch import PoliteFetcher
+    from planner.prices.probe import DEFAULT_QUERY, probe
+    from planner.prices.retailers import Registry
+
+    registry = Registry()
+    shops = [registry.get(r) for r in retailers] if retailers else list(registry.retailers)
+    return probe(PoliteFetcher(registry), shops, query or DEFAULT_QUERY)
+
+
+def part_history(part: str, db: Optional[Path] = None) -> tuple[str, list[Any]]:
+    """(part id, its observations oldest first); `part` may be a name fragment of a catalog part."""
+    from planner.catalog.load import cached_catalog
+    from planner.errors import InputError
+    from planner.prices.store import PriceStore, default_path
+
+    path = Path(db) if db is not None else default_path()
+    if not path.exists():
+        raise InputError(f"no price database at {path}; run `planner prices refresh` first or pass --db")
+    with PriceStore(path) as store:
+        rows = store.history(part)
+        if not rows:  # not an id with history: resolve a catalog id or name fragment (unknown -> exit 2)
+            part = cached_catalog().find(part).id
+            rows = store.history(part)
+    return part, rows
+
+
+def confirm_price(observation: int, db: Optional[Path] = None, force: bool = False) -> Any:
+    """Trust a held price after checking it by hand (outside its part's sane range only with `force`)."""
+    from planner.catalog.load import load_catalog
+    from planner.prices.store import PriceStore
+
+    def category_of(part_id: str) -> Optional[str]:
+        return getattr(load_catalog().parts.get(part_id), "category", None)
+
+    with PriceStore(db) as store:
+        return store.confirm(observation, category_of=category_of, force=force)
