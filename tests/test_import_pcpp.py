@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
@@ -19,7 +21,7 @@ from planner.catalog.load import load_catalog
 from planner.compat.checker import check_parts
 from planner.cli import app
 from planner.catalog.importers import import_pcpp
-from planner.catalog.importers.pcpp import SOURCE_FILES, gapless_columns
+from planner.catalog.importers.pcpp import SOURCE_FILES, gapless_columns, slug
 from planner.catalog.importers.pcpp_map import atx_version_from_name, brand_of
 from planner.catalog.models import CATEGORIES, OptStr, Severity
 from planner.request import Request
@@ -110,6 +112,11 @@ def write_dataset(root: Path, data: dict = SMALL) -> Path:
     return root
 
 
+def item(cat, category: str, n: int):
+    """The part imported from record n of the category's dataset file (its source says so)."""
+    return next(p for p in cat.by_category(category) if p.source.endswith(f"item {n}"))
+
+
 def rows(path: Path) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as fp:
         return list(csv.DictReader(fp))
@@ -145,33 +152,34 @@ def test_small_import_counts_and_skip_reasons(small):
     assert report.total("written") == report.total("offers") == 2 + 4 + 4 + 2 + 3 + 2 + 4 + 3
 
 
-def test_ids_follow_input_order_and_offers_are_usd_listed(small):
+def test_ids_come_from_maker_and_model_and_offers_are_usd_listed(small):
     _, out, _, cat = small
-    assert {p.id for p in cat.by_category("gpu")} == {"pcpp-gpu-0", "pcpp-gpu-1"}
-    assert {p.id for p in cat.by_category("motherboard")} == {"pcpp-motherboard-0", "pcpp-motherboard-1",
-                                                              "pcpp-motherboard-2", "pcpp-motherboard-4"}
-    offer = cat.offer_for("pcpp-gpu-0")
+    gpus = {p.id: p for p in cat.by_category("gpu")}
+    assert len(gpus) == 2 and all(i.startswith("pcpp-gpu-") and not i[len("pcpp-gpu-"):].isdigit() for i in gpus)
+    first = next(p for p in gpus.values() if "item 0" in p.source)
+    assert first.id == "pcpp-gpu-" + slug(first.name)
+    offer = cat.offer_for(first.id)
     assert offer.price == Decimal("299.97") and offer.currency == "USD" and offer.source == "listed"
     assert offer.observed_on == date(2025, 7, 23) and offer.retailer == "PCPartPicker US lowest (dataset snapshot)"
-    assert "video-card.json item 0" in cat.get("pcpp-gpu-0").source
+    assert "video-card.json item 0" in first.source
     assert catalog_invariants(cat) == []
     assert not (out / "gpu_chips.csv").exists()  # the shipped chip table is reused
 
 
 def test_gpu_mapping(small):
     cat = small[3]
-    g = cat.get("pcpp-gpu-0")
+    g = item(cat, "gpu", 0)
     assert (g.chip, g.vram_gb, g.length_mm, g.tgp_w) == ("rtx-3060-12gb", 12, 235, cat.chips["rtx-3060-12gb"].tdp_w)
     assert "chip reference TDP" in g.notes
     assert (g.slots, g.power_12v2x6, g.power_8pin, g.cooling) == (None, None, None, None)
-    fe = cat.get("pcpp-gpu-1")
+    fe = item(cat, "gpu", 1)
     assert fe.chip == "rtx-5090" and fe.length_mm is None and fe.brand == "NVIDIA"
     assert fe.name == "NVIDIA Founders Edition (GeForce RTX 5090)"
 
 
 def test_cpu_mapping(small):
     cat = small[3]
-    ryzen, i7, ultra, zen3 = (cat.get(f"pcpp-cpu-{i}") for i in range(4))
+    ryzen, i7, ultra, zen3 = (item(cat, "cpu", i) for i in range(4))
     assert (ryzen.socket, ryzen.memory_types, ryzen.cores, ryzen.threads, ryzen.base_power_w) == (
         "AM5", ["DDR5"], 8, 16, 120)
     assert ryzen.package_power_w is None and ryzen.max_memory_gb is None and ryzen.integrated_graphics is True
@@ -184,17 +192,17 @@ def test_cpu_mapping(small):
 
 def test_board_memory_storage_mapping(small):
     cat = small[3]
-    x870e, b650m, b760, b550i = (cat.get(f"pcpp-motherboard-{i}") for i in (0, 1, 2, 4))
+    x870e, b650m, b760, b550i = (item(cat, "motherboard", i) for i in (0, 1, 2, 4))
     assert (x870e.form_factor, x870e.memory_type, x870e.chipset, x870e.dimm_slots, x870e.max_memory_gb) == (
         "ATX", "DDR5", "X870E", 4, 192)
     assert (b650m.form_factor, b650m.max_memory_gb, b650m.m2_slots, b650m.pcie_x16_slots) == ("mATX", None, None, None)
     assert (b760.memory_type, b760.chipset) == ("DDR4", "B760") and "read from the name" in b760.notes
     assert (b550i.form_factor, b550i.memory_type) == ("ITX", "DDR4")
-    kit, lpx = cat.get("pcpp-memory-0"), cat.get("pcpp-memory-1")
+    kit, lpx = item(cat, "memory", 0), item(cat, "memory", 1)
     assert (kit.memory_type, kit.speed_mts, kit.modules, kit.module_gb, kit.cas_latency, kit.ecc) == (
         "DDR5", 6000, 2, 16, 36, None)
     assert (lpx.memory_type, lpx.cas_latency) == ("DDR4", None)
-    nvme, m2sata, hdd = (cat.get(f"pcpp-storage-{i}") for i in range(3))
+    nvme, m2sata, hdd = (item(cat, "storage", i) for i in range(3))
     assert (nvme.interface, nvme.form_factor, nvme.pcie_gen, nvme.capacity_gb) == ("NVMe", "M.2-2280", 4, 2000)
     assert (m2sata.interface, m2sata.needs_m2) == ("SATA", True)
     assert (hdd.interface, hdd.form_factor, hdd.read_mbs) == ("SATA", "3.5", None)
@@ -202,10 +210,10 @@ def test_board_memory_storage_mapping(small):
 
 def test_cooler_psu_case_mapping(small):
     _, out, report, cat = small
-    aio, air = cat.get("pcpp-cooler-0"), cat.get("pcpp-cooler-1")
+    aio, air = item(cat, "cooler", 0), item(cat, "cooler", 1)
     assert (aio.type, aio.radiator_mm, aio.sockets, aio.cooling_capacity_w) == ("aio", 360, [], None)
     assert (air.type, air.height_mm, air.radiator_mm) == ("air", None, None)
-    msi, sfx, generic, basic = (cat.get(f"pcpp-psu-{i}") for i in range(4))
+    msi, sfx, generic, basic = (item(cat, "psu", i) for i in range(4))
     assert (msi.wattage_w, msi.efficiency, msi.form_factor) == (850, "gold", "ATX")
     assert (sfx.form_factor, sfx.efficiency) == ("SFX", "platinum")
     assert generic.efficiency == "none" and "unknown" in generic.notes
@@ -214,7 +222,7 @@ def test_cooler_psu_case_mapping(small):
     # Only one PSU's name says ATX 3.x; whatever the model does with the others' gap, nothing is invented.
     assert all(p.atx_version in (None, "3.0") for p in (msi, sfx, generic, basic))
     assert sfx.atx_version is None and generic.atx_version is None
-    tower, matx, itx = (cat.get(f"pcpp-case-{i}") for i in range(3))
+    tower, matx, itx = (item(cat, "case", i) for i in range(3))
     assert (tower.form_factors, tower.psu_form_factors) == (["ATX", "mATX", "ITX"], ["ATX"])
     assert (matx.form_factors, matx.psu_form_factors) == (["mATX", "ITX"], ["ATX"])
     assert (itx.form_factors, itx.psu_form_factors) == (["ITX"], [])
@@ -253,7 +261,7 @@ def test_all_keeps_unpriced_parts_without_offers(tmp_path):
     report = import_pcpp(src, tmp_path / "out", include_unpriced=True)
     cat = load_catalog(tmp_path / "out")
     assert report.categories["gpu"].written == 3 and report.categories["gpu"].offers == 2
-    assert cat.get("pcpp-gpu-4").chip == "rtx-4090" and cat.offer_for("pcpp-gpu-4") is None
+    assert item(cat, "gpu", 4).chip == "rtx-4090" and cat.offer_for(item(cat, "gpu", 4).id) is None
 
 
 def test_bad_sources_are_one_line_errors(tmp_path):
@@ -345,3 +353,72 @@ def test_recommend_cli_on_imported_catalog(real):
     plan = data["plans"][0]
     assert plan["total"]["currency"] == "USD" and Decimal(plan["total"]["amount"]) <= 2500
     assert {p["retailer"] for p in plan["parts"]} == {"PCPartPicker US lowest (dataset snapshot)"}
+
+
+# ---- issue 29 item 7: ids from content, prices by id, never a catalog the loader refuses, kits keep modules ----
+
+def _reversed(data: dict) -> dict:
+    return {name: list(reversed(rows)) for name, rows in data.items()}
+
+
+def test_a_reimport_in_another_order_keeps_every_id_and_its_price(tmp_path):
+    a = import_pcpp(write_dataset(tmp_path / "a-src"), tmp_path / "a")
+    b = import_pcpp(write_dataset(tmp_path / "b-src", _reversed(SMALL)), tmp_path / "b")
+    cat_a, cat_b = load_catalog(a.out), load_catalog(b.out)
+    assert set(cat_a.parts) == set(cat_b.parts)
+    for pid, part in cat_a.parts.items():
+        assert cat_b.parts[pid].name == part.name  # the same id names the same product
+        assert cat_a.offer_for(pid).price == cat_b.offer_for(pid).price  # and carries its own price
+
+
+def test_colliding_names_get_deterministic_suffixes(tmp_path):
+    twins = dict(SMALL)
+    card = SMALL["video-card.json"][0]
+    twins["video-card.json"] = [card, dict(card, price=999.99), dict(card, price=1.5)]
+    a = load_catalog(import_pcpp(write_dataset(tmp_path / "a-src", twins), tmp_path / "a").out)
+    b = load_catalog(import_pcpp(write_dataset(tmp_path / "b-src", _reversed(twins)), tmp_path / "b").out)
+    ids = sorted(p.id for p in a.by_category("gpu"))
+    assert len(ids) == 3 and ids[1] == ids[0] + "-2" and ids[2] == ids[0] + "-3"
+    assert {i: a.offer_for(i).price for i in ids} == {i: b.offer_for(i).price for i in ids}
+
+
+def test_a_catalog_the_loader_would_refuse_is_never_written(tmp_path, monkeypatch):
+    from planner.catalog.importers import pcpp
+    from planner.errors import CatalogError
+
+    real_load = pcpp.load_catalog
+
+    def refuse(path):
+        real_load(path)
+        raise CatalogError("duplicate part id 'x'")
+
+    monkeypatch.setattr(pcpp, "load_catalog", refuse)
+    out = tmp_path / "out"
+    with pytest.raises(CatalogError, match="would not load, nothing written"):
+        import_pcpp(write_dataset(tmp_path / "src"), out)
+    assert not list(out.glob("*.csv")) and not (out / "offers").exists() or not list((out / "offers").glob("*"))
+
+
+def test_real_dataset_round_trip_with_stable_ids_and_kits(real):
+    report, cat, out = real
+    again = load_catalog(out)
+    assert set(again.parts) == set(cat.parts) and len(cat.parts) == report.total("written")
+    assert not [p.id for p in cat.parts.values() if p.id.split("-", 2)[2].isdigit()]  # no row positions
+    kits = [p for p in cat.by_category("memory") if "2x16 GB" in p.name]
+    assert kits and all(p.modules == 2 and p.module_gb == 16 for p in kits)  # a 2 x 16 GB kit stays two modules
+    assert {p.modules for p in cat.by_category("memory")} >= {1, 2, 4}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=6),
+       prices=st.lists(st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8)),
+                       min_size=6, max_size=6))
+def test_fuzz_hostile_records_import_to_a_catalog_that_loads(tmp_path_factory, names, prices):
+    data = dict(SMALL)
+    data["case.json"] = SMALL["case.json"] + [
+        {"name": n, "price": p, "type": "ATX Mid Tower"} for n, p in zip(names, prices)]
+    root = tmp_path_factory.mktemp("fz")
+    report = import_pcpp(write_dataset(root / "src", data), root / "out")
+    cat = load_catalog(root / "out")
+    assert len(cat.by_category("case")) == report.categories["case"].written
+    assert len({p.id for p in cat.parts.values()}) == len(cat.parts)

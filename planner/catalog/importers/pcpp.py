@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import shutil
+import tempfile
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -13,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from pydantic import ValidationError
 
-from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_chips
+from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_catalog, load_chips
 from planner.errors import CatalogError, InputError
 from planner.catalog.importers.pcpp_map import MAPPERS, ChipIndex, Mapped, Skip, brand_of, map_gpu
 from planner.catalog.models import CATEGORIES, PART_TYPES, Offer
@@ -136,9 +140,33 @@ def _map(category: str, rec: dict[str, Any], chips: ChipIndex) -> Mapped:
     return map_gpu(rec, chips) if category == "gpu" else MAPPERS[category](rec)
 
 
+def slug(text: str, limit: int = 90) -> str:
+    """'Corsair Vengeance RGB 32 GB (DDR5-6000 CL36, 2x16 GB)' -> 'corsair-vengeance-rgb-32-gb-ddr5-6000-cl36-2x16-gb'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-") or "part"
+
+
+def stable_ids(category: str, mapped: list[tuple[dict[str, Any], Any]]) -> None:
+    """Give each row the id `pcpp-<category>-<slug of maker + model>`, the same whatever the order of the dataset:
+    rows whose slug collides are told apart by -2, -3... in the order of their full content, never of position."""
+    groups: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+    for row, price in mapped:
+        groups.setdefault(f"pcpp-{category}-{slug(row['name'])}", []).append((row, price))
+
+    def content(item: tuple[dict[str, Any], Any]) -> str:  # what the record says, not where it stood
+        row, price = item
+        return json.dumps([{k: v for k, v in row.items() if k not in ("id", "source")}, str(price)],
+                          sort_keys=True, default=str)
+
+    for base, items in groups.items():
+        items.sort(key=content)
+        for n, (row, _) in enumerate(items, 1):
+            row["id"] = base if n == 1 else f"{base}-{n}"
+
+
 def _row(category: str, index: int, rec: dict[str, Any], mapped: Mapped, observed_on: date) -> dict[str, Any]:
     name = " ".join(str(mapped.row.pop("name", rec["name"])).split())
-    return dict(mapped.row, id=f"pcpp-{category}-{index}", name=name, brand=brand_of(str(rec["name"]).strip()),
+    return dict(mapped.row, id="", name=name, brand=brand_of(str(rec["name"]).strip()),
                 source=f"PCPartPicker listing via {DATASET} snapshot {observed_on.isoformat()}, "
                        f"{SOURCE_FILES[category]} item {index}",
                 notes=["brand = first word(s) of the name", *mapped.notes])
@@ -197,6 +225,7 @@ def import_category(category: str, records: list[dict[str, Any]], chips: ChipInd
             counts.skipped[s.reason] += 1
             if s.detail:
                 counts.details[s.detail] += 1
+    stable_ids(category, mapped)
     columns, dropped = gapless_columns(model, [r for r, _ in mapped])
     counts.dropped_columns = dropped
     rows: list[dict[str, str]] = []
@@ -213,9 +242,18 @@ def import_category(category: str, records: list[dict[str, Any]], chips: ChipInd
             loc = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "row"
             counts.skipped[f"fails validation ({loc})"] += 1
             continue
+        offer = _offer(cells["id"], price, observed_on) if price is not None else None
+        if offer is not None:
+            try:
+                Offer.model_validate(offer)
+            except ValidationError:
+                counts.skipped["price the catalog does not take (out of range)"] += 1
+                if not include_unpriced:
+                    continue
+                offer = None
         rows.append(cells)
-        if price is not None:
-            offers.append(_offer(cells["id"], price, observed_on))
+        if offer is not None:
+            offers.append(offer)
     counts.written, counts.offers = len(rows), len(offers)
     if progress:
         progress(category, len(records), len(records))
@@ -244,10 +282,21 @@ def import_pcpp(src: Path | str, out: Path | str, *, include_unpriced: bool = Fa
         records = read_records(src / SOURCE_FILES[category])
         results[category] = import_category(category, records, chips, include_unpriced=include_unpriced,
                                             observed_on=observed_on, progress=progress)
-    (out / OFFERS_DIR).mkdir(parents=True, exist_ok=True)
-    for category, (columns, rows, offers, _) in results.items():
-        _write(out / f"{category}.csv", columns, rows)
-        _write(out / OFFERS_DIR / f"{category}.csv", OFFER_COLUMNS, offers)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".import-", dir=out) as tmp:
+        staged = Path(tmp)
+        (staged / OFFERS_DIR).mkdir()
+        for category, (columns, rows, offers, _) in results.items():
+            _write(staged / f"{category}.csv", columns, rows)
+            _write(staged / OFFERS_DIR / f"{category}.csv", OFFER_COLUMNS, offers)
+        try:  # the loader reads it as any catalog: what it would refuse is never written to OUT
+            load_catalog(staged)
+        except CatalogError as exc:
+            raise CatalogError(f"the imported catalog would not load, nothing written to {out}: {exc}") from None
+        (out / OFFERS_DIR).mkdir(parents=True, exist_ok=True)
+        for category in results:
+            for rel in (Path(f"{category}.csv"), Path(OFFERS_DIR) / f"{category}.csv"):
+                shutil.move(str(staged / rel), str(out / rel))
     report = ImportReport(src=src, out=out, observed_on=observed_on, include_unpriced=include_unpriced,
                           categories={c: r[3] for c, r in results.items()})
     (out / "import-report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
