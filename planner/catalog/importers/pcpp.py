@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 import shutil
@@ -147,21 +148,34 @@ def slug(text: str, limit: int = 90) -> str:
 
 
 def stable_ids(category: str, mapped: list[tuple[dict[str, Any], Any]]) -> None:
-    """Give each row the id `pcpp-<category>-<slug of maker + model>`, the same whatever the order of the dataset:
-    rows whose slug collides are told apart by -2, -3... in the order of their full content, never of position."""
+    """Give each row the id `pcpp-<category>-<slug of maker + model>`, the same whatever the order of the dataset.
+    Rows whose slug collides are told apart by a short hash of what the record says other than its price (so a new
+    snapshot's prices never swap ids between them), and only rows that differ in nothing but price by -2, -3... in
+    price order. A suffix can never meet another product's own slug (`enthoo-pro` twice beside `enthoo-pro-2`):
+    every id is checked unique across the category."""
     groups: dict[str, list[tuple[dict[str, Any], Any]]] = {}
     for row, price in mapped:
         groups.setdefault(f"pcpp-{category}-{slug(row['name'])}", []).append((row, price))
 
-    def content(item: tuple[dict[str, Any], Any]) -> str:  # what the record says, not where it stood
-        row, price = item
-        return json.dumps([{k: v for k, v in row.items() if k not in ("id", "source")}, str(price)],
-                          sort_keys=True, default=str)
+    def record(row: dict[str, Any]) -> str:  # what the record says, not where it stood nor what it cost
+        return json.dumps({k: v for k, v in row.items() if k not in ("id", "source")}, sort_keys=True, default=str)
 
-    for base, items in groups.items():
-        items.sort(key=content)
-        for n, (row, _) in enumerate(items, 1):
-            row["id"] = base if n == 1 else f"{base}-{n}"
+    taken = {base for base, items in groups.items() if len(items) == 1}
+    for base, items in sorted(groups.items()):
+        if len(items) == 1:
+            items[0][0]["id"] = base
+            continue
+        by_record: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+        for row, price in items:
+            by_record.setdefault(hashlib.sha1(record(row).encode()).hexdigest()[:8], []).append((row, price))
+        for digest, same in sorted(by_record.items()):
+            same.sort(key=lambda item: str(item[1]))
+            for n, (row, _) in enumerate(same, 1):
+                pid = f"{base}-v{digest}" + ("" if n == 1 else f"-{n}")
+                while pid in taken:  # practically never: a slug that itself ends in -v<8 hex digits>
+                    pid += "x"
+                taken.add(pid)
+                row["id"] = pid
 
 
 def _row(category: str, index: int, rec: dict[str, Any], mapped: Mapped, observed_on: date) -> dict[str, Any]:
