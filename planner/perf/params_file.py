@@ -23,7 +23,7 @@ class ParamsBlock(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    compute_share: dict[str, Share] = Field(min_length=1)
+    compute_share: dict[str, Share] = Field(default_factory=dict)  # variant `average`: in each member
     typical_params: dict[str, Positive] = Field(default_factory=dict)
     family_offsets: dict[str, tuple[Number, Number]] = Field(default_factory=dict)
     family_shares: dict[str, dict[str, Number]] = Field(default_factory=dict)  # variant `families`: per-family shares
@@ -44,6 +44,8 @@ class ParamsBlock(BaseModel):
                 except ValidationError as exc:
                     raise ValueError(f"member {name!r}: {validation_message(exc)}") from None
         else:
+            if not self.compute_share:
+                raise ValueError("compute_share is missing (re-create the file with the fit)")
             missing = [n for n in REQUIRED if n not in (self.model_extra or {})]
             if missing:
                 raise ValueError(f"{missing[0]} is missing (re-create the file with the fit)")
