@@ -50,7 +50,7 @@ def target(cat) -> dict[str, Any]:
 
 def check(*args: str) -> tuple[int, Any, str]:
     res = CliRunner().invoke(app, ["check", *args])
-    data = json.loads(res.stdout) if res.exit_code in (0, 1) and "--json" in args else None
+    data = json.loads(res.stdout) if res.exit_code in (0, 1, 3) and "--json" in args else None
     return res.exit_code, data, res.stderr
 
 
@@ -312,3 +312,52 @@ def test_share_import_checks_with_the_model_size_too(cat) -> None:
     code, data, err = check(*[i for i, _ in parts], "--model-params", "3e9", "--json")
     assert code == 0, err
     assert [f.message for f in result.report.warnings] == [w["message"] for w in data["warnings"]]
+
+
+# ---- issue 34 item 1: an unknown fact that decides the build is not "compatible" --------------------------------------
+
+def test_two_gpus_on_a_board_of_unknown_wiring_cannot_be_confirmed(cat) -> None:
+    """2 x RTX 5080 on the MSI MAG X870E Tomahawk (second CPU slot wiring unsourced): no rule finds a problem, but the
+    verdict is 'unconfirmed', exit 3, naming the unknown facts; the same parts on a board with sourced x8/x8 wiring
+    are confirmed."""
+    rest = ["cpu-amd-ryzen9-9950x", "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb",
+            "cooler-arctic-liquid-freezer-iii-360", "case-fractal-meshify-2-xl"]
+    psu = next(p.id for p in cat.by_category("psu") if (p.connectors_12v2x6 or 0) >= 2 and p.wattage_w >= 1300)
+    board = "mb-msi-mag-x870e-tomahawk-wifi"
+    assert cat.get(board).gpu_slots_x8 is None  # the fact this test is about
+    code, data, err = check("gpu-nvidia-rtx5080-fe", "gpu-nvidia-rtx5080-fe", board, psu, *rest, "--json")
+    assert code == 3, err
+    assert data["verdict"] == "unconfirmed" and data["compatible"] is False and data["problems"] == []
+    assert any("x8 slot count unknown" in c for c in data["cannot_confirm"]), data["cannot_confirm"]
+    res = CliRunner().invoke(app, ["check", "gpu-nvidia-rtx5080-fe", "gpu-nvidia-rtx5080-fe", board, psu, *rest])
+    assert res.exit_code == 3 and "cannot confirm" in res.stdout and "compatible" not in res.stdout.split("Verdict")[1]
+
+
+def test_a_16pin_card_beyond_the_native_cables_is_said_and_the_solver_avoids_it(cat) -> None:
+    """Issue 34 item 3: 2 x RTX 5080 on the MSI MEG Ai1300P (one native 12V-2x6 cable) put one card on an adapter:
+    check says so; the solver's 2-GPU plans give every 16-pin card above 300 W its own native cable."""
+    from planner.request import Request
+    from planner.solver import recommend
+
+    psu = cat.get("psu-msi-meg-ai1300p-pcie5")
+    assert psu.connectors_12v2x6 == 1
+    parts = ["gpu-nvidia-rtx5080-fe", "gpu-nvidia-rtx5080-fe", "cpu-amd-ryzen9-9950x", "mb-asus-proart-x870e-creator-wifi",
+             "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb",
+             "cooler-arctic-liquid-freezer-iii-360", psu.id, "case-fractal-meshify-2-xl"]
+    code, data, err = check(*parts, "--json")
+    assert code in (0, 3), err
+    assert any(w["rule"] == "gpu_adapter" and "adapter" in w["message"] for w in data["warnings"]), data["warnings"]
+    for budget in (7000, 10000):
+        for plan in recommend(cat, Request.parse(budget=budget, gpu_count=2), alternatives=2, workers=2).plans:
+            card, unit = plan.gpu, plan.parts["psu"]
+            if card.power_12v2x6:
+                assert (unit.connectors_12v2x6 or 0) >= 2 * card.power_12v2x6 or card.tgp_w <= 300, (card.id, unit.id)
+            assert unit.form_factor == "ATX" or unit.form_factor in plan.parts["case"].psu_form_factors
+
+
+def test_an_sfx_unit_in_an_atx_only_case_is_a_warning(cat) -> None:
+    sfx = next(p for p in cat.by_category("psu") if p.form_factor == "SFX")
+    atx_only = next(c for c in cat.by_category("case") if list(c.psu_form_factors) == ["ATX"])
+    code, data, err = check("gpu-nvidia-rtx5080-fe", sfx.id, atx_only.id, "--json")
+    assert code in (0, 1, 3), err
+    assert any(w["rule"] == "psu_bracket" and "bracket" in w["message"] for w in data["warnings"]), data["warnings"]

@@ -296,6 +296,12 @@ CASES: list[Case] = [
     Case("psu-fit-atx-in-sfx-case", "psu_fit", B(case=case(psu_form_factors=["SFX"])), P,
          ("ATX PSU does not fit the case, which takes SFX",)),
     Case("psu-fit-length-unknown", "psu_fit", B(psu=psu(length_mm=None)), U, ("PSU length or case PSU clearance",)),
+    # issue 34 item 3: an SFX unit in an ATX-only case hangs on a bracket
+    Case("bracket-atx-in-atx-case", "psu_bracket", B()),
+    Case("bracket-sfx-in-atx-case", "psu_bracket", B(psu=psu(form_factor="SFX", length_mm=100)), W,
+         ("SFX PSU in a case that takes ATX units", "SFX-to-ATX bracket"), ("psu-test", "case-test")),
+    Case("bracket-sfx-in-sfx-mount", "psu_bracket",
+         B(psu=psu(form_factor="SFX", length_mm=100), case=case(psu_form_factors=["ATX", "SFX"]))),
     # ---- power (reference: GPU 450 + CPU 230 + rest 103 = 783 W sustained) -----------------------
     # training load: GPU 450 + CPU 138 (60 % of 230, power.TRAINING_CPU_FRACTION) + rest 103 = 691 W
     Case("sustained-at-80pct", "psu_sustained", B(psu=psu(wattage_w=TRAIN_NEED))),
@@ -367,6 +373,14 @@ CASES: list[Case] = [
     Case("connectors-8pin-card-cable-rating-irrelevant", "gpu_connectors",
          B(gpu=gpu(**LEGACY_CARD), psu=psu(cable_12v2x6_w=None))),
     Case("connectors-450w-cable-fine-for-450w-card", "gpu_connectors", B(psu=psu(cable_12v2x6_w=450))),
+    # issue 34 item 3: a 16-pin card beyond the PSU's native cables runs on an adapter
+    Case("adapter-one-card-one-native", "gpu_adapter", B()),
+    Case("adapter-two-cards-one-native", "gpu_adapter", B(gpu_count=2), W,
+         ("1 of the 2 cards would run on an 8-pin-to-16-pin adapter", "1 native 12V-2x6 cable(s) for 2"),
+         ("psu-test", "gpu-test")),
+    Case("adapter-two-cards-two-native", "gpu_adapter", B(gpu_count=2, psu=psu(connectors_12v2x6=2))),
+    Case("adapter-300w-workstation-cards-ship-with-one", "gpu_adapter", B(gpu_count=2, gpu=gpu(tgp_w=300))),
+    Case("adapter-8pin-cards", "gpu_adapter", B(gpu_count=2, gpu=gpu(power_12v2x6=0, power_8pin=2, tgp_w=350))),
     Case("psu-class-atx31-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD))),
     Case("psu-class-atx30-for-575w-card", "psu_class", B(gpu=gpu(**BIG_CARD), psu=psu(atx_version="3.0")), W,
          ("a 575 W card on an ATX 3.0 unit",), ("psu-test", "gpu-test")),

@@ -94,8 +94,13 @@ def verdicts(view: dict[str, Any]) -> None:
     if view["origin"] != "plan":
         if view["problems"]:
             st.error(f"Not compatible: {len(view['problems'])} problem(s)")
+        elif view["unverified"]:  # a rule whose data is missing is not a pass
+            st.warning(f"Cannot confirm: no rule found a problem, but {len(view['unverified'])} fact(s) that decide "
+                       "whether this build works are unknown (below); check them on the maker's pages before ordering")
+        elif view["warnings"]:
+            st.warning(f"Compatible, with {len(view['warnings'])} warning(s) worth a look before ordering (below)")
         else:
-            st.success("Compatible: no rule found a problem")
+            st.success("Compatible: every rule verified, no problem and no warning")
     for f in view["problems"]:
         st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}")
     for f in view["warnings"]:

@@ -44,10 +44,11 @@ def import_report() -> None:
         return
     data = msg["json"]
     if data["matched"]:
-        verdict = data["check"]["compatible"] if data.get("check") else None
+        verdict = data["check"]["verdict"] if data.get("check") else None
+        said = {None: "", "compatible": "; compatible", "partial": "; a partial list, see the Plan tab",
+                "unconfirmed": "; cannot confirm (a deciding fact is unknown), see the Plan tab"}
         st.success(f"Imported {len(data['matched'])} part(s) from {msg['kind']}"
-                   + ("" if verdict is None else "; compatible" if verdict else "; NOT compatible, see the Plan tab")
-                   + ". The Plan tab shows the imported build.")
+                   + said.get(verdict, "; NOT compatible, see the Plan tab") + ". The Plan tab shows the imported build.")
         st.table(pd.DataFrame([{"Type": m["category"], "Part": m["name"], "Qty": m["quantity"],
                                     "Matched from": m["from"], "How": m["how"]} for m in data["matched"]]),
                      hide_index=True)

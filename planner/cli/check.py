@@ -41,8 +41,14 @@ def print_report(report: CheckReport) -> None:
                       f"load, {s.required_atx3_w} W ATX 3.x / {s.required_atx2_w} W ATX 2.x with transients"
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")
-    if report.verdict == "compatible":
-        verdict = styled("[green]compatible[/]")
+    if report.verdict == "compatible" and report.warnings:
+        verdict = styled("[green]compatible[/], with {} warning(s) worth a look before ordering", len(report.warnings))
+    elif report.verdict == "compatible":
+        verdict = styled("[green]compatible[/]: every rule verified, no warning")
+    elif report.verdict == "unconfirmed":
+        verdict = styled("[yellow]cannot confirm[/]: no rule found a problem, but {} fact(s) that decide whether this "
+                         "build works are unknown (listed with ?); check them on the maker's pages before ordering",
+                         len(report.cannot_confirm))
     elif report.verdict == "partial":
         verdict = styled("[yellow]partial build[/]: no problem among the parts given, but missing {}; add them to "
                          "check the whole build", ", ".join(report.missing))
@@ -81,8 +87,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check parts for compatibility: problems, warnings, power summary and total price.
 
-        Exit code 0: no problem found; 1: the build has problems; 2: bad input. The same GPU id given N times means
-        N GPUs."""
+        Exit code 0: compatible; 1: the build has problems; 2: bad input; 3: no problem found but a deciding fact is
+        unknown (cannot confirm). The same GPU id given N times means N GPUs."""
         cat = load_priced_catalog(catalog_dir)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
@@ -95,3 +101,5 @@ def register(app: typer.Typer) -> None:
             print_report(report)
         if report.problems:  # a script can tell a build with problems from a compatible one
             raise typer.Exit(1)
+        if report.verdict == "unconfirmed":  # ... and one resting on an unknown fact from both
+            raise typer.Exit(3)

@@ -55,15 +55,25 @@ class CheckReport:
 
     @property
     def compatible(self) -> bool:
-        """No problem found AND every category present: a partial list is never called compatible."""
-        return not self.problems and self.complete
+        """No problem found, every category present and every rule verified: a partial list, or one resting on a
+        fact nobody checked (a board's second-slot wiring), is never called compatible."""
+        return self.verdict == "compatible"
 
     @property
     def verdict(self) -> str:
-        """'incompatible' (a problem), 'partial' (no problem yet, categories missing) or 'compatible'."""
+        """'incompatible' (a problem), 'partial' (no problem yet, categories missing), 'unconfirmed' (complete and no
+        problem found, but a rule lacked the data to decide: a rule whose data is missing is not a pass) or
+        'compatible'."""
         if self.problems:
             return "incompatible"
-        return "compatible" if self.complete else "partial"
+        if not self.complete:
+            return "partial"
+        return "unconfirmed" if self.unverified else "compatible"
+
+    @property
+    def cannot_confirm(self) -> list[str]:
+        """The unknown facts behind an 'unconfirmed' verdict, one sentence each, without repeats."""
+        return list(dict.fromkeys(f.message for f in self.unverified))
 
     def power_json(self) -> dict[str, Any]:
         s = self.sizing
@@ -78,6 +88,7 @@ class CheckReport:
             "complete": self.complete,
             "missing": self.missing,
             "verdict": self.verdict,
+            "cannot_confirm": self.cannot_confirm,
             "problems": [f.to_json() for f in self.problems],
             "warnings": [f.to_json() for f in self.warnings],
             "unverified": [f.to_json() for f in self.unverified],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from planner.catalog.models import FORM_FACTORS
+from planner.catalog.models import FORM_FACTORS, Severity
 from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, ValueAccepted, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
     radiator_extra_mm, radiator_front_only, slots_needed,
@@ -222,6 +222,33 @@ class PsuFitsCase(Rule):
                     <= m.attr("case", lambda c: mm(c.max_psu_length_mm) if c.max_psu_length_mm is not None else None))
 
 
+class PsuBracket(Rule):
+    """An SFX or SFX-L unit in a case built for ATX units hangs on an SFX-to-ATX bracket: often not in the box, and an
+    ATX unit of the same rating costs less and runs cooler."""
+
+    name = "psu_bracket"
+    severity = Severity.WARNING
+    categories = ("psu", "case")
+    summary = "a small (SFX) PSU only in a case with an SFX mount; in an ATX case, an ATX unit"
+
+    @staticmethod
+    def misfit(psu, case) -> bool:
+        return psu.form_factor in ("SFX", "SFX-L") and psu.form_factor not in (case.psu_form_factors or ())
+
+    def check(self, b: Build):
+        psu, case = b.parts["psu"], b.parts["case"]
+        if not self.misfit(psu, case):
+            return []
+        return [self.finding(f"{psu.form_factor} PSU in a case that takes {', '.join(case.psu_form_factors)} units: "
+                             "it needs an SFX-to-ATX bracket (check it is in the box); an ATX unit of the same rating "
+                             "usually costs less", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        for ff in ("SFX", "SFX-L"):
+            m.model.Add(m.has("psu", lambda p, f=ff: p.form_factor == f)
+                        <= m.has("case", lambda c, f=ff: f in (c.psu_form_factors or ())))
+
+
 RULES = [BoardFitsCase(), GpuLengthFitsCase(), GpuSlotsFitCase(), AirCoolerHeight(), RamUnderCooler(), RadiatorMount(),
-         PsuFitsCase()]
+         PsuFitsCase(), PsuBracket()]
 _ = PERMISSIVE

@@ -184,6 +184,47 @@ class GpuConnectors(Rule):
         m.model.Add(any_option >= 1)
 
 
+ADAPTER_FEED_W = 300  # workstation cards at 300 W ship with an 8-pin adapter as their intended feed
+
+
+class GpuAdapter(Rule):
+    """A 16-pin card beyond the PSU's native 12V-2x6 cables runs on an 8-pin adapter: allowed up to 450 W (the
+    connector rule), but an extra joint in the hottest cable of the build; a builder buys a unit with one native cable
+    per card."""
+
+    name = "gpu_adapter"
+    severity = Severity.WARNING
+    categories = ("psu", "gpu")
+    summary = "one native 12V-2x6 cable per 16-pin card (no 8-pin adapter)"
+
+    @staticmethod
+    def wanted(gpu, chips) -> bool:
+        """A consumer 16-pin card that may run on an adapter (<= 450 W) but draws more than the 300 W workstation cards
+        whose maker ships the 8-pin adapter as their intended feed (RTX 6000 Ada, RTX A-series)."""
+        return bool(gpu.power_12v2x6) and adapter_8pins(gpu) is not None and gpu_stock_w(gpu, chips) > ADAPTER_FEED_W
+
+    def short(self, psu, gpu, n: int, chips) -> int:
+        """Cards that would run on an adapter: 16-pin inputs wanted beyond the native cables (0 when unknown)."""
+        if not self.wanted(gpu, chips) or psu.connectors_12v2x6 is None:
+            return 0
+        return max(0, n - psu.connectors_12v2x6 // gpu.power_12v2x6)
+
+    def check(self, b: Build):
+        psu, gpu, n = b.parts["psu"], b.parts["gpu"], b.gpu_count
+        k = self.short(psu, gpu, n, b.chips)
+        if not k:
+            return []
+        return [self.finding(f"{k} of the {n} cards would run on an 8-pin-to-16-pin adapter: the PSU has "
+                             f"{psu.connectors_12v2x6} native 12V-2x6 cable(s) for {n * gpu.power_12v2x6} 16-pin "
+                             "input(s); pick a unit with one native cable per card", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        n = m.gpu_count
+        have16 = m.attr("psu", lambda s: s.connectors_12v2x6)
+        need16 = m.attr("gpu", lambda g: n * g.power_12v2x6 if self.wanted(g, m.chips) else 0, unknown=0)
+        m.model.Add(have16 >= need16)
+
+
 class PsuClass(Rule):
     name = "psu_class"
     severity = Severity.WARNING
@@ -263,5 +304,5 @@ class WallCircuit(Rule):
         m.model.Add(1000 * m.power()["sustained_w"] <= power.circuit_limit_w() * m.attr("psu", psu_efficiency_permille))
 
 
-RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), PsuClass(), PsuRightSized(), WallCircuit()]
+RULES = [PsuSustained(), PsuTransient(), PsuVendorFloor(), GpuConnectors(), GpuAdapter(), PsuClass(), PsuRightSized(), WallCircuit()]
 _ = gpu_power_w
