@@ -1,0 +1,34 @@
+"""Catalog rows agree with their own notes and with the market's order (issue 34 item 8: facts a builder checked)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+# An end-of-line part and its successor on the same socket and core count: no estimate prices the old one higher.
+SUCCESSORS = [("cpu-amd-ryzen9-7950x3d", "cpu-amd-ryzen9-9950x3d"), ("cpu-amd-ryzen9-7950x", "cpu-amd-ryzen9-9950x")]
+
+
+def test_a_gpu_row_whose_note_describes_a_flow_through_cooler_says_so(cat) -> None:
+    wrong = [(g.id, g.cooling) for g in cat.by_category("gpu")
+             if re.search(r"flow-through", (g.notes or ""), re.I) and not re.search(r"not flow-through", g.notes or "", re.I)
+             and g.cooling not in ("flow-through", "blower", "hybrid", "passive")]
+    assert wrong == [], f"rows whose note says flow-through but whose cooling field says otherwise: {wrong}"
+
+
+@pytest.mark.parametrize("old,new", SUCCESSORS)
+def test_an_end_of_line_cpu_is_not_estimated_above_its_successor(cat, old: str, new: str) -> None:
+    if old not in cat.parts or new not in cat.parts:
+        pytest.skip(f"{old} or {new} not in the shipped catalog")
+    o_old, o_new = cat.offer_for(old), cat.offer_for(new)
+    assert o_old is not None and o_new is not None
+    if o_old.source != "estimate":
+        pytest.skip("a scraped or user price is the market's word, not ours")
+    assert o_old.price <= o_new.price, (old, o_old.price, new, o_new.price)
+
+
+def test_the_corrected_rows_carry_the_source_they_were_corrected_from(cat) -> None:
+    hx = cat.get("psu-corsair-hx1500i-2025")
+    assert hx.length_mm == 200 and "modding.fr" in hx.source
+    assert cat.get("mb-asus-tuf-gaming-b860m-plus-wifi").m2_slots == 3
