@@ -19,8 +19,6 @@ from planner.vocab import Precision, Workload
 from planner.settings import (DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
                               MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN)
 
-MIN_RAM_FLOOR_GB = 32
-RAM_PER_VRAM = 2  # default system RAM: twice the total VRAM (and at least 32 GB), see docs/solver.md
 
 
 class Request(BaseModel):
@@ -111,10 +109,13 @@ class Request(BaseModel):
         if self.mode == "best" and self.budget is None:
             raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
 
-    def effective_min_ram_gb(self, total_vram_gb: float) -> int:
+    def effective_min_ram_gb(self, gpu_count: int) -> int:
+        """The user's --min-ram, else what the workload needs with one training process per GPU (perf.memfit)."""
         if self.min_ram_gb is not None:
             return self.min_ram_gb
-        return max(MIN_RAM_FLOOR_GB, int(math.ceil(RAM_PER_VRAM * total_vram_gb)))
+        from planner.perf.memfit import system_ram_need_gb
+
+        return system_ram_need_gb(gpu_count, self.model_params)
 
     def gpu_counts(self) -> list[int]:
         """The GPU counts the solver tries: the user's fixed count, else 1..max_gpus."""

@@ -32,3 +32,26 @@ def test_the_corrected_rows_carry_the_source_they_were_corrected_from(cat) -> No
     hx = cat.get("psu-corsair-hx1500i-2025")
     assert hx.length_mm == 200 and "modding.fr" in hx.source
     assert cat.get("mb-asus-tuf-gaming-b860m-plus-wifi").m2_slots == 3
+
+
+# ---- issue 34 item 4: memory sized by the workload, one DIMM per channel ----------------------------------------------
+
+def test_system_ram_follows_the_workload_not_a_vram_multiple() -> None:
+    from planner.perf.memfit import RAM_FLOOR_GB, system_ram_need_gb
+
+    assert system_ram_need_gb(1, 15e6) == RAM_FLOOR_GB  # a small model needs no more than the floor
+    assert system_ram_need_gb(2, 1.5e9) > system_ram_need_gb(1, 1.5e9) > system_ram_need_gb(1, 1.5e8)
+
+
+@pytest.mark.parametrize("budget", [7000, 15000])
+def test_plans_keep_one_dimm_per_channel_and_at_least_the_total_vram(cat, budget: int) -> None:
+    from planner.compat.rules.platform import memory_channels
+    from planner.request import Request
+    from planner.solver import recommend
+
+    plan = recommend(cat, Request.parse(budget=budget), workers=2).plans[0]
+    mem, board = plan.parts["memory"], plan.parts["motherboard"]
+    assert mem.modules == memory_channels(board), (mem.id, board.id)
+    assert mem.capacity_gb >= plan.gpu_count * plan.gpu.vram_gb  # the ram_vs_vram warning, avoided by default
+    # not the old 2 x VRAM floor bought as 2 DIMMs per channel (the issue's 4 x 48 GB at EUR 15 000)
+    assert not (mem.modules > memory_channels(board))

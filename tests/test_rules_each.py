@@ -35,13 +35,14 @@ TRAIN_W = 450 + TRAIN_CPU + 103
 TRAIN_NEED = math.ceil(TRAIN_W / 0.8 - 1e-9)
 
 
-def tr_build(cpu_platform: Optional[str], board_platforms: list[str], chipset: str = "WRX90") -> Callable[[], Build]:
+def tr_build(cpu_platform: Optional[str], board_platforms: list[str], chipset: str = "WRX90",
+             modules: int = 8) -> Callable[[], Build]:
     """A Threadripper build (sTR5, registered memory) with the CPU's series and the board's accepted list as given."""
     return B(cpu=cpu(socket="sTR5", memory_types=["DDR5-RDIMM"], platform=cpu_platform, base_power_w=350,
                      package_power_w=350, cores=24, threads=48),
              motherboard=board(socket="sTR5", chipset=chipset, memory_type="DDR5-RDIMM", cpu_platforms=board_platforms,
                                max_cpu_power_w=350, dimm_slots=8, max_memory_gb=2048),
-             memory=memory(memory_type="DDR5-RDIMM", modules=8, module_gb=32, speed_mts=5600, height_mm=31.25),
+             memory=memory(memory_type="DDR5-RDIMM", modules=modules, module_gb=32, speed_mts=5600, height_mm=31.25),
              cooler=cooler(sockets=["sTR5"], cooling_capacity_w=350))
 
 
@@ -373,6 +374,17 @@ CASES: list[Case] = [
     Case("connectors-8pin-card-cable-rating-irrelevant", "gpu_connectors",
          B(gpu=gpu(**LEGACY_CARD), psu=psu(cable_12v2x6_w=None))),
     Case("connectors-450w-cable-fine-for-450w-card", "gpu_connectors", B(psu=psu(cable_12v2x6_w=450))),
+    # issue 34 item 4: one DIMM per channel, every channel filled
+    Case("dimms-one-per-channel", "memory_per_channel", B()),
+    Case("dimms-two-per-channel-on-desktop", "memory_per_channel", B(memory=memory(modules=4, module_gb=32)), W,
+         ("4 DIMMs on a 2-channel platform is 2 per channel", "a 2 x 64 GB kit"), ("mem-test", "mb-test")),
+    Case("dimms-one-channel-empty", "memory_per_channel", B(memory=memory(modules=1, module_gb=64)), W,
+         ("1 DIMMs fill 1 of the 2 memory channels",)),
+    Case("dimms-four-on-trx50", "memory_per_channel",
+         tr_build("threadripper", ["threadripper", "threadripper-pro"], chipset="TRX50", modules=4)),
+    Case("dimms-eight-on-wrx90", "memory_per_channel", tr_build("threadripper-pro", ["threadripper-pro"])),
+    Case("dimms-four-on-wrx90", "memory_per_channel", tr_build("threadripper-pro", ["threadripper-pro"], modules=4), W,
+         ("4 DIMMs fill 4 of the 8 memory channels", "50%")),
     # issue 34 item 3: a 16-pin card beyond the PSU's native cables runs on an adapter
     Case("adapter-one-card-one-native", "gpu_adapter", B()),
     Case("adapter-two-cards-one-native", "gpu_adapter", B(gpu_count=2), W,

@@ -21,7 +21,7 @@ from planner.catalog import synth
 from planner.catalog.load import Catalog, load_catalog
 from planner.compat.checker import check_build
 from planner.catalog.models import CATEGORIES, Severity
-from planner.request import MIN_RAM_FLOOR_GB, RAM_PER_VRAM, Request
+from planner.request import Request
 from planner.compat.rules import Build
 from planner.solver import quality, recommend, set_objective, throughput
 from planner.solver.currency import to_eur
@@ -169,8 +169,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                     continue
                 if req.min_vram_gb and g.vram_gb < req.min_vram_gb:
                     continue
-                ram_floor = req.min_ram_gb if req.min_ram_gb is not None else \
-                    max(MIN_RAM_FLOOR_GB, math.ceil(RAM_PER_VRAM * n * g.vram_gb))
+                ram_floor = req.effective_min_ram_gb(n)
                 if mem.capacity_gb < ram_floor or drive.capacity_gb < req.min_storage_gb:
                     continue
                 if req.require_nvme and drive.interface != "NVMe":

@@ -196,3 +196,20 @@ def estimate_memory(shape: ModelShape, chips: Iterable[GpuChip] = ()) -> MemoryE
             notes.append(f"batch {shape.batch} fits on none of the listed GPUs (GTX 1080 Ti: {limit}); "
                          "lower the batch, use activation checkpointing or gradient accumulation")
     return est
+
+
+# System RAM a training box needs (issue 34 item 4), all estimates: the OS, desktop and tools; per training process
+# the Python interpreter, CUDA context, four data-loader workers and pinned staging buffers; and per process a CPU copy
+# of the weights and optimizer state while a checkpoint is written (fp32 weights + two Adam moments + gradients).
+RAM_OS_GB = 16
+RAM_PER_PROCESS_GB = 6
+RAM_CHECKPOINT_BYTES_PER_PARAM = 16
+RAM_FLOOR_GB = 32  # the smallest kit a builder orders for a training box (2 x 16 GB)
+
+
+def system_ram_need_gb(processes: int, params: Optional[float]) -> int:
+    """GB of system RAM the workload needs: OS + per training process (runtime, loaders, pinned buffers, checkpoint
+    copy of weights and optimizer state), at least RAM_FLOOR_GB. An estimate; a measured peak RSS beats it."""
+    per_process = RAM_PER_PROCESS_GB + (params or 0.0) * RAM_CHECKPOINT_BYTES_PER_PARAM / 1e9
+    return max(RAM_FLOOR_GB, math.ceil(RAM_OS_GB + max(1, processes) * per_process))
+

@@ -135,11 +135,10 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     ram_cap = m.attr("memory", lambda p: p.capacity_gb)
     if req.min_ram_gb is not None:
         gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)
-    else:
-        from planner.request import MIN_RAM_FLOOR_GB, RAM_PER_VRAM
-        gated(f"system RAM at least {RAM_PER_VRAM}x the total VRAM and {MIN_RAM_FLOOR_GB} GB",
-              lambda: ram_cap >= MIN_RAM_FLOOR_GB,
-              lambda: ram_cap >= m.attr("gpu", lambda g: -int(-RAM_PER_VRAM * n * g.vram_gb // 1)))
+    else:  # sized from the workload; "at least the total VRAM" is the ram_vs_vram warning, which the user may accept
+        need = req.effective_min_ram_gb(n)
+        gated(f"system RAM for the workload: at least {need} GB (OS, {n} training process(es), data loaders, pinned "
+              "buffers, a checkpoint's copy of the optimizer state)", lambda: ram_cap >= need)
     if req.min_storage_gb:
         gated(f"at least {req.min_storage_gb:,} GB of storage".replace(",", " "),
               lambda: m.attr("storage", lambda d: d.capacity_gb) >= req.min_storage_gb)

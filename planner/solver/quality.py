@@ -11,6 +11,7 @@ from typing import Any
 
 from planner.compat.rules.base import Build, Encoder, power_terms
 from planner.compat.rules.sustain import case_heat_capacity_w
+from planner.compat.rules.platform import memory_channels
 
 HEADROOM = (5, 4)  # 25 % above the sustained load: numerator, denominator
 PSU_CLASS_POINTS = {"3.1": 4, "3.0": 2}  # with a native 12V-2x6 cable; ATX 2.x or no native cable: 0
@@ -24,7 +25,7 @@ FULL_LINK_LANES, FULL_LINK_POINTS = 16, 2  # the GPU on a full x16 link, not the
 # on the boards in data/); every other board in the catalog is a dual-channel desktop platform (AM4, AM5, LGA1700,
 # LGA1851). A workstation kit that leaves channels empty halves (or quarters) the memory bandwidth the board was
 # bought for.
-CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS, CHANNELS_FILLED_POINTS = {"TRX50": 4, "WRX90": 8}, 2, 1
+CHANNELS_FILLED_POINTS = 1
 # The training load at most 60 % of the PSU's rating (hardware-facts §1.7: "soft objective: load P_sus/W near 0.5-0.6";
 # 80 PLUS efficiency peaks at 50 % load, and a unit run near its limit for months runs hot and loud). Rule (A) already
 # caps the load at 80 %; this point is what a builder pays a little more for.
@@ -38,10 +39,6 @@ def psu_points(psu: Any) -> int:
 
 def cpu_points(cpu: Any) -> int:
     return FULL_LINK_POINTS if (cpu.gpu_pcie_lanes or 0) >= FULL_LINK_LANES else 0
-
-
-def memory_channels(board: Any) -> int:
-    return CHANNELS_BY_CHIPSET.get(board.chipset or "", DESKTOP_CHANNELS)
 
 
 def board_class_known(board: Any) -> bool:

@@ -256,6 +256,40 @@ DDR5_2DPC_MTS = {
 }
 
 
+CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS = {"TRX50": 4, "WRX90": 8}, 2  # memory channels a board's platform drives
+
+
+def memory_channels(board) -> int:
+    return CHANNELS_BY_CHIPSET.get(board.chipset or "", DESKTOP_CHANNELS)
+
+
+class MemoryPerChannel(Rule):
+    """One DIMM per channel, every channel filled: two DIMMs per channel on a dual-channel desktop run slower and
+    stress the memory controller for months of 24/7 work; on 4- and 8-channel platforms an empty channel cuts the
+    bandwidth the data loaders share. When the capacity needs 2 DIMMs per channel, accept the warning by name."""
+
+    name = "memory_per_channel"
+    severity = Severity.WARNING
+    categories = ("memory", "motherboard")
+    summary = "one DIMM per memory channel and every channel filled (a 2 x 64 GB kit, not 4 x 32 GB, on a desktop)"
+
+    def check(self, b: Build):
+        mem, board = b.parts["memory"], b.parts["motherboard"]
+        ch = memory_channels(board)
+        if mem.modules > ch:
+            return [self.finding(f"{mem.modules} DIMMs on a {ch}-channel platform is {mem.modules // ch} per channel: "
+                                 f"a {ch} x {mem.capacity_gb // ch:g} GB kit keeps one per channel (full speed, less "
+                                 "strain for 24/7 work)", b.ids(*self.categories))]
+        if mem.modules < ch:
+            return [self.finding(f"{mem.modules} DIMMs fill {mem.modules} of the {ch} memory channels: "
+                                 f"{1 - mem.modules / ch:.0%} of the platform's bandwidth left unused; fit {ch}",
+                                 b.ids(*self.categories))]
+        return []
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("memory", lambda k: k.modules) == m.attr("motherboard", memory_channels, unknown=2))
+
+
 class DimmSpeed(Rule):
     name = "dimm_speed"
     severity = Severity.WARNING
@@ -353,4 +387,4 @@ class CpuStability(Rule):
 
 
 RULES = [CpuSocket(), CpuPlatform(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), M2SharesGpuLanes(),
-         CoolerCapacity(), RamVsVram(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]
+         CoolerCapacity(), RamVsVram(), MemoryPerChannel(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]
