@@ -269,6 +269,12 @@ CASES: list[Case] = [
          ("RAM clearance unknown",), ("cooler-air",)),
     Case("ramclear-overhang-unknown", "ram_clearance", B(cooler=air_cooler(ram_overhang=None)), U,
          ("RAM clearance unknown",), ("cooler-air",)),
+    # issue 34 item 2: a radiator whose only mount is the GPUs' intake
+    Case("intake-radiator-at-the-top", "radiator_in_intake", B(case=case(**{**FRONT_ONLY_360, "radiator_top": [360]}))),
+    Case("intake-radiator-front-only", "radiator_in_intake", B(case=case(**FRONT_ONLY_360)), W,
+         ("360 mm CPU radiator fits only the front intake", "air tower"), ("cooler-test", "gpu-test", "case-test")),
+    Case("intake-air-tower-in-a-front-only-case", "radiator_in_intake", B(case=case(**FRONT_ONLY_360),
+                                                                          cooler=air_cooler())),
     Case("radiator-front-only-ok", "radiator_mount", B(case=case(**FRONT_ONLY_360))),
     Case("radiator-air-cooler", "radiator_mount",
          B(cooler=air_cooler(), case=case(radiator_front=[], radiator_top=[], radiator_rear=[]))),
@@ -472,8 +478,8 @@ def test_rule_silent_when_one_of_its_parts_is_missing(case: Case) -> None:
         parts = {c: p for c, p in full.parts.items() if c != missing}
         partial = Build(parts=parts, chips=full.chips, gpu_count=full.gpu_count, power_fraction=full.power_fraction)
         if RULES_BY_NAME[case.rule].applies(partial):
-            # radiator_mount still judges a hybrid card's own radiator when no CPU cooler is given
-            assert case.rule == "radiator_mount" and missing == "cooler", missing
+            # radiator_mount (and radiator_in_intake) still judge a hybrid card's own radiator when no CPU cooler is given
+            assert case.rule in ("radiator_mount", "radiator_in_intake") and missing == "cooler", missing
             continue
         assert _of(case.rule, partial) == [], missing
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from planner.catalog.models import Severity
-from planner.compat.rules.base import Build, Encoder, Rule, gpu_power_w, power_terms
+from planner.compat.rules.base import (Build, Encoder, Rule, build_radiator_mm, gpu_power_w, power_terms,
+                                       radiator_front_only)
 
 # Heat one unit of airflow carries out of a case: Q = rho * cp * V * dT with air at 1.2 kg/m3, 1005 J/(kg K),
 # 1 CFM = 0.000472 m3/s and a 10 K rise from intake to exhaust: 1.2 * 1005 * 0.000472 * 10 = 5.69 W per CFM.
@@ -75,4 +76,31 @@ class CaseAirflow(Rule):
         m.model.Add(m.power()["sustained_w"] - out <= m.attr("case", case_heat_capacity_w))
 
 
-RULES = [BoardCpuPower(), CaseAirflow()]
+class RadiatorInIntake(Rule):
+    """A radiator whose only mount is the front intake warms the air the GPUs breathe by the heat it carries (a CPU
+    AIO's 150-250 W, a hybrid card's own) and restricts that intake; where the case has no top or rear mount for it,
+    a builder fits an air tower instead (issue 34 item 2: the Torrent's front, the only mount a 360 mm AIO has)."""
+
+    name = "radiator_in_intake"
+    severity = Severity.WARNING
+    categories = ("cooler", "case")
+    summary = "no liquid radiator in the front intake the GPUs breathe from (an air tower where top/rear cannot take it)"
+
+    def applies(self, b: Build) -> bool:
+        return b.has("case") and (b.has("cooler") or b.has("gpu"))
+
+    def check(self, b: Build):
+        cooler, case, gpu = b.get("cooler"), b.parts["case"], b.get("gpu")
+        if radiator_front_only(cooler, case, gpu) is not True:
+            return []
+        whose = "CPU" if cooler is not None and cooler.type == "aio" else "graphics card's"
+        return [self.finding(f"the {build_radiator_mm(cooler, gpu)} mm {whose} radiator fits only the front intake of "
+                             f"the {case.name}: the GPUs then breathe air it has warmed through a restricted intake; an "
+                             "air tower (or a case with a top mount) keeps their intake cool",
+                             b.ids("cooler", "gpu", "case"))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.front_radiator() == 0)
+
+
+RULES = [BoardCpuPower(), CaseAirflow(), RadiatorInIntake()]
