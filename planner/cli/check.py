@@ -80,7 +80,8 @@ def register(app: typer.Typer) -> None:
         precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
                                                      help="Model size in parameters, e.g. 15e6 (sets the VRAM floor)"),
-        used: str = typer.Option("gpu", "--used", help="Which parts may be priced used: none | gpu | all"),
+        used: str = typer.Option("none", "--used", help="Which parts may be priced used: none (default, as recommend: "
+                                                   "new, with warranty) | gpu | all"),
         currency: str = typer.Option("EUR", "--currency", help="ISO currency of the prices shown"),
         catalog_dir: Optional[Path] = typer.Option(None, "--catalog", help="Catalog directory"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),

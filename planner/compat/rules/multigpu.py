@@ -67,10 +67,11 @@ class MultiGpuSlots(SeveralGpus):
             out.append(self.unverified("GPU slot width", [gpu.id]))
         elif mb.gpu_slot_pitch is not None and mb.gpu_slot_pitch < need:
             free = free_slots_needed(gpu)
-            why = "" if not free else (f" plus {'a' if free == 1 else free} free slot{'s' if free > 1 else ''} for "
-                                       f"its {gpu.cooling} cooler to breathe")
+            why = "" if not free else (f" ({gpu.slots:g} for the card, {free} free for its {gpu.cooling} cooler to "
+                                       "breathe)")
             out.append(self.finding(f"the board's GPU slots are {mb.gpu_slot_pitch} positions apart; stacked "
-                                    f"{gpu.slots:g}-slot cards need {need}{why}", b.ids(*self.categories)))
+                                    f"{gpu.slots:g}-slot cards need slots {need} positions apart{why}",
+                                    b.ids(*self.categories)))
         return out
 
     def encode(self, m: Encoder):
