@@ -109,14 +109,6 @@ class Request(BaseModel):
         if self.mode == "best" and self.budget is None:
             raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
 
-    def effective_min_ram_gb(self, gpu_count: int) -> int:
-        """The user's --min-ram, else what the workload needs with one training process per GPU (perf.memfit)."""
-        if self.min_ram_gb is not None:
-            return self.min_ram_gb
-        from planner.perf.memfit import system_ram_need_gb
-
-        return system_ram_need_gb(gpu_count, self.model_params)
-
     def gpu_counts(self) -> list[int]:
         """The GPU counts the solver tries: the user's fixed count, else 1..max_gpus."""
         return [self.gpu_count] if self.gpu_count is not None else list(range(1, self.max_gpus + 1))

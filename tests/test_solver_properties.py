@@ -22,6 +22,7 @@ from planner.catalog.load import Catalog, load_catalog
 from planner.compat.checker import check_build
 from planner.catalog.models import CATEGORIES, Severity
 from planner.request import Request
+from planner.solver.model import ram_floor_gb
 from planner.compat.rules import Build
 from planner.solver import quality, recommend, set_objective, throughput
 from planner.solver.currency import to_eur
@@ -169,7 +170,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                     continue
                 if req.min_vram_gb and g.vram_gb < req.min_vram_gb:
                     continue
-                ram_floor = req.effective_min_ram_gb(n)
+                ram_floor = ram_floor_gb(req, n)
                 if mem.capacity_gb < ram_floor or drive.capacity_gb < req.min_storage_gb:
                     continue
                 if req.require_nvme and drive.interface != "NVMe":

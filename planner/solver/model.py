@@ -11,6 +11,7 @@ from ortools.sat.python import cp_model
 from planner.catalog.load import Catalog, used_allowed
 from planner.catalog.models import CATEGORIES, Severity
 from planner.money import to_cents
+from planner.perf.memfit import system_ram_need_gb
 from planner.request import Request
 from planner.compat.rules import ALL_RULES
 from planner.compat.rules.base import psu_efficiency_permille
@@ -136,7 +137,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     if req.min_ram_gb is not None:
         gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)
     else:  # sized from the workload; "at least the total VRAM" is the ram_vs_vram warning, which the user may accept
-        need = req.effective_min_ram_gb(n)
+        need = ram_floor_gb(req, n)
         gated(f"system RAM for the workload: at least {need} GB (OS, {n} training process(es), data loaders, pinned "
               "buffers, a checkpoint's copy of the optimizer state)", lambda: ram_cap >= need)
     if req.min_storage_gb:
@@ -159,6 +160,11 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
         part = catalog.get(pid)
         gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
     return {"price": price, "score": score, "quality": quality_pts}
+
+
+def ram_floor_gb(req: Request, gpu_count: int) -> int:
+    """The user's --min-ram, else what the workload needs with one training process per GPU (perf.memfit)."""
+    return req.min_ram_gb if req.min_ram_gb is not None else system_ram_need_gb(gpu_count, req.model_params)
 
 
 def pinned_ids(req: Request, catalog: Catalog) -> frozenset[str]:
