@@ -116,20 +116,23 @@ def test_events_from_before_the_burn_in_are_shown_but_do_not_fail_it(tmp_path):
 
 
 def test_a_throughput_sag_in_the_metrics_fails_and_a_flat_run_passes(tmp_path):
-    smi = write(tmp_path, "smi.csv", smi_log(60))
-    result, out = burnin(smi, "--metrics", write(tmp_path, "sag.csv", metrics_csv(120, sag_from=80, sag=0.12)))
+    smi = write(tmp_path, "smi.csv", smi_log(180))  # an hour of stress, then two hours of training
+    sag = metrics_csv(120, sag_from=80, sag=0.12, start_min=60)
+    result, out = burnin(smi, "--metrics", write(tmp_path, "sag.csv", sag))
     assert result.exit_code == 1 and out["failed"] == ["throughput"]
     tp = next(c for c in out["checks"] if c["criterion"] == "throughput")
     assert tp["numbers"]["sag"] == pytest.approx(0.12, abs=0.01)
-    result, out = burnin(smi, "--metrics", write(tmp_path, "flat.csv", metrics_csv(120)))
-    assert result.exit_code == 0 and out["verdict"] == "pass"
+    result, out = burnin(smi, "--metrics", write(tmp_path, "flat.csv", metrics_csv(120, start_min=60)))
+    assert result.exit_code == 0 and out["verdict"] == "pass", out["headline"]
+    phases = next(c for c in out["checks"] if c["criterion"] == "phases")
+    assert phases["status"] == "pass" and out["phases"]["stress"]["loaded_minutes"] == pytest.approx(60, abs=0.2)
 
 
 def test_a_short_log_is_incomplete_not_a_pass(tmp_path):
     result, out = burnin(write(tmp_path, "smi.csv", smi_log(20)))
     assert result.exit_code == 1 and out["verdict"] == "incomplete"
     duration = next(c for c in out["checks"] if c["criterion"] == "duration")
-    assert duration["status"] == "incomplete" and duration["numbers"]["loaded_minutes"] == 20
+    assert duration["status"] == "incomplete" and duration["numbers"]["loaded_minutes"] == pytest.approx(20, abs=0.2)
 
 
 def test_a_log_that_stops_for_a_while_is_incomplete(tmp_path):
@@ -170,7 +173,7 @@ def test_metrics_without_a_throughput_column_is_bad_input(tmp_path):
 def test_the_command_the_plan_prints_records_what_the_check_reads():
     fields = SMI_COMMAND.split("--query-gpu=")[1].split()[0].split(",")
     assert [f.split(" [")[0] for f in HEADER.split(", ")] == fields  # the generator writes that command's header
-    assert read_smi_series(smi_log(1))["0"][0].clock == 2700
+    assert read_smi_series(smi_log(1)).samples["0"][0].clock == 2700
 
 
 # ---- planner burnin -------------------------------------------------------------------------------------
