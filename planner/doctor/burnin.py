@@ -258,12 +258,12 @@ def _stability(gpu: str, loaded: Sequence[Sample], has_clock: bool) -> list[Chec
                          message=f"{label}: median {t0:g} °C after warm-up, {t1:g} °C at the end" + (
                              "" if ok else f": still rising (+{rise:.1f} °C > {TEMP_DRIFT_C:g}), the cooling does not "
                                            "reach a steady state")))
-    missing = [s for s in steady if s.clock is None]
+    missing = [s for s in loaded if s.clock is None]
     if not has_clock or missing:
         return out + [Check(criterion="clock_stable", status="not_checked", gpu=gpu,
-                            numbers={"samples_without": len(missing), "of": len(steady)},
+                            numbers={"samples_without": len(missing), "of": len(loaded)},
                             message=f"{label}: " + ("no clocks.sm column" if not has_clock else
-                                                    f"SM clock unreadable or 0 MHz in {len(missing)} of {len(steady)} "
+                                                    f"SM clock unreadable or 0 MHz in {len(missing)} of {len(loaded)} "
                                                     f"loaded samples from {_stamp(missing[0].time)}")
                                     + f": SM clock stability not checked, so no pass; log it with `{SMI_COMMAND}`")]
     c0, c1 = _window_median(steady, "clock", start, start + window), _window_median(steady, "clock", end - window, end + window)

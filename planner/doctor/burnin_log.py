@@ -21,7 +21,7 @@ SMI_COMMAND = f"nvidia-smi --query-gpu={','.join(SMI_FIELDS)} --format=csv -l 5"
 # A reading outside these bounds is a sensor or logger error, not a measurement: -40 °C and 255 °C are what a
 # failed sensor reports, 0 MHz under load is a clock nvidia-smi could not read.
 TEMP_RANGE_C = (5.0, 150.0)
-CLOCK_RANGE_MHZ = (1.0, 10_000.0)
+CLOCK_RANGE_MHZ = (100.0, 10_000.0)  # a GPU under load never clocks under 100 MHz (idle clocks are 200-300)
 YEARS = (1990, 2200)  # a timestamp outside these years is not a reading (and year 9999 would overflow the arithmetic)
 _TIME_FORMATS = ("%Y/%m/%d %H:%M:%S.%f", "%Y/%m/%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S")
 _BUS_ID = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
