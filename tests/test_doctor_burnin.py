@@ -248,3 +248,17 @@ def test_the_committed_two_gpu_logs(fixture, verdict, code):
     assert [g["gpu"] for g in out["gpus"]] == ["0", "1"]
     if verdict == "fail":  # only the card that overheated is blamed
         assert {c["gpu"] for c in out["checks"] if c["status"] == "fail"} == {"1"}
+
+
+@pytest.mark.parametrize("line", [
+    "pcieport 0000:00:01.1: AER: Uncorrected (Fatal) error received: 0000:01:00.0",
+    "pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:03:00.0",
+    "pcieport 0000:00:1c.0: AER: Uncorrected (Fatal) error received: id=00e0",
+    "aer 0000:00:01.1: AER: Uncorrected (Fatal) error message received from 0000:01:00.0",
+])
+def test_a_fatal_pcie_aer_summary_line_alone_fails_the_burn_in(tmp_path, line):
+    kernel = write(tmp_path, "kernel.log", f"2026-12-05T21:42:10+0000 rig kernel: {line}\n")
+    result, out = burnin(write(tmp_path, "smi.csv", smi_log(60)), "--kernel-log", kernel)
+    assert result.exit_code == 1 and out["verdict"] == "fail", out
+    event = next(c for c in out["checks"] if c["criterion"] == "events")
+    assert event["numbers"] == {"source": "PCIe AER", "id": 1} and "21:42:10" in event["time"]
