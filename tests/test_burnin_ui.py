@@ -75,3 +75,25 @@ def test_an_unmeasured_temperature_is_not_a_pass_on_the_page():
     doctor = doctor_with(("\n".join(text) + "\n").encode())
     assert not doctor.success
     assert any("not measured" in w.value and "temperature" in w.value for w in doctor.warning)
+
+
+def test_the_plan_and_check_tabs_point_to_the_burn_in_of_the_build_on_show():
+    plan = run()
+    assert any("planner burnin --gpu '" in c.value for c in plan.caption)
+    at = open_tab(run(), "Check my build")
+    gpu = at.selectbox(key="chk_gpu")
+    gpu.set_value(gpu.options[1])
+    at.number_input(key="chk_gpus").set_value(2)
+    at = run(at)
+    assert any("planner burnin --gpu '2x " in c.value for c in at.caption)
+
+
+def test_recommend_text_points_to_the_burn_in():
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    result = CliRunner().invoke(app, ["recommend", "--budget", "4000"])
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.stdout.splitlines() if "planner burnin" in ln)
+    assert "planner burnin --gpu '" in line and "planner doctor burnin" in " ".join(result.stdout.split())

@@ -72,6 +72,15 @@ def show(report: Any) -> None:
         st.caption(md_escape(note))
 
 
+def pointer(view: dict[str, Any], cat: Any) -> None:
+    """One line under a build on the Plan and Check tabs: how to burn it in (`planner burnin`) and where to judge it."""
+    from planner.service import burnin_pointer
+
+    gpu = view["report"].build.get("gpu")
+    if gpu is not None and gpu.chip in cat.chips:
+        st.caption(burnin_pointer(cat.chips[gpu.chip].name, int(view.get("gpus") or 1)))  # catalog names: our text
+
+
 def render() -> None:
     """The burn-in section of the Doctor tab."""
     from ui.pages_doctor import kept_upload

@@ -119,6 +119,14 @@ def burnin_plan(build: str, gpu_count: int, *, run_hours: float, run_hours_high:
     return BurninPlan(build, gpu_count, phases, tuple(logs), criteria, check, basis)
 
 
+def pointer(gpu: str, count: int = 1) -> str:
+    """One line that sends the reader of a plan to its burn-in (the Plan and Check tabs, `recommend`'s text)."""
+    spec = f"{count}x {gpu}" if count > 1 else gpu
+    return (f"Before a sweep, burn the machine in: {MIN_LOADED_MIN:g} min of GPU stress, then your own training; "
+            f"`planner burnin --gpu '{spec}'` prints the plan and the logs to keep, and `planner doctor burnin` "
+            "(or the Doctor tab) judges them.")
+
+
 def plan_text(p: BurninPlan) -> str:
     """The plan as the CLI prints it."""
     out = [f"Burn-in for {p.build}: {p.total_hours:g} h in all"]
