@@ -38,7 +38,7 @@ REASON_NAMES = {"gpu idle": 0x1, "applications clocks setting": 0x2, "sw power c
 class SmiFinding:
     """One observation from nvidia-smi, the causes it points at (hypothesis key -> points) and its evidence."""
 
-    kind: str  # link_down, power_cap, hw_slowdown, hot, ecc, retired_pages, remap_failure, gpu_idle
+    kind: str  # gpu_lost, link_down, power_cap, hw_slowdown, hot, ecc, retired_pages, remap_failure, gpu_idle
     severity: str  # problem, warning, info
     gpu: str
     message: str
@@ -68,6 +68,8 @@ class GpuTally:
     instants_with_busy_peer: int = 0
     first: str = ""
     last: str = ""
+    lost: int = 0  # rows saying the GPU no longer answers ([GPU requires reset], [Unknown Error], GPU is lost)
+    lost_text: str = ""
 
 
 def _num(text: str) -> Optional[float]:
@@ -131,6 +133,10 @@ def tally(tallies: dict[str, GpuTally], row: SmiRow, temp_limit_c: float) -> Non
     t.samples += 1
     t.first = t.first or row.time
     t.last = row.time or t.last
+    if row.lost:
+        t.lost += 1
+        t.lost_text = t.lost_text or row.lost
+        return  # nothing else in the row is a reading
     loaded = (row.util is not None and row.util >= LOADED_UTIL) or (
         row.power is not None and row.limit and row.power >= 0.6 * row.limit)
     if row.temp is not None:
@@ -168,6 +174,12 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
     for gpu, t in tallies.items():
         label = f"GPU {gpu}" + (f" ({t.name})" if t.name else "")
         share = (lambda n: f"{n} of {t.loaded} samples under load")  # noqa: E731
+        if t.lost:
+            out.append(SmiFinding("gpu_lost", "problem", gpu, f"{label}: nvidia-smi wrote {t.lost_text!r} in {t.lost} "
+                                  f"of {t.samples} rows: the GPU fell off the bus or stopped answering (the Xid 79 "
+                                  "finding): its power cables, riser and slot, or the card", (("gpu_hardware", 2.0),
+                                                                                              ("pcie_link", 2.0),
+                                                                                              ("psu_power", 1.0))))
         if _often(t.link_down, t):
             out.append(SmiFinding("link_down", "problem", gpu, f"{label}: PCIe link trained down under load to "
                                   f"{t.worst_link} in {share(t.link_down)}: riser, slot, seating or the card's "
