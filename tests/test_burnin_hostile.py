@@ -218,3 +218,11 @@ def test_one_verdict_covers_both_phases_or_says_which_is_missing():
     no_telemetry = check_burnin(smi_log(90), metrics=metrics_csv(120, start_min=60))  # the logger stopped early
     assert no_telemetry.verdict == "incomplete"
     assert [c.numbers["missing"] for c in by(no_telemetry, "phases")] == ["training telemetry"]
+
+
+def test_cr_only_line_ends_and_quoted_cells_are_read():
+    assert check_burnin(smi_log(60).decode().replace("\n", "\r").encode()).verdict == "pass"
+    quoted = "\n".join(ln if ln.startswith("timestamp") else ", ".join(f'"{c}"' for c in ln.split(", "))
+                       for ln in smi_log(60).decode().splitlines()) + "\n"
+    report = check_burnin(quoted.encode())
+    assert report.verdict == "pass" and [g["gpu"] for g in report.gpus] == ["0"]

@@ -117,7 +117,9 @@ def read_smi_series(source: Source) -> SmiSeries:
     """Per-GPU samples of an `nvidia-smi --query-gpu=... --format=csv -l N` log, in one pass with one parser."""
     with open_text(source) as stream:
         name = stream.name
-        lines = (ln for ln in whole_lines(stream.lines, name) if ln.strip())
+        # a line is split at a lone CR too: CR-only line ends (old Mac tools, some serial loggers) are still lines
+        lines = (part for ln in whole_lines(stream.lines, name) for part in ln.rstrip("\r\n").split("\r")
+                 if part.strip())
         first = next(lines, "")
         fields = csv_header(first)
         if fields is None:

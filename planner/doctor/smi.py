@@ -238,7 +238,10 @@ _CSV_FIELDS = {
 
 def csv_header(line: str) -> Optional[dict[int, str]]:
     """Column index -> field for a `--format=csv` header line ('power.draw [W]'), or None if it is not one."""
-    cells = [c.strip() for c in next(csv.reader([line]), [])]
+    try:
+        cells = [c.strip() for c in next(csv.reader([line]), [])]
+    except csv.Error:  # a NUL or a stray CR in the line: not a header
+        return None
     fields = {i: _CSV_FIELDS[c.split(" [")[0].strip().lower()] for i, c in enumerate(cells)
               if c.split(" [")[0].strip().lower() in _CSV_FIELDS}
     return fields if ("util" in fields.values() or "power" in fields.values() or "temp" in fields.values()) else None
@@ -258,7 +261,7 @@ def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
                 a, b = reasons_value(values[f]), reasons_value(cells[i])
                 values[f] = "" if a is None or b is None else hex(a | b)
             else:
-                values.setdefault(f, cells[i].strip())
+                values.setdefault(f, cells[i].strip().strip('"').strip())
     gpu = values.get("index") or values.get("bus") or "0"
     reasons = reasons_value(values.get("reasons", "")) if "reasons" in values else 0
     lost = next((c.strip() for c in cells if LOST.search(c)), "")
