@@ -111,13 +111,13 @@ def gpu_checks(gpu: str, samples: Sequence[Sample], series: SmiSeries) -> tuple[
     temps = [s.temp for s in samples if s.temp is not None]
     summary: dict[str, Any] = {"gpu": gpu, "samples": len(samples), "loaded_minutes": round(minutes, 1),
                                "first": stamp(samples[0].time), "last": stamp(samples[-1].time),
-                               "max_temp_c": max(temps) if temps else None, "interval_s": interval}
+                               "max_temp_c": max(temps) if temps else None, "interval_s": round(interval, 3)}
     label = f"GPU {gpu}"
     ok = minutes >= MIN_LOADED_MIN - 1e-9
     checks.append(Check(criterion="duration", status="pass" if ok else "incomplete", gpu=gpu,
-                        numbers={"loaded_minutes": round(minutes, 1), "interval_s": interval},
+                        numbers={"loaded_minutes": round(minutes, 1), "interval_s": round(interval, 3)},
                         message=f"{label}: {minutes:.0f} min under load (utilisation >= {LOADED_UTIL:g} %, each sample "
-                                f"counting its {interval:g} s interval)" + ("" if ok else
+                                f"counting its {interval:.3g} s interval)" + ("" if ok else
                                 f", under the {MIN_LOADED_MIN:g} min a burn-in needs to judge heat soak and stability")))
     checks += _gaps(gpu, samples, series)
     if loaded and (samples[-1].time - loaded[-1].time).total_seconds() > IDLE_TAIL_MIN * 60:
