@@ -226,3 +226,9 @@ def test_cr_only_line_ends_and_quoted_cells_are_read():
                        for ln in smi_log(60).decode().splitlines()) + "\n"
     report = check_burnin(quoted.encode())
     assert report.verdict == "pass" and [g["gpu"] for g in report.gpus] == ["0"]
+
+
+def test_metrics_that_do_not_overlap_the_nvidia_smi_log_are_not_a_pass():
+    report = check_burnin(smi_log(60), metrics=metrics_csv(120, start_min=24 * 60))  # the next day's run
+    assert report.verdict == "incomplete"
+    assert [c.numbers["missing"] for c in by(report, "phases")] == ["overlap"]

@@ -161,6 +161,13 @@ def _phases(smi: SmiSeries, metrics: Optional[MetricSeries]) -> tuple[dict[str, 
             criterion="phases", status="warn", message=f"{metrics.name} has no times: the stress and training phases "
             "cannot be told apart; the nvidia-smi criteria cover the whole log")]
     begin, end = min(times), max(times)
+    logged = [s.time for ss in smi.samples.values() for s in ss]
+    if logged and (end < min(logged) or begin > max(logged)):
+        return {"stress": None, "training": {"from": stamp(begin), "to": stamp(end)}}, [Check(
+            criterion="phases", status="incomplete", numbers={"missing": "overlap"},
+            message=f"the training's times ({stamp(begin)} to {stamp(end)}) do not overlap the nvidia-smi log's "
+                    f"({stamp(min(logged))} to {stamp(max(logged))}): another run, or another clock (a metrics file in "
+                    "UTC, nvidia-smi in local time); the training phase is not covered by telemetry")]
     stress_min = min((loaded_minutes(s, interval, lambda x, b=begin: x.loaded and x.time < b) for s in smi.samples.values()),
                      default=0.0)
     train_min = min((loaded_minutes(s, interval, lambda x, b=begin, e=end: x.loaded and b <= x.time <= e)
