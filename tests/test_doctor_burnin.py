@@ -262,3 +262,15 @@ def test_a_fatal_pcie_aer_summary_line_alone_fails_the_burn_in(tmp_path, line):
     assert result.exit_code == 1 and out["verdict"] == "fail", out
     event = next(c for c in out["checks"] if c["criterion"] == "events")
     assert event["numbers"] == {"source": "PCIe AER", "id": 1} and "21:42:10" in event["time"]
+
+
+def test_the_cli_says_not_checked_and_exits_1_when_the_temperature_was_never_measured(tmp_path):
+    lines = smi_log(60).decode().splitlines()
+    blank = [lines[0]] + [", ".join("[N/A]" if i == 3 else c for i, c in enumerate(ln.split(", "))) for ln in lines[1:]]
+    path = write(tmp_path, "smi.csv", "\n".join(blank) + "\n")
+    result = runner.invoke(app, ["doctor", "burnin", path])
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("verdict: not checked, so not a pass") and "temperature (GPU 0)" in first
+    result, out = burnin(path)
+    assert out["verdict"] == "not_checked" and out["not_checked"] == ["temperature"] and out["failed"] == []
