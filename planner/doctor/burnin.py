@@ -145,7 +145,7 @@ def _metrics_checks(series: Optional[MetricSeries]) -> list[Check]:
 def _phases(smi: SmiSeries, metrics: Optional[MetricSeries]) -> tuple[dict[str, Any], list[Check]]:
     """The plan's two phases in the logs: the GPU stress (the nvidia-smi log's load before training began) and the
     user's own training (the metrics file's span). One verdict covers both, or says which one is missing."""
-    interval = smi.interval_s()
+    interval = smi.interval_s
     stress_min = min((loaded_minutes(s, interval) for s in smi.samples.values()), default=0.0)
     if metrics is None:
         phases = {"stress": {"loaded_minutes": round(stress_min, 1)}, "training": None}

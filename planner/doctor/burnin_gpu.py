@@ -105,7 +105,7 @@ def _gaps(gpu: str, samples: Sequence[Sample], series: SmiSeries) -> list[Check]
 
 def gpu_checks(gpu: str, samples: Sequence[Sample], series: SmiSeries) -> tuple[list[Check], dict[str, Any]]:
     checks: list[Check] = []
-    interval = series.interval_s()
+    interval = series.interval_s
     loaded = [s for s in samples if s.loaded]
     minutes = loaded_minutes(samples, interval)
     temps = [s.temp for s in samples if s.temp is not None]
@@ -223,7 +223,7 @@ def _clock_dips(label: str, gpu: str, steady: Sequence[Sample]) -> list[Check]:
     low = [s for s in steady if s.clock is not None and s.clock < CLOCK_DIP * top]
     run, longest = 0, 0
     for s in steady:
-        run = run + 1 if s in low else 0
+        run = run + 1 if s.clock is not None and s.clock < CLOCK_DIP * top else 0
         longest = max(longest, run)
     if not low or (longest < CLOCK_DIP_SAMPLES and len(low) < CLOCK_DIP_SHARE * len(steady)):
         return []
@@ -251,7 +251,7 @@ def restart_checks(series: SmiSeries) -> list[Check]:
     out = []
     for r in series.restarts[:5]:
         hole = r.hole_s
-        broken = hole is None or hole > 2 * series.interval_s() + 1
+        broken = hole is None or hole > 2 * series.interval_s + 1
         out.append(Check(criterion="logger_restart", status="incomplete" if broken else "warn", time=stamp(r.at),
                          numbers={"hole_seconds": round(hole, 1) if hole is not None else None},
                          message=f"the nvidia-smi logger started again at {stamp(r.at)}" + (

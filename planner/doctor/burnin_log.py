@@ -4,6 +4,7 @@ and the doctor's own findings (planner/doctor/smi.py parses each line; this modu
 from __future__ import annotations
 
 import csv
+import functools
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ class SmiSeries:
     notes: list[str] = field(default_factory=list)
     has_clock: bool = True
 
+    @functools.cached_property
     def interval_s(self) -> float:
         """The sampling interval: the median step between one GPU's samples (5 s when it cannot be told)."""
         steps = [(b.time - a.time).total_seconds() for s in self.samples.values() for a, b in zip(s, s[1:])]
@@ -81,8 +83,20 @@ class SmiSeries:
         return statistics.median(steps) if steps else 5.0
 
 
+_FAST_TIME = re.compile(r"(\d{4})[/-](\d\d)[/-](\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+
+
+@functools.lru_cache(maxsize=256)  # every GPU of one sampling instant has the same timestamp
 def parse_time(text: str) -> Optional[datetime]:
     text = text.strip()
+    fast = _FAST_TIME.fullmatch(text)
+    if fast:
+        try:
+            y, mo, d, h, mi, sec = (int(g) for g in fast.groups()[:6])
+            when = datetime(y, mo, d, h, mi, sec, int((fast.group(7) or "0").ljust(6, "0")))
+        except ValueError:
+            return None
+        return when if YEARS[0] <= when.year <= YEARS[1] else None
     when = None
     for fmt in _TIME_FORMATS:
         try:

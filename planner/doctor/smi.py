@@ -73,6 +73,16 @@ class GpuTally:
 
 
 def _num(text: str) -> Optional[float]:
+    if not text:
+        return None
+    head = text.split(" ", 1)[0]
+    if head[:1].isdigit():  # the usual cell ('2700 MHz', '99 %', '570.00 W'): no regular expression needed
+        try:
+            value = float(head)
+        except ValueError:
+            pass
+        else:
+            return value if math.isfinite(value) and abs(value) < 1e9 else None
     m = _NUMBER.search(text or "")
     if not m or "N/A" in text or "Not Supported" in text.title():
         return None
@@ -264,7 +274,7 @@ def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
                 values.setdefault(f, cells[i].strip().strip('"').strip())
     gpu = values.get("index") or values.get("bus") or "0"
     reasons = reasons_value(values.get("reasons", "")) if "reasons" in values else 0
-    lost = next((c.strip() for c in cells if LOST.search(c)), "")
+    lost = next((c.strip() for c in cells if LOST.search(c)), "") if LOST.search(",".join(cells)) else ""
     return SmiRow(gpu=gpu[:32], name=values.get("name", "")[:60], time=values.get("time", "")[:40],
                   util=_num(values.get("util", "")), temp=_num(values.get("temp", "")),
                   power=_num(values.get("power", "")), limit=_num(values.get("limit", "")),
