@@ -29,3 +29,7 @@ CHIP_MAKERS: tuple[str, ...] = get_args(ChipMaker)
 # command and the UI start from it, so a plan, a sweep time and a rent-or-buy answer describe the same work.
 DEFAULT_RUNS, DEFAULT_BASELINE_HOURS = 8, 7.0
 DEFAULT_MIN_STORAGE_GB = 2000  # 2 TB NVMe: datasets, checkpoints and a venv or two (docs/solver.md)
+
+# The GPU temperature the doctor calls hot: GPU Boost's temperature target on Pascal, where clocks start to drop
+# (docs/doctor.md §4.1). The burn-in warns from it; nvidia-smi readers count samples at or above it.
+GPU_HOT_C = 83.0

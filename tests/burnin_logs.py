@@ -29,11 +29,12 @@ def smi_log(minutes: float = 60, gpus: int = 1, every_s: int = 5,
     return ("\n".join(lines) + "\n").encode()
 
 
-def metrics_csv(points: int = 120, sag_from: Optional[int] = None, sag: float = 0.0) -> bytes:
-    """A training run's throughput, one row a minute; from row `sag_from` on it is `sag` lower."""
+def metrics_csv(points: int = 120, sag_from: Optional[int] = None, sag: float = 0.0, start_min: float = 0) -> bytes:
+    """A training run's throughput, one row a minute from `start_min` minutes after START; from row `sag_from` on it
+    is `sag` lower."""
     rows = ["time,step,loss,tokens_per_s"]
     for i in range(points):
-        t = START + timedelta(minutes=i)
+        t = START + timedelta(minutes=start_min + i)
         tps = 126_000 * (1 - (sag if sag_from is not None and i >= sag_from else 0)) + (i % 3) * 300
         rows.append(f"{t.isoformat()},{i * 100},{4 / (1 + i / 30):.4f},{tps:.0f}")
     return ("\n".join(rows) + "\n").encode()

@@ -48,3 +48,52 @@ def test_a_short_log_is_incomplete_and_bad_input_is_a_message():
     assert any("incomplete" in w.value for w in doctor_with(smi_log(10)).warning)
     doctor = doctor_with(b"hello,world\n1,2\n")
     assert any("not an nvidia-smi" in e.value for e in doctor.error)
+
+
+def test_the_burn_in_is_judged_once_across_reruns(monkeypatch):
+    import planner.doctor.burnin as burnin
+
+    calls = []
+    real = burnin.judge
+    monkeypatch.setattr(burnin, "judge", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = open_tab(run(), "Doctor")
+    at.file_uploader(key="burnin_smi_file").upload("burnin-smi.csv", smi_log(60), "text/csv")
+    at = run(at)
+    at.number_input(key="doc_steps").set_value(1000)  # a keystroke elsewhere on the tab
+    at = run(at)
+    at.text_area(key="doc_busy").input("2026-12-05T21:00/2026-12-05T22:00")
+    doctor = run(at).tabs[5]
+    assert len(calls) == 1
+    assert any("pass" in s.value for s in doctor.success)
+
+
+def test_an_unmeasured_temperature_is_not_a_pass_on_the_page():
+    text = smi_log(60).decode().splitlines()
+    cells = text[5].split(", ")
+    cells[3] = "[N/A]"
+    text[5] = ", ".join(cells)
+    doctor = doctor_with(("\n".join(text) + "\n").encode())
+    assert not doctor.success
+    assert any("not measured" in w.value and "temperature" in w.value for w in doctor.warning)
+
+
+def test_the_plan_and_check_tabs_point_to_the_burn_in_of_the_build_on_show():
+    plan = run()
+    assert any("planner burnin --gpu '" in c.value for c in plan.caption)
+    at = open_tab(run(), "Check my build")
+    gpu = at.selectbox(key="chk_gpu")
+    gpu.set_value(gpu.options[1])
+    at.number_input(key="chk_gpus").set_value(2)
+    at = run(at)
+    assert any("planner burnin --gpu '2x " in c.value for c in at.caption)
+
+
+def test_recommend_text_points_to_the_burn_in():
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    result = CliRunner().invoke(app, ["recommend", "--budget", "4000"])
+    assert result.exit_code == 0, result.output
+    line = next(ln for ln in result.stdout.splitlines() if "planner burnin" in ln)
+    assert "planner burnin --gpu '" in line and "planner doctor burnin" in " ".join(result.stdout.split())

@@ -116,20 +116,23 @@ def test_events_from_before_the_burn_in_are_shown_but_do_not_fail_it(tmp_path):
 
 
 def test_a_throughput_sag_in_the_metrics_fails_and_a_flat_run_passes(tmp_path):
-    smi = write(tmp_path, "smi.csv", smi_log(60))
-    result, out = burnin(smi, "--metrics", write(tmp_path, "sag.csv", metrics_csv(120, sag_from=80, sag=0.12)))
+    smi = write(tmp_path, "smi.csv", smi_log(180))  # an hour of stress, then two hours of training
+    sag = metrics_csv(120, sag_from=80, sag=0.12, start_min=60)
+    result, out = burnin(smi, "--metrics", write(tmp_path, "sag.csv", sag))
     assert result.exit_code == 1 and out["failed"] == ["throughput"]
     tp = next(c for c in out["checks"] if c["criterion"] == "throughput")
     assert tp["numbers"]["sag"] == pytest.approx(0.12, abs=0.01)
-    result, out = burnin(smi, "--metrics", write(tmp_path, "flat.csv", metrics_csv(120)))
-    assert result.exit_code == 0 and out["verdict"] == "pass"
+    result, out = burnin(smi, "--metrics", write(tmp_path, "flat.csv", metrics_csv(120, start_min=60)))
+    assert result.exit_code == 0 and out["verdict"] == "pass", out["headline"]
+    phases = next(c for c in out["checks"] if c["criterion"] == "phases")
+    assert phases["status"] == "pass" and out["phases"]["stress"]["loaded_minutes"] == pytest.approx(60, abs=0.2)
 
 
 def test_a_short_log_is_incomplete_not_a_pass(tmp_path):
     result, out = burnin(write(tmp_path, "smi.csv", smi_log(20)))
     assert result.exit_code == 1 and out["verdict"] == "incomplete"
     duration = next(c for c in out["checks"] if c["criterion"] == "duration")
-    assert duration["status"] == "incomplete" and duration["numbers"]["loaded_minutes"] == 20
+    assert duration["status"] == "incomplete" and duration["numbers"]["loaded_minutes"] == pytest.approx(20, abs=0.2)
 
 
 def test_a_log_that_stops_for_a_while_is_incomplete(tmp_path):
@@ -170,7 +173,7 @@ def test_metrics_without_a_throughput_column_is_bad_input(tmp_path):
 def test_the_command_the_plan_prints_records_what_the_check_reads():
     fields = SMI_COMMAND.split("--query-gpu=")[1].split()[0].split(",")
     assert [f.split(" [")[0] for f in HEADER.split(", ")] == fields  # the generator writes that command's header
-    assert read_smi_series(smi_log(1))["0"][0].clock == 2700
+    assert read_smi_series(smi_log(1)).samples["0"][0].clock == 2700
 
 
 # ---- planner burnin -------------------------------------------------------------------------------------
@@ -245,3 +248,29 @@ def test_the_committed_two_gpu_logs(fixture, verdict, code):
     assert [g["gpu"] for g in out["gpus"]] == ["0", "1"]
     if verdict == "fail":  # only the card that overheated is blamed
         assert {c["gpu"] for c in out["checks"] if c["status"] == "fail"} == {"1"}
+
+
+@pytest.mark.parametrize("line", [
+    "pcieport 0000:00:01.1: AER: Uncorrected (Fatal) error received: 0000:01:00.0",
+    "pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:03:00.0",
+    "pcieport 0000:00:1c.0: AER: Uncorrected (Fatal) error received: id=00e0",
+    "aer 0000:00:01.1: AER: Uncorrected (Fatal) error message received from 0000:01:00.0",
+])
+def test_a_fatal_pcie_aer_summary_line_alone_fails_the_burn_in(tmp_path, line):
+    kernel = write(tmp_path, "kernel.log", f"2026-12-05T21:42:10+0000 rig kernel: {line}\n")
+    result, out = burnin(write(tmp_path, "smi.csv", smi_log(60)), "--kernel-log", kernel)
+    assert result.exit_code == 1 and out["verdict"] == "fail", out
+    event = next(c for c in out["checks"] if c["criterion"] == "events")
+    assert event["numbers"] == {"source": "PCIe AER", "id": 1} and "21:42:10" in event["time"]
+
+
+def test_the_cli_says_not_checked_and_exits_1_when_the_temperature_was_never_measured(tmp_path):
+    lines = smi_log(60).decode().splitlines()
+    blank = [lines[0]] + [", ".join("[N/A]" if i == 3 else c for i, c in enumerate(ln.split(", "))) for ln in lines[1:]]
+    path = write(tmp_path, "smi.csv", "\n".join(blank) + "\n")
+    result = runner.invoke(app, ["doctor", "burnin", path])
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("verdict: not checked, so not a pass") and "temperature (GPU 0)" in first
+    result, out = burnin(path)
+    assert out["verdict"] == "not_checked" and out["not_checked"] == ["temperature"] and out["failed"] == []

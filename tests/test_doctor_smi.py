@@ -72,3 +72,13 @@ def test_smi_cli_json_and_bad_input(tmp_path):
     bad.write_text("a,b,c\n1,2,3\n")
     wrong = runner.invoke(app, ["doctor", "smi", str(bad)])
     assert wrong.exit_code == 2 and "not nvidia-smi output" in wrong.stderr and "Traceback" not in wrong.output
+
+
+def test_a_csv_log_whose_gpu_stopped_answering_is_a_problem_not_an_idle_card():
+    log = ("timestamp, index, name, temperature.gpu, utilization.gpu [%], clocks_throttle_reasons.active\n"
+           "2026/12/05 21:00:00.000, 0, NVIDIA GeForce RTX 3090, 70, 99 %, 0x0000000000000000\n"
+           "2026/12/05 21:00:05.000, 0, NVIDIA GeForce RTX 3090, [GPU requires reset], [GPU requires reset], "
+           "[GPU requires reset]\n")
+    found = by_kind(read_smi(log.encode()))
+    assert found["gpu_lost"].severity == "problem" and "requires reset" in found["gpu_lost"].message
+    assert dict(found["gpu_lost"].causes)["gpu_hardware"] > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 from typing import Any, Optional
 
@@ -12,7 +13,7 @@ from planner.errors import PlannerError
 from planner.textsafe import md_escape
 
 STATUS_BADGE = {"pass": "🟢 pass", "warn": "🟡 warn", "fail": "🔴 fail", "incomplete": "⚪ incomplete",
-                "skipped": "— not checked"}
+                "not_checked": "🟠 not measured", "skipped": "— not given"}
 
 
 def _named(data: bytes, name: str, *_key: str) -> io.BytesIO:
@@ -31,6 +32,21 @@ def check(smi: tuple[bytes, str], events: Optional[tuple[bytes, str]] = None,
                         metrics=_named(*metrics) if metrics else None)
 
 
+def _digest(upload: Optional[tuple[bytes, str, str]]) -> str:
+    return hashlib.sha256(upload[0]).hexdigest() if upload is not None else ""
+
+
+def judged(smi: tuple[bytes, str, str], events: Optional[tuple[bytes, str, str]],
+           metrics: Optional[tuple[bytes, str, str]]) -> Any:
+    """The verdict for these three files, judged once per session and kept (keyed on the bytes' digests): a rerun
+    for a keystroke anywhere on the tab reads no log again. A PlannerError is kept and shown again."""
+    from ui.pages_doctor import cached
+
+    key = (_digest(smi), _digest(events), _digest(metrics))
+    return cached("burnin", key, lambda: check(smi[:2], events[:2] if events else None,
+                                               metrics[:2] if metrics else None))
+
+
 def checks_frame(report: Any) -> pd.DataFrame:
     return pd.DataFrame([{"Result": STATUS_BADGE.get(c.status, c.status), "Criterion": c.criterion,
                           "GPU": c.gpu or "", "When": c.time or "", "Evidence": c.message} for c in report.checks])
@@ -38,18 +54,31 @@ def checks_frame(report: Any) -> pd.DataFrame:
 
 def show(report: Any) -> None:
     failed = [c for c in report.checks if c.status == "fail"]
+    headline = md_escape(report.headline or report.verdict)
     if report.verdict == "pass":
-        st.success("Burn-in verdict: **pass**: the machine held sustained load without a hardware event, "
+        st.success(f"Burn-in verdict: **{headline}**: the machine held sustained load without a hardware event, "
                    "throttle or sag.")
     elif report.verdict == "fail":
         st.error(f"Burn-in verdict: **fail** ({len(failed)} criterion result(s) failed): "
                  + md_escape("; ".join(dict.fromkeys(c.criterion for c in failed))))
+    elif report.verdict == "not_checked":
+        st.warning(f"Burn-in verdict: **{headline}**. A criterion without data is not a pass: log the missing "
+                   "columns and run the burn-in again.")
     else:
-        st.warning("Burn-in verdict: **incomplete**: the logs are too short or broken to judge; rerun the burn-in "
+        st.warning(f"Burn-in verdict: **{headline}**: the logs are too short or broken to judge; rerun the burn-in "
                    "for at least an hour of load, unbroken.")
     st.dataframe(checks_frame(report), hide_index=True, width="stretch")
     for note in report.notes:
         st.caption(md_escape(note))
+
+
+def pointer(view: dict[str, Any], cat: Any) -> None:
+    """One line under a build on the Plan and Check tabs: how to burn it in (`planner burnin`) and where to judge it."""
+    from planner.service import burnin_pointer
+
+    gpu = view["report"].build.get("gpu")
+    if gpu is not None and gpu.chip in cat.chips:
+        st.caption(burnin_pointer(cat.chips[gpu.chip].name, int(view.get("gpus") or 1)))  # catalog names: our text
 
 
 def render() -> None:
@@ -72,9 +101,8 @@ def render() -> None:
                               "burnin_metrics_file")
     if smi is None:
         return
-    try:
-        report = check(smi, events, metrics)
-    except PlannerError as exc:
-        st.error(md_escape(exc))
+    report = judged(smi, events, metrics)
+    if isinstance(report, PlannerError):
+        st.error(md_escape(report))
         return
     show(report)

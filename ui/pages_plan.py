@@ -12,7 +12,7 @@ from planner.request import Request
 from planner.service import SharedBuild, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
-from ui import services
+from ui import pages_burnin, services
 from planner.service import sweep_report as sweep_text
 from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
@@ -155,6 +155,7 @@ def render_view(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     speed_and_power(view, inputs, cat)  # the answer first: speed, sweep finish, PSU; then the parts behind it
     build_table(view["build"], cat)
     verdicts(view)
+    pages_burnin.pointer(view, cat)  # the burn-in of this build, before it runs a sweep
 
 
 def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:

@@ -96,7 +96,8 @@ def register_doctor(doctor: typer.Typer) -> None:
         metrics: Optional[Path] = typer.Option(None, "--metrics", help="Training metrics CSV/JSONL with throughput"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        """Burn-in verdict (pass | fail | incomplete) from the nvidia-smi log, kernel/System log and metrics."""
+        """Burn-in verdict (pass | fail | not_checked | incomplete) from the nvidia-smi log, kernel/System log and
+        metrics."""
         from planner.service import check_burnin
 
         report = check_burnin(smi_log, events=[*kernel_log, *events], metrics=metrics)
@@ -108,10 +109,10 @@ def register_doctor(doctor: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-MARK = {"pass": "ok  ", "warn": "warn", "fail": "FAIL", "incomplete": "??  ", "skipped": "--  "}
+MARK = {"pass": "ok  ", "warn": "warn", "fail": "FAIL", "incomplete": "??  ", "not_checked": "N/A ", "skipped": "--  "}
 
 
 def verdict_text(report: Any) -> str:
-    lines = [f"verdict: {report.verdict}"]
+    lines = [f"verdict: {report.headline or report.verdict}"]
     lines += [f"  {MARK[c.status]} {c.criterion}: {c.message}" for c in report.checks]
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from planner.request import Request
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import sweep_report as sweep_text
-from planner.service import unused_sentence
+from planner.service import burnin_pointer, unused_sentence
 
 
 def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = None) -> None:
@@ -80,6 +80,7 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
             console.print(styled("  [cyan]note[/]: {}", n))
     for entry in data.get("owned_not_used", []):
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
+    console.print(Text(burnin_pointer(rec.plans[0].chip.name, rec.plans[0].gpu_count)))  # the recommended build's
     print_side_by_side(data.get("side_by_side"))
     print_trials(data.get("try_before_you_buy") or [])
     tried = rec.stats.get("by_gpu_count", [])

@@ -1,69 +1,54 @@
 """Burn-in verdict: does a new machine survive sustained training load? Readers in (nvidia-smi CSV log, kernel or
-System log, training metrics), `pass | fail | incomplete` out, with the evidence for each criterion.
+System log, training metrics), `pass | fail | not_checked | incomplete` out, with the evidence for each criterion.
 
-The thresholds are stated once here and printed by `planner burnin` and docs/doctor.md:
+The thresholds are stated once (planner/doctor/burnin_gpu.py for the nvidia-smi criteria, here for the rest) and
+printed by `planner burnin` and docs/doctor.md §11:
 
-- at least MIN_LOADED_MIN minutes with every GPU under load: heat soak of the card, the case air and the VRMs
-  takes 10-20 minutes, and PSU or memory faults that kill a night's sweep show up at the hour scale, so an hour
-  gives about 45 minutes of steady state after the warm-up; shorter logs are `incomplete`, not `pass`;
-- no HW slowdown, HW thermal slowdown, HW power brake or SW thermal slowdown bit in any sample (NVML clock-event
-  reasons): on a healthy machine they never assert; one sample is the hardware already protecting itself.
-  SW power cap is normal at full load and is only reported;
-- no sample at or above TEMP_FAIL_C (NVIDIA's published maximum GPU temperature of the RTX 4090 and 5090 is 90 C;
-  older cards slow down at 91-93 C), a warning from TEMP_WARN_C (the doctor's own hot limit);
-- after the WARMUP_MIN warm-up, temperature and SM clock stable: the median of the last STABLE_WINDOW_MIN minutes
-  within TEMP_DRIFT_C of the first window's (more = still heating: the cooling does not reach a steady state) and
-  the SM clock within CLOCK_SAG of it (GPU Boost moves clocks by 15 MHz bins with temperature, about 1-3 % over a
-  run; more is throttling nvidia-smi did not flag); no run of CLOCK_DIP_SAMPLES loaded samples below CLOCK_DIP of
-  the steady median;
+- at least MIN_LOADED_MIN minutes with every GPU under load, each sample counting its sampling interval, unbroken,
+  every GPU present throughout (a GPU that drops out, or rows saying `[GPU requires reset]`, fail);
+- no HW slowdown, HW thermal slowdown, HW power brake or SW thermal slowdown bit in any sample; no sample at or above
+  TEMP_FAIL_C; temperature and SM clock stable after the warm-up, no clock dips;
+- a safety criterion (throttle reasons, temperature, SM clock) without data in every sample is `not_checked`, and a
+  verdict with one not checked is not a pass;
 - no Xid, WHEA, Kernel-Power 41, nvlddmkm, machine-check, PCIe AER or OOM event in the kernel or System log: every
   event the doctor's catalogue knows (noise excluded) fails a burn-in;
 - training throughput (tokens/s, samples/s) after its warm-up: the median of the last fifth within THROUGHPUT_SAG
-  of the first fifth's (the same batches at the same speed: more is a machine slowing down under sustained load).
+  of the first fifth's, and no tenth under THROUGHPUT_COLLAPSE of it;
+- one verdict for both phases of the plan (GPU stress, then the user's training, told apart by the metrics' times), or
+  it says which phase is missing.
 """
 
 from __future__ import annotations
 
-import csv
-import itertools
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, Field
 
+from planner.doctor.burnin_gpu import (CLOCK_DIP, CLOCK_DIP_SAMPLES, CLOCK_DIP_SHARE, CLOCK_SAG, FAIL_REASONS, GAP_S,
+                                       IDLE_TAIL_MIN, MIN_LOADED_MIN, SAFETY, STABLE_WINDOW_MIN, TEMP_DRIFT_C,
+                                       TEMP_FAIL_C, TEMP_WARN_C, WARMUP_MIN, Check, gpu_checks, loaded_minutes,
+                                       lost_checks, restart_checks, stamp)
+from planner.doctor.burnin_log import SMI_COMMAND, SMI_FIELDS, Sample, SmiSeries, read_smi_series
 from planner.doctor.metrics_io import MetricSeries
 from planner.doctor.report import EventReport
-from planner.doctor.smi import HW_POWER_BRAKE, HW_SLOWDOWN, HW_THERMAL, LOADED_UTIL, SW_POWER_CAP, SW_THERMAL, \
-    csv_header, csv_row
-from planner.doctor.textio import Source, open_text, whole_lines
+from planner.doctor.smi import LOADED_UTIL
+from planner.doctor.textio import Source
 from planner.errors import InputError
 
-MIN_LOADED_MIN = 60.0
-WARMUP_MIN = 15.0
-STABLE_WINDOW_MIN = 10.0
-TEMP_FAIL_C = 90.0
-TEMP_WARN_C = 83.0
-TEMP_DRIFT_C = 5.0
-CLOCK_SAG = 0.05
-CLOCK_DIP = 0.85
-CLOCK_DIP_SAMPLES = 3
+__all__ = ["CLOCK_DIP", "CLOCK_DIP_SAMPLES", "CLOCK_DIP_SHARE", "CLOCK_SAG", "FAIL_REASONS", "GAP_S", "IDLE_TAIL_MIN",
+           "MIN_LOADED_MIN", "SAFETY", "SMI_COMMAND", "SMI_FIELDS", "STABLE_WINDOW_MIN", "TEMP_DRIFT_C", "TEMP_FAIL_C",
+           "TEMP_WARN_C", "WARMUP_MIN", "BurninReport", "Check", "Sample", "check_burnin", "judge", "read_smi_series",
+           "thresholds"]
+
 THROUGHPUT_SAG = 0.05
+THROUGHPUT_COLLAPSE = 0.5  # a tenth of the run whose median throughput is under half the first fifth's
 MIN_METRIC_POINTS = 20
 EVENT_SLACK = timedelta(minutes=10)  # events this long before the first nvidia-smi sample still count
-GAP_S = 120.0  # samples further apart than this: the log was interrupted (a reboot, a hang or a stopped logger)
-FAIL_REASONS = {HW_SLOWDOWN: "HW slowdown", HW_THERMAL: "HW thermal slowdown", HW_POWER_BRAKE: "HW power brake",
-                SW_THERMAL: "SW thermal slowdown"}
-SMI_FIELDS = ("timestamp", "index", "name", "temperature.gpu", "clocks.sm", "clocks_throttle_reasons.active",
-              "power.draw", "power.limit", "utilization.gpu")
-SMI_COMMAND = f"nvidia-smi --query-gpu={','.join(SMI_FIELDS)} --format=csv -l 5"
-_CLOCK_FIELDS = ("clocks.sm", "clocks.current.sm")
-_TIME_FORMATS = ("%Y/%m/%d %H:%M:%S.%f", "%Y/%m/%d %H:%M:%S", "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S")
 
-Status = Literal["pass", "warn", "fail", "incomplete", "skipped"]
-Verdict = Literal["pass", "fail", "incomplete"]
+Verdict = Literal["pass", "fail", "incomplete", "not_checked"]
 
 
 def thresholds() -> dict[str, Any]:
@@ -71,235 +56,31 @@ def thresholds() -> dict[str, Any]:
     return {"min_loaded_minutes": MIN_LOADED_MIN, "warmup_minutes": WARMUP_MIN, "stable_window_minutes": STABLE_WINDOW_MIN,
             "temp_fail_c": TEMP_FAIL_C, "temp_warn_c": TEMP_WARN_C, "temp_drift_c": TEMP_DRIFT_C,
             "clock_sag": CLOCK_SAG, "clock_dip": CLOCK_DIP, "clock_dip_samples": CLOCK_DIP_SAMPLES,
-            "throughput_sag": THROUGHPUT_SAG, "gap_seconds": GAP_S,
+            "clock_dip_share": CLOCK_DIP_SHARE, "throughput_sag": THROUGHPUT_SAG,
+            "throughput_collapse": THROUGHPUT_COLLAPSE, "idle_tail_minutes": IDLE_TAIL_MIN, "gap_seconds": GAP_S,
             "fail_reasons": sorted(FAIL_REASONS.values()), "loaded_util_pct": LOADED_UTIL}
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    time: datetime
-    util: Optional[float]
-    temp: Optional[float]
-    clock: Optional[float]
-    power: Optional[float]
-    reasons: int
-
-    @property
-    def loaded(self) -> bool:
-        return self.util is not None and self.util >= LOADED_UTIL
-
-
-class Check(BaseModel):
-    """One criterion's outcome and its evidence (when, the numbers)."""
-
-    criterion: str
-    status: Status
-    message: str
-    gpu: Optional[str] = None
-    time: Optional[str] = None
-    numbers: dict[str, Any] = Field(default_factory=dict)
 
 
 class BurninReport(BaseModel):
     verdict: Verdict
+    headline: str = ""
     checks: list[Check]
     gpus: list[dict[str, Any]] = Field(default_factory=list)
+    phases: dict[str, Any] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
     def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.status in ("fail", "incomplete")]
+        return [c for c in self.checks if c.status in ("fail", "incomplete", "not_checked")]
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "failed": [c.criterion for c in self.checks if c.status == "fail"],
+        return {"verdict": self.verdict, "headline": self.headline,
+                "failed": [c.criterion for c in self.checks if c.status == "fail"],
+                "not_checked": sorted({c.criterion for c in self.checks if c.status == "not_checked"}),
                 "checks": [c.model_dump(exclude_none=True) for c in self.checks], "gpus": self.gpus,
-                "thresholds": thresholds(), "notes": self.notes}
-
-
-# ---- reading ------------------------------------------------------------------------------------------
-def _time(text: str) -> Optional[datetime]:
-    text = text.strip()
-    for fmt in _TIME_FORMATS:
-        try:
-            return datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    try:
-        return datetime.fromisoformat(text).replace(tzinfo=None)
-    except ValueError:
-        return None
-
-
-def _float(text: str) -> Optional[float]:
-    try:
-        value = float(text.strip().split()[0])
-    except (ValueError, IndexError):
-        return None
-    return value if value == value and abs(value) < 1e7 else None
-
-
-def read_smi_series(source: Source) -> dict[str, list[Sample]]:
-    """Per-GPU samples of an `nvidia-smi --query-gpu=... --format=csv -l N` log (the doctor's CSV reader per row)."""
-    with open_text(source) as stream:
-        lines = (ln for ln in whole_lines(stream.lines, stream.name) if ln.strip())
-        first = next(lines, "")
-        fields = csv_header(first)
-        if fields is None:
-            raise InputError(f"{stream.name}: not an nvidia-smi --format=csv log (first line {first.strip()[:60]!r}); "
-                             f"record one with `{SMI_COMMAND}`")
-        cells = [c.split(" [")[0].strip().lower() for c in next(csv.reader([first]), [])]
-        missing = [f for f, role in (("timestamp", "time"), ("temperature.gpu", "temp"), ("utilization.gpu", "util"),
-                                     ("clocks_throttle_reasons.active", "reasons")) if role not in fields.values()]
-        if missing:
-            raise InputError(f"{stream.name}: the burn-in needs {', '.join(missing)} in the log; record it with "
-                             f"`{SMI_COMMAND}`")
-        clock_at = next((i for i, c in enumerate(cells) if c in _CLOCK_FIELDS), None)
-        header, series, undated = first.strip(), {}, 0
-        for n, line in enumerate(lines, 2):
-            if line.strip() == header:
-                continue  # nvidia-smi repeats its header
-            row_cells = next(csv.reader([line]), [])
-            row = csv_row(row_cells, fields, n)
-            when = _time(row.time)
-            if when is None:
-                undated += 1
-                continue
-            clock = _float(row_cells[clock_at]) if clock_at is not None and clock_at < len(row_cells) else None
-            series.setdefault(row.gpu, []).append(Sample(when, row.util, row.temp, clock, row.power, row.reasons))
-    if not series:
-        raise InputError(f"{stream.name}: no dated samples (timestamps like 2026/12/05 21:00:05.123 expected)")
-    if undated > sum(len(s) for s in series.values()):
-        raise InputError(f"{stream.name}: {undated} rows have no readable timestamp")
-    for samples in series.values():
-        samples.sort(key=lambda s: s.time)
-    return series
+                "phases": self.phases, "thresholds": thresholds(), "notes": self.notes}
 
 
 # ---- judging (pure) -------------------------------------------------------------------------------------
-def _stamp(t: datetime) -> str:
-    return t.isoformat(sep=" ", timespec="seconds")
-
-
-def _loaded_minutes(samples: Sequence[Sample]) -> float:
-    total = 0.0
-    for a, b in itertools.pairwise(samples):
-        dt = (b.time - a.time).total_seconds()
-        if a.loaded and b.loaded and 0 < dt <= GAP_S:
-            total += dt
-    return total / 60.0
-
-
-def _window_median(samples: Sequence[Sample], attr: str, start: datetime, end: datetime) -> Optional[float]:
-    values = [getattr(s, attr) for s in samples if start <= s.time < end and getattr(s, attr) is not None]
-    return statistics.median(values) if values else None
-
-
-def _gpu_checks(gpu: str, samples: Sequence[Sample]) -> tuple[list[Check], dict[str, Any]]:
-    checks: list[Check] = []
-    loaded = [s for s in samples if s.loaded]
-    minutes = _loaded_minutes(samples)
-    temps = [s.temp for s in samples if s.temp is not None]
-    summary: dict[str, Any] = {"gpu": gpu, "samples": len(samples), "loaded_minutes": round(minutes, 1),
-                               "first": _stamp(samples[0].time), "last": _stamp(samples[-1].time),
-                               "max_temp_c": max(temps) if temps else None}
-    label = f"GPU {gpu}"
-    if minutes < MIN_LOADED_MIN:
-        checks.append(Check(criterion="duration", status="incomplete", gpu=gpu, numbers={"loaded_minutes": round(minutes, 1)},
-                            message=f"{label}: {minutes:.0f} min under load (utilisation >= {LOADED_UTIL:g} %), "
-                                    f"under the {MIN_LOADED_MIN:g} min a burn-in needs to judge heat soak and stability"))
-    else:
-        checks.append(Check(criterion="duration", status="pass", gpu=gpu, numbers={"loaded_minutes": round(minutes, 1)},
-                            message=f"{label}: {minutes:.0f} min under load"))
-    for a, b in itertools.pairwise(samples):
-        gap = (b.time - a.time).total_seconds()
-        if gap > GAP_S:
-            checks.append(Check(criterion="gap", status="incomplete", gpu=gpu, time=_stamp(a.time),
-                                numbers={"gap_minutes": round(gap / 60, 1)},
-                                message=f"{label}: the log stops for {gap / 60:.1f} min after {_stamp(a.time)} (a reboot, "
-                                        "a hang or a stopped logger: check the kernel/System log, rerun unbroken)"))
-            break
-    throttled = [s for s in samples if s.reasons & sum(FAIL_REASONS)]
-    if throttled:
-        first = throttled[0]
-        names = sorted({name for bit, name in FAIL_REASONS.items() for s in throttled if s.reasons & bit})
-        checks.append(Check(criterion="throttle", status="fail", gpu=gpu, time=_stamp(first.time),
-                            numbers={"samples": len(throttled), "of": len(samples), "temp_c_at_first": first.temp,
-                                     "sm_clock_mhz_at_first": first.clock, "reasons_hex": hex(first.reasons)},
-                            message=f"{label}: {', '.join(names)} in {len(throttled)} of {len(samples)} samples, first at "
-                                    f"{_stamp(first.time)}" + (f" at {first.temp:g} °C" if first.temp is not None else "")
-                                    + (f", SM {first.clock:g} MHz" if first.clock is not None else "")))
-    else:
-        capped = sum(1 for s in loaded if s.reasons & SW_POWER_CAP)
-        checks.append(Check(criterion="throttle", status="pass", gpu=gpu, numbers={"sw_power_cap_samples": capped},
-                            message=f"{label}: no thermal or power slowdown" + (
-                                f" (at its power cap in {capped} of {len(loaded)} loaded samples: normal at full load)"
-                                if capped else "")))
-    hot = [s for s in samples if s.temp is not None and s.temp >= TEMP_FAIL_C]
-    peak = max(temps) if temps else None
-    if hot:
-        checks.append(Check(criterion="temperature", status="fail", gpu=gpu, time=_stamp(hot[0].time),
-                            numbers={"max_temp_c": peak, "samples_at_or_above": len(hot), "limit_c": TEMP_FAIL_C},
-                            message=f"{label}: {peak:g} °C, at or above {TEMP_FAIL_C:g} °C in {len(hot)} samples from "
-                                    f"{_stamp(hot[0].time)}: airflow, fan curve, paste/pads or the case"))
-    elif peak is not None:
-        warm = peak >= TEMP_WARN_C
-        checks.append(Check(criterion="temperature", status="warn" if warm else "pass", gpu=gpu,
-                            numbers={"max_temp_c": peak, "limit_c": TEMP_FAIL_C},
-                            message=f"{label}: peak {peak:g} °C" + (f" (above {TEMP_WARN_C:g} °C: little headroom for a "
-                                                                     "warmer room)" if warm else "")))
-    checks += _stability(gpu, loaded)
-    return checks, summary
-
-
-def _stability(gpu: str, loaded: Sequence[Sample]) -> list[Check]:
-    label = f"GPU {gpu}"
-    if not loaded:
-        return []
-    start = loaded[0].time + timedelta(minutes=WARMUP_MIN)
-    steady = [s for s in loaded if s.time >= start]
-    window = timedelta(minutes=STABLE_WINDOW_MIN)
-    if not steady or steady[-1].time - start < 2 * window:
-        return [Check(criterion="stability", status="incomplete", gpu=gpu,
-                      message=f"{label}: under {WARMUP_MIN + 2 * STABLE_WINDOW_MIN:g} min of load: too short to compare "
-                              "the temperature and clocks after warm-up")]
-    end = steady[-1].time
-    out: list[Check] = []
-    t0, t1 = _window_median(steady, "temp", start, start + window), _window_median(steady, "temp", end - window, end + window)
-    if t0 is not None and t1 is not None:
-        rise = t1 - t0
-        ok = rise <= TEMP_DRIFT_C
-        out.append(Check(criterion="temperature_stable", status="pass" if ok else "fail", gpu=gpu, time=_stamp(end),
-                         numbers={"after_warmup_c": t0, "at_end_c": t1, "rise_c": round(rise, 1), "limit_c": TEMP_DRIFT_C},
-                         message=f"{label}: median {t0:g} °C after warm-up, {t1:g} °C at the end" + (
-                             "" if ok else f": still rising (+{rise:.1f} °C > {TEMP_DRIFT_C:g}), the cooling does not "
-                                           "reach a steady state")))
-    c0, c1 = _window_median(steady, "clock", start, start + window), _window_median(steady, "clock", end - window, end + window)
-    if c0 is None or c1 is None or c0 <= 0:
-        out.append(Check(criterion="clock_stable", status="skipped", gpu=gpu,
-                         message=f"{label}: no clocks.sm column: SM clock stability not checked"))
-        return out
-    sag = (c0 - c1) / c0
-    ok = sag <= CLOCK_SAG
-    out.append(Check(criterion="clock_stable", status="pass" if ok else "fail", gpu=gpu, time=_stamp(end),
-                     numbers={"after_warmup_mhz": c0, "at_end_mhz": c1, "sag": round(sag, 4), "limit": CLOCK_SAG},
-                     message=f"{label}: SM clock median {c0:g} MHz after warm-up, {c1:g} MHz at the end" + (
-                         "" if ok else f": {sag:.0%} lower (> {CLOCK_SAG:.0%}), throttling as it heats")))
-    median = statistics.median(s.clock for s in steady if s.clock is not None)
-    run: list[Sample] = []
-    for s in steady:
-        if s.clock is not None and s.clock < CLOCK_DIP * median:
-            run.append(s)
-            if len(run) >= CLOCK_DIP_SAMPLES:
-                low = min(x.clock for x in run if x.clock is not None)
-                out.append(Check(criterion="clock_dips", status="fail", gpu=gpu, time=_stamp(run[0].time),
-                                 numbers={"lowest_mhz": low, "steady_median_mhz": median, "limit": CLOCK_DIP},
-                                 message=f"{label}: SM clock down to {low:g} MHz (steady {median:g} MHz) for "
-                                         f"{CLOCK_DIP_SAMPLES}+ samples from {_stamp(run[0].time)} while under load"))
-                break
-        else:
-            run = []
-    return out
-
-
 def _event_checks(reports: Sequence[EventReport], start: Optional[datetime] = None) -> list[Check]:
     """Every catalogued event fails, except those a local-clock log dates before the burn-in began (the nvidia-smi
     log's first sample, less EVENT_SLACK): a crash while setting the machine up is not the burn-in's. Logs on
@@ -313,68 +94,152 @@ def _event_checks(reports: Sequence[EventReport], start: Optional[datetime] = No
             early = start is not None and r.clock == "local" and e.time < start - EVENT_SLACK
             (before if early else lines).append(e)
     out = [Check(criterion="events_before", status="warn", numbers={"events": len(before)},
-                 message=f"{len(before)} event(s) before the burn-in began ({_stamp(start)}) ignored, the last "
-                         f"{before[-1].source} {before[-1].id} at {_stamp(before[-1].time)}")] if before and start else []
+                 message=f"{len(before)} event(s) before the burn-in began ({stamp(start)}) ignored, the last "
+                         f"{before[-1].source} {before[-1].id} at {stamp(before[-1].time)}")] if before and start else []
     if not lines:
         total = sum(r.total_events for r in reports)
         return out + [Check(criterion="events", status="pass", numbers={"events_read": total},
                             message=f"no Xid, WHEA, Kernel-Power 41 or other hardware event in {total} log events")]
-    return out + [Check(criterion="events", status="fail", time=_stamp(e.time), numbers={"source": e.source, "id": e.id},
-                        message=f"{e.source} {e.id} at {_stamp(e.time)}: {e.summary}") for e in lines[:20]]
+    return out + [Check(criterion="events", status="fail", time=stamp(e.time), numbers={"source": e.source, "id": e.id},
+                        message=f"{e.source} {e.id} at {stamp(e.time)}: {e.summary}") for e in lines[:20]]
+
+
+def _throughput(series: MetricSeries) -> list[float]:
+    """Throughput points in order: zeros are data (a stalled run), NaN and negative values are not."""
+    return [v for v in series.values.get("throughput", ()) if v == v and 0 <= v < float("inf")]
 
 
 def _metrics_checks(series: Optional[MetricSeries]) -> list[Check]:
     if series is None:
         return [Check(criterion="throughput", status="skipped",
                       message="no training metrics given: throughput sag not checked (give --metrics)")]
-    tp = [v for v in series.values.get("throughput", ()) if v == v and v > 0]
     if not series.roles.get("throughput"):
         raise InputError(f"{series.name}: no throughput column (tokens/s, samples/s, it/s) to check for a sag")
+    tp = _throughput(series)
     if len(tp) < MIN_METRIC_POINTS:
         return [Check(criterion="throughput", status="incomplete", numbers={"points": len(tp)},
                       message=f"{series.name}: {len(tp)} throughput points, under the {MIN_METRIC_POINTS} needed")]
     steady = tp[max(1, len(tp) // 10):]  # the first tenth is warm-up (compilation, caches, data loader)
-    fifth = max(1, len(steady) // 5)
-    first, last = statistics.median(steady[:fifth]), statistics.median(steady[-fifth:])
-    sag = (first - last) / first
-    ok = sag <= THROUGHPUT_SAG
+    fifth, tenth = max(1, len(steady) // 5), max(1, len(steady) // 10)
     column = series.roles["throughput"]
-    return [Check(criterion="throughput", status="pass" if ok else "fail",
-                  numbers={"column": column, "first_fifth_median": round(first, 2), "last_fifth_median": round(last, 2),
-                           "sag": round(sag, 4), "limit": THROUGHPUT_SAG},
+    first, last = statistics.median(steady[:fifth]), statistics.median(steady[-fifth:])
+    if first <= 0:
+        return [Check(criterion="throughput", status="fail", numbers={"column": column, "first_fifth_median": first},
+                      message=f"{column}: no throughput after warm-up (median {first:g}): the run was not training")]
+    tenths = [statistics.median(steady[k:k + tenth]) for k in range(0, len(steady) - tenth + 1, tenth)]
+    worst = min(tenths)
+    sag = (first - last) / first
+    numbers = {"column": column, "first_fifth_median": round(first, 2), "last_fifth_median": round(last, 2),
+               "sag": round(sag, 4), "limit": THROUGHPUT_SAG, "lowest_tenth_median": round(worst, 2)}
+    if worst < (1 - THROUGHPUT_COLLAPSE) * first:
+        k = tenths.index(worst)
+        return [Check(criterion="throughput", status="fail", numbers={**numbers, "collapse_limit": THROUGHPUT_COLLAPSE},
+                      message=f"{column}: median {first:,.1f} after warm-up, {worst:,.1f} in tenth {k + 1} of the run "
+                              f"({worst / first:.0%}): throughput collapsed under sustained load")]
+    ok = sag <= THROUGHPUT_SAG
+    return [Check(criterion="throughput", status="pass" if ok else "fail", numbers=numbers,
                   message=f"{column}: median {first:,.1f} after warm-up, {last:,.1f} in the last fifth" + (
                       "" if ok else f": {sag:.0%} slower (> {THROUGHPUT_SAG:.0%}), the machine slows under sustained load"))]
 
 
-def judge(smi: dict[str, list[Sample]], events: Sequence[EventReport] = (), metrics: Optional[MetricSeries] = None,
+def _phases(smi: SmiSeries, metrics: Optional[MetricSeries]) -> tuple[dict[str, Any], list[Check]]:
+    """The plan's two phases in the logs: the GPU stress (the nvidia-smi log's load before training began) and the
+    user's own training (the metrics file's span). One verdict covers both, or says which one is missing."""
+    interval = smi.interval_s
+    stress_min = min((loaded_minutes(s, interval) for s in smi.samples.values()), default=0.0)
+    if metrics is None:
+        phases = {"stress": {"loaded_minutes": round(stress_min, 1)}, "training": None}
+        return phases, [Check(criterion="phases", status="skipped", numbers={"missing": "training"},
+                              message="the training phase (the plan's phase 2) is missing: this verdict covers the "
+                                      "GPU stress only; give your training's metrics with --metrics")]
+    try:
+        times = metrics.times
+    except (OverflowError, ValueError, OSError):
+        times = []
+    if not times:
+        return {"stress": None, "training": {"points": metrics.total_rows}}, [Check(
+            criterion="phases", status="warn", message=f"{metrics.name} has no times: the stress and training phases "
+            "cannot be told apart; the nvidia-smi criteria cover the whole log")]
+    begin, end = min(times), max(times)
+    logged = [s.time for ss in smi.samples.values() for s in ss]
+    if logged and (end < min(logged) or begin > max(logged)):
+        return {"stress": None, "training": {"from": stamp(begin), "to": stamp(end)}}, [Check(
+            criterion="phases", status="incomplete", numbers={"missing": "overlap"},
+            message=f"the training's times ({stamp(begin)} to {stamp(end)}) do not overlap the nvidia-smi log's "
+                    f"({stamp(min(logged))} to {stamp(max(logged))}): another run, or another clock (a metrics file in "
+                    "UTC, nvidia-smi in local time); the training phase is not covered by telemetry")]
+    stress_min = min((loaded_minutes(s, interval, lambda x, b=begin: x.loaded and x.time < b) for s in smi.samples.values()),
+                     default=0.0)
+    train_min = min((loaded_minutes(s, interval, lambda x, b=begin, e=end: x.loaded and b <= x.time <= e)
+                     for s in smi.samples.values()), default=0.0)
+    span = (end - begin).total_seconds() / 60
+    phases = {"stress": {"loaded_minutes": round(stress_min, 1)},
+              "training": {"from": stamp(begin), "to": stamp(end), "minutes": round(span, 1),
+                           "loaded_minutes_logged": round(train_min, 1)}}
+    out = []
+    if stress_min < MIN_LOADED_MIN - 1e-9:
+        out.append(Check(criterion="phases", status="incomplete", numbers={"missing": "stress"},
+                         message=f"the GPU stress phase is missing or short: {stress_min:.0f} min of load before the "
+                                 f"training began at {stamp(begin)} (the plan's phase 1 is {MIN_LOADED_MIN:g} min)"))
+    if train_min < 0.9 * span - interval / 60:
+        out.append(Check(criterion="phases", status="incomplete", numbers={"missing": "training telemetry"},
+                         message=f"the nvidia-smi log covers {train_min:.0f} of the training's {span:.0f} min under "
+                                 f"load ({stamp(begin)} to {stamp(end)}): keep the logger running through phase 2"))
+    if not out:
+        out.append(Check(criterion="phases", status="pass", message=f"both phases: {stress_min:.0f} min of GPU stress, "
+                         f"then {span:.0f} min of training ({stamp(begin)} to {stamp(end)}) under nvidia-smi"))
+    return phases, out
+
+
+def _verdict(checks: Sequence[Check]) -> tuple[Verdict, str]:
+    """fail if any criterion failed; else not_checked if a safety criterion had no data; else incomplete; else pass."""
+    def names(status: str) -> str:
+        return ", ".join(dict.fromkeys(c.criterion + (f" (GPU {c.gpu})" if c.gpu else "") for c in checks
+                                       if c.status == status))
+    if any(c.status == "fail" for c in checks):
+        return "fail", f"fail: {names('fail')}"
+    if any(c.status == "not_checked" for c in checks):
+        return "not_checked", f"not checked, so not a pass: {names('not_checked')} not measured"
+    if any(c.status == "incomplete" for c in checks):
+        return "incomplete", f"incomplete: {names('incomplete')}"
+    stress_only = any(c.criterion == "phases" and c.status == "skipped" for c in checks)
+    return "pass", "pass" + (" (the GPU stress phase only: the training phase was not given)" if stress_only else "")
+
+
+def judge(smi: SmiSeries, events: Sequence[EventReport] = (), metrics: Optional[MetricSeries] = None,
           smi_problems: Iterable[str] = ()) -> BurninReport:
-    """The verdict: fail if any criterion failed, else incomplete if one could not be judged, else pass."""
-    checks: list[Check] = []
+    """The verdict on the logs read: every criterion with its evidence, and the phases they cover."""
+    checks: list[Check] = lost_checks(smi.lost)
     gpus = []
-    for gpu in sorted(smi):
-        found, summary = _gpu_checks(gpu, smi[gpu])
+    for gpu in sorted(smi.samples):
+        found, summary = gpu_checks(gpu, smi.samples[gpu], smi)
         checks += found
         gpus.append(summary)
-    checks += [Check(criterion="nvidia_smi", status="fail", message=m) for m in smi_problems]
-    starts = [samples[0].time for samples in smi.values() if samples]
+    checks += restart_checks(smi)
+    checks += [Check(criterion="nvidia_smi", status="fail", message=m) for m in [*smi.problems, *smi_problems]]
+    starts = [samples[0].time for samples in smi.samples.values() if samples]
     checks += _event_checks(events, min(starts) if starts else None)
     checks += _metrics_checks(metrics)
-    statuses = {c.status for c in checks}
-    verdict: Verdict = "fail" if "fail" in statuses else "incomplete" if "incomplete" in statuses else "pass"
-    notes = [c.message for c in checks if c.status == "skipped"]
-    return BurninReport(verdict=verdict, checks=checks, gpus=gpus, notes=notes)
+    phases, phase_checks = _phases(smi, metrics)
+    checks += phase_checks
+    verdict, headline = _verdict(checks)
+    notes = smi.notes + [c.message for c in checks if c.status == "skipped"]
+    return BurninReport(verdict=verdict, headline=headline, checks=checks, gpus=gpus, phases=phases, notes=notes)
+
+
+def read_training_metrics(source: Source) -> MetricSeries:
+    """The training metrics, through the doctor's metrics reader (the one call to swap for a shared reader)."""
+    from planner.doctor.diagnose import as_source
+    from planner.doctor.metrics_io import read_metrics
+
+    return read_metrics(as_source(source))
 
 
 def check_burnin(smi: Source, *, events: Sequence[Source] = (), metrics: Optional[Source] = None) -> BurninReport:
-    """Read the logs with the doctor's readers and judge them: the entry point front ends call."""
+    """Read the logs with the doctor's readers (the nvidia-smi log once) and judge them: the entry point front ends
+    call."""
     from planner.doctor.diagnose import as_source, diagnose_events
-    from planner.doctor.metrics_io import read_metrics
-    from planner.doctor.smi import read_smi
 
-    smi = as_source(smi)
-    if hasattr(smi, "read"):  # read twice (samples, then the doctor's findings): keep the bytes
-        smi = smi.read()  # type: ignore[union-attr]
-    series = read_smi_series(smi)
-    problems = [f.message for f in read_smi(smi) if f.severity == "problem" and f.kind != "hw_slowdown"]
+    series = read_smi_series(as_source(smi))
     reports = [diagnose_events(e) for e in events]
-    return judge(series, reports, read_metrics(as_source(metrics)) if metrics is not None else None, problems)
+    return judge(series, reports, read_training_metrics(metrics) if metrics is not None else None)

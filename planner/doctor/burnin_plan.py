@@ -112,11 +112,24 @@ def burnin_plan(build: str, gpu_count: int, *, run_hours: float, run_hours_high:
         f"{CLOCK_SAG:.0%} from the first to the last 10 minutes; no 3 samples in a row below {CLOCK_DIP:.0%} of the "
         "steady clock",
         f"training throughput: the last fifth within {THROUGHPUT_SAG:.0%} of the first fifth after warm-up",
-        f"at least {MIN_LOADED_MIN:g} min of load in the nvidia-smi log, unbroken (else the verdict is incomplete)",
+        f"at least {MIN_LOADED_MIN:g} min of load in the nvidia-smi log, unbroken (else the verdict is incomplete); "
+        "every GPU present throughout: a GPU that drops out or reads [GPU requires reset] fails",
+        "every sample carries the throttle reasons, the temperature and the SM clock: a criterion without data is "
+        "not checked, and not checked is not a pass",
+        "one verdict for both phases: the stress phase before the training's first logged time, the training under "
+        "nvidia-smi to its end (without the metrics file the verdict says it covers the stress phase only)",
     )
     events = "--kernel-log burnin-kernel.log" if os != "windows" else "--events burnin-system.xml"
     check = f"planner doctor burnin burnin-smi.csv {events} --metrics metrics.csv"
     return BurninPlan(build, gpu_count, phases, tuple(logs), criteria, check, basis)
+
+
+def pointer(gpu: str, count: int = 1) -> str:
+    """One line that sends the reader of a plan to its burn-in (the Plan and Check tabs, `recommend`'s text)."""
+    spec = f"{count}x {gpu}" if count > 1 else gpu
+    return (f"Before a sweep, burn the machine in: {MIN_LOADED_MIN:g} min of GPU stress, then your own training; "
+            f"`planner burnin --gpu '{spec}'` prints the plan and the logs to keep, and `planner doctor burnin` "
+            "(or the Doctor tab) judges them.")
 
 
 def plan_text(p: BurninPlan) -> str:

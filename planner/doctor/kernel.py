@@ -17,6 +17,10 @@ _OFF_BUS = re.compile(r"NVRM: GPU (?:at (?:PCI:)?)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2
 _AER = re.compile(r"(?:^|\s)([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): PCIe Bus Error: "
                   r"severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?)(?:,|$)")
 _AER_OLD = re.compile(r"PCIe Bus Error: severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?),")
+# The root port's summary, often the only line when the device went inaccessible: pcieport 0000:00:01.1: AER:
+# [Multiple ]Uncorrected (Fatal) error received: 0000:01:00.0  (or "error message received from", or "id=00e0")
+_AER_FATAL = re.compile(r"AER: (?:Multiple )?Uncorrected \(Fatal\) error (?:message )?received(?: from)?:? "
+                        r"(?:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)|id=([0-9a-fA-F]+))?")
 # mce: [Hardware Error]: CPU 3: Machine Check: 0 Bank 5: bea0000000000108
 _MCE_BANK = re.compile(r"\[Hardware Error\]: CPU (\d+): Machine Check(?: Exception)?: (\d+) Bank (\d+): ([0-9a-f]+)")
 # AMD decoder: [Hardware Error]: CPU:0 (19:21:0) MC5_STATUS[Over|CE|MiscV|AddrV|-|-|SyndV|-|-|-]: 0x...
@@ -74,7 +78,12 @@ def _aer(message: str) -> Optional[Hit]:
     else:
         old = _AER_OLD.search(message)
         if not old:
-            return None
+            fatal = _AER_FATAL.search(message)
+            if not fatal:
+                return None
+            device = fatal.group(1) or ""
+            return Hit("PCIe AER", 1, "Uncorrected (Fatal) error received" + (f" from {device}" if device else
+                       f", id={fatal.group(2)}" if fatal.group(2) else ""), device)
         device, severity, kind = "", old.group(1), old.group(2).strip()
     corrected = severity.lower() == "corrected"
     where = f" on {device}" if device else ""
@@ -108,7 +117,7 @@ def classify(message: str) -> Optional[Hit]:
         if off:  # the line beside an Xid 79 repeats it; alone (old drivers) it is the same event
             return Hit("NVRM Xid", 79, f"GPU at PCI {off.group(1)} (driver message)", off.group(1))
         return None
-    if "PCIe Bus Error" in message:
+    if "PCIe Bus Error" in message or "(Fatal) error" in message:
         return _aer(message)
     if "Hardware Error" in message or "achine check" in message:
         hit = _mce(message)

@@ -8,7 +8,7 @@ from typing import Any, Optional
 # The kinds of the one engine (planner.doctor.metrics, planner.doctor.smi) and the watch's own two.
 METRIC_KINDS = ("nan_loss", "divergence", "loss_plateau", "throughput_drop", "utilisation_dip", "thermal_throttling",
                 "gpu_imbalance", "grad_spike", "step_gap", "run_restarted", "logging_gap", "run_stopped")
-SMI_KINDS = ("hw_slowdown", "thermal_slowdown", "power_cap", "hot", "link_down", "ecc", "retired_pages", "gpu_idle", "gpu_imbalance")
+SMI_KINDS = ("gpu_lost", "hw_slowdown", "thermal_slowdown", "power_cap", "hot", "link_down", "ecc", "retired_pages", "gpu_idle", "gpu_imbalance")
 WATCH_KINDS = ("hang", "kernel")
 KINDS = tuple(dict.fromkeys(METRIC_KINDS + SMI_KINDS + WATCH_KINDS))
 # Names the watch used before it shared the engine, still accepted by --on.

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
+from planner.settings import GPU_HOT_C
 
 # NVML clock throttle (event) reason bits, nvml.h nvmlClocksThrottleReason* / nvmlClocksEventReason*.
 SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x40, 0x80, 0x20
@@ -23,13 +24,21 @@ MAX_GPUS = 64  # distinct GPU ids counted in one log
 SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
 _Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# What nvidia-smi writes in a cell (or a line) when the GPU no longer answers: it fell off the bus or needs a reset.
+LOST = re.compile(r"requires reset|unknown error|gpu is lost|fallen off the bus|unable to determine the device handle"
+                  r"|no devices were found|\[error\]", re.IGNORECASE)
+# Clock-reason names as nvidia-smi -q and some loggers write them instead of the bitmask.
+REASON_NAMES = {"gpu idle": 0x1, "applications clocks setting": 0x2, "sw power cap": SW_POWER_CAP,
+                "hw slowdown": HW_SLOWDOWN, "sync boost": 0x10, "sw thermal slowdown": SW_THERMAL,
+                "hw thermal slowdown": HW_THERMAL, "hw power brake slowdown": HW_POWER_BRAKE,
+                "hw power brake": HW_POWER_BRAKE, "display clock setting": 0x100, "not active": 0, "none": 0}
 
 
 @dataclass(frozen=True)
 class SmiFinding:
     """One observation from nvidia-smi, the causes it points at (hypothesis key -> points) and its evidence."""
 
-    kind: str  # link_down, power_cap, hw_slowdown, hot, ecc, retired_pages, remap_failure, gpu_idle
+    kind: str  # gpu_lost, link_down, power_cap, hw_slowdown, hot, ecc, retired_pages, remap_failure, gpu_idle
     severity: str  # problem, warning, info
     gpu: str
     message: str
@@ -59,9 +68,21 @@ class GpuTally:
     instants_with_busy_peer: int = 0
     first: str = ""
     last: str = ""
+    lost: int = 0  # rows saying the GPU no longer answers ([GPU requires reset], [Unknown Error], GPU is lost)
+    lost_text: str = ""
 
 
 def _num(text: str) -> Optional[float]:
+    if not text:
+        return None
+    head = text.split(" ", 1)[0]
+    if head[:1].isdigit():  # the usual cell ('2700 MHz', '99 %', '570.00 W'): no regular expression needed
+        try:
+            value = float(head)
+        except ValueError:
+            pass
+        else:
+            return value if math.isfinite(value) and abs(value) < 1e9 else None
     m = _NUMBER.search(text or "")
     if not m or "N/A" in text or "Not Supported" in text.title():
         return None
@@ -69,12 +90,25 @@ def _num(text: str) -> Optional[float]:
     return value if math.isfinite(value) and abs(value) < 1e9 else None
 
 
-def _reasons(text: str) -> int:
-    text = (text or "").strip()
+def reasons_value(text: str) -> Optional[int]:
+    """The clock-reason bitmask of a cell: `0x...` hex, zero-padded hex without `0x`, decimal (`64`), or names
+    (`HW Thermal Slowdown`, several joined by `,`, `|` or `;`). None when the cell says nothing readable
+    (`[N/A]`, `[Not Supported]`, garbage): not measured, which is not the same as no reason."""
+    text = (text or "").strip().strip('"').strip()
+    low = text.lower()
     try:
-        return int(text, 16) if text.lower().startswith("0x") else 0
+        if low.startswith("0x"):
+            return int(low, 16)
+        if re.fullmatch(r"[0-9a-f]+", low) and (len(low) >= 8 or re.search(r"[a-f]", low)):
+            return int(low, 16)  # zero-padded or with hex letters: the bitmask without its 0x
+        if low.isdigit():
+            return int(low)
     except ValueError:
-        return 0
+        return None
+    names = [n.strip() for n in re.split(r"[,|;+]", low) if n.strip()]
+    if names and all(n in REASON_NAMES for n in names):
+        return sum({REASON_NAMES[n] for n in names})
+    return None
 
 
 @dataclass
@@ -94,6 +128,8 @@ class SmiRow:
     width: Optional[float] = None
     width_max: Optional[float] = None
     reasons: int = 0
+    reasons_read: bool = True  # False: the reasons cell said nothing readable ([N/A], [Not Supported], garbage)
+    lost: str = ""  # a cell nvidia-smi writes when the GPU no longer answers ([GPU requires reset], ...)
     clock: Optional[float] = None  # SM clock, MHz
     ecc_uncorrected: Optional[float] = None
     retired_pending: bool = False
@@ -107,6 +143,10 @@ def tally(tallies: dict[str, GpuTally], row: SmiRow, temp_limit_c: float) -> Non
     t.samples += 1
     t.first = t.first or row.time
     t.last = row.time or t.last
+    if row.lost:
+        t.lost += 1
+        t.lost_text = t.lost_text or row.lost
+        return  # nothing else in the row is a reading
     loaded = (row.util is not None and row.util >= LOADED_UTIL) or (
         row.power is not None and row.limit and row.power >= 0.6 * row.limit)
     if row.temp is not None:
@@ -144,6 +184,12 @@ def findings(tallies: dict[str, GpuTally]) -> list[SmiFinding]:
     for gpu, t in tallies.items():
         label = f"GPU {gpu}" + (f" ({t.name})" if t.name else "")
         share = (lambda n: f"{n} of {t.loaded} samples under load")  # noqa: E731
+        if t.lost:
+            out.append(SmiFinding("gpu_lost", "problem", gpu, f"{label}: nvidia-smi wrote {t.lost_text!r} in {t.lost} "
+                                  f"of {t.samples} rows: the GPU fell off the bus or stopped answering (the Xid 79 "
+                                  "finding): its power cables, riser and slot, or the card", (("gpu_hardware", 2.0),
+                                                                                              ("pcie_link", 2.0),
+                                                                                              ("psu_power", 1.0))))
         if _often(t.link_down, t):
             out.append(SmiFinding("link_down", "problem", gpu, f"{label}: PCIe link trained down under load to "
                                   f"{t.worst_link} in {share(t.link_down)}: riser, slot, seating or the card's "
@@ -202,22 +248,40 @@ _CSV_FIELDS = {
 
 def csv_header(line: str) -> Optional[dict[int, str]]:
     """Column index -> field for a `--format=csv` header line ('power.draw [W]'), or None if it is not one."""
-    cells = [c.strip() for c in next(csv.reader([line]), [])]
+    try:
+        cells = [c.strip() for c in next(csv.reader([line]), [])]
+    except csv.Error:  # a NUL or a stray CR in the line: not a header
+        return None
     fields = {i: _CSV_FIELDS[c.split(" [")[0].strip().lower()] for i, c in enumerate(cells)
               if c.split(" [")[0].strip().lower() in _CSV_FIELDS}
     return fields if ("util" in fields.values() or "power" in fields.values() or "temp" in fields.values()) else None
 
 
+_WORST = {"temp": max, "util": min, "clock": min}  # a column given twice: the value that could hide a fault
+
+
 def csv_row(cells: list[str], fields: dict[int, str], row_no: int) -> SmiRow:
-    values = {f: cells[i].strip() for i, f in fields.items() if i < len(cells)}
+    values: dict[str, str] = {}
+    for i, f in fields.items():
+        if i < len(cells):
+            if f in values and f in _WORST and values[f] != cells[i].strip():
+                a, b = _num(values[f]), _num(cells[i])
+                values[f] = "" if a is None or b is None else str(_WORST[f](a, b))  # disagree, one unreadable: unknown
+            elif f == "reasons" and f in values:
+                a, b = reasons_value(values[f]), reasons_value(cells[i])
+                values[f] = "" if a is None or b is None else hex(a | b)
+            else:
+                values.setdefault(f, cells[i].strip().strip('"').strip())
     gpu = values.get("index") or values.get("bus") or "0"
+    reasons = reasons_value(values.get("reasons", "")) if "reasons" in values else 0
+    lost = next((c.strip() for c in cells if LOST.search(c)), "") if LOST.search(",".join(cells)) else ""
     return SmiRow(gpu=gpu[:32], name=values.get("name", "")[:60], time=values.get("time", "")[:40],
                   util=_num(values.get("util", "")), temp=_num(values.get("temp", "")),
                   power=_num(values.get("power", "")), limit=_num(values.get("limit", "")),
                   gen=_num(values.get("gen", "")), gen_max=_num(values.get("gen_max", "")),
                   width=_num(values.get("width", "")), width_max=_num(values.get("width_max", "")),
-                  reasons=_reasons(values.get("reasons", "")), ecc_uncorrected=_num(values.get("ecc", "")),
-                  clock=_num(values.get("clock", "")),
+                  reasons=reasons or 0, reasons_read=reasons is not None, lost=lost[:80],
+                  ecc_uncorrected=_num(values.get("ecc", "")), clock=_num(values.get("clock", "")),
                   retired_pending=values.get("pending", "").strip().lower() == "yes")
 
 
@@ -225,7 +289,7 @@ class SmiLog:
     """A `--format=csv` log read line by line into per-GPU running counts (bounded; saved by the watch), so
     `doctor smi`, `doctor events --smi`, the watch and the burn-in judge samples with one set of rules."""
 
-    def __init__(self, name: str, temp_limit_c: float = 83.0,
+    def __init__(self, name: str, temp_limit_c: float = GPU_HOT_C,
                  on_row: Optional[Callable[[SmiRow], None]] = None) -> None:
         self.name, self.temp_limit_c, self.on_row = name, temp_limit_c, on_row
         self.fields: Optional[dict[int, str]] = None
@@ -250,7 +314,10 @@ class SmiLog:
             cells = next(csv.reader([line]), [])
         except csv.Error:
             return
-        row = csv_row(cells, self.fields, 0)
+        self.add(csv_row(cells, self.fields, 0))
+
+    def add(self, row: SmiRow) -> None:
+        """Count one parsed row (the burn-in parses each line once and hands the row here)."""
         if len(self.tallies) >= MAX_GPUS and row.gpu not in self.tallies:
             return  # a log that invents GPU ids without end: the counts stay bounded
         tally(self.tallies, row, self.temp_limit_c)
@@ -386,7 +453,7 @@ def _q_value(row: SmiRow, path: list[str], key: str, value: str) -> None:
         row.retired_pending = row.retired_pending or row.remap_failure
 
 
-def read_smi(source: Source, temp_limit_c: float = 83.0) -> list[SmiFinding]:
+def read_smi(source: Source, temp_limit_c: float = GPU_HOT_C) -> list[SmiFinding]:
     """Findings from an nvidia-smi -q dump or a --format=csv log (detected from the first line)."""
     with open_text(source) as stream:
         head = list(itertools.islice(stream.lines, 3))

@@ -103,6 +103,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "check_burnin": ("planner.doctor.burnin", "check_burnin"),
     "burnin_plan": ("planner.doctor.burnin_plan", "burnin_plan"),
     "burnin_plan_text": ("planner.doctor.burnin_plan", "plan_text"),
+    "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 
 __all__ = sorted(_EXPORTS)
