@@ -31,7 +31,8 @@ _COST_STYLE = {"free": "green", "low": "cyan", "medium": "yellow", "high": "red"
 
 
 def _print_events(report: EventReport) -> None:
-    basis = "UTC" if report.utc else "since boot" if report.clock == "boot" else "local time"
+    basis = ("UTC" if report.utc else "since boot" if report.clock == "boot" else "no times in the file"
+             if report.clock == "none" else "local time")
     catalogued = sum(len(i.events) for i in report.incidents)
     console.print(f"[bold]Read {report.total_events} event{'' if report.total_events == 1 else 's'}[/] "
                   f"({report.format}, {report.encoding}); "
@@ -40,7 +41,8 @@ def _print_events(report: EventReport) -> None:
         noise = ", ".join(f"{escape(k)} ×{v}" for k, v in sorted(report.ignored.items()))
         console.print(f"Ignored as noise (unrelated to crashes, docs/doctor.md §5.1): {noise}")
     if not report.incidents:
-        console.print("[green]No GPU, power or crash events found.[/]")
+        console.print("[green]No GPU, power or crash events found[/] in what this file records (see the notes for "
+                      "what it cannot show).")
     for n, inc in enumerate(report.incidents, 1):
         console.print(f"\n[bold]Incident {n}[/]: {stamp_text(inc.start, report.clock)} → "
                       f"{stamp_text(inc.end, report.clock)} ({basis})")

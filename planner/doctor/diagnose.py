@@ -19,7 +19,7 @@ from planner.doctor.hypotheses import PowerContext, find_chip, rank
 from planner.doctor.engine import metrics_report
 from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
 from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metrics
-from planner.doctor.readers import LogReader
+from planner.doctor.readers import FORMATS_READ, LogReader
 from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
 from planner.doctor.textio import Source, open_text
@@ -72,6 +72,25 @@ def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[W
     return metrics_windows(path)[0]
 
 
+def coverage_note(platform: str, fmt: str, found: bool) -> str:
+    """What this kind of file can and cannot show: a quiet file is evidence only of what it would have recorded."""
+    if platform == "windows":
+        seen = ("GPU driver resets (nvlddmkm 153, Display 4101), hard resets (Kernel-Power 41), blue screens, WHEA "
+                "hardware errors")
+        blind = "a freeze the machine never logged (pulled plug before the next boot writes Kernel-Power 41 "
+        blind += "is logged; a hang with no reboot is not), GPU temperatures, clocks and power"
+        if fmt == "message-text":
+            blind += ", and any event not pasted (a message alone is one event, not the log)"
+    else:
+        seen = "NVIDIA Xid events (79 = fallen off the bus), PCIe AER, machine checks, EDAC, thermal, OOM, panics"
+        blind = ("what happened after the kernel stopped logging (a hard freeze writes nothing), GPU temperatures, "
+                 "clocks and power draw over time (use nvidia-smi logging)")
+        if fmt == "kernel-lines":
+            blind += ", and every line the grep left out"
+    head = "what it could show" if found else "nothing found; this file could show"
+    return f"{head}: {seen}; it cannot show {blind}"
+
+
 def diagnose_events(
     path_or_text: Union[str, Path, bytes, BinaryIO],
     *,
@@ -102,9 +121,11 @@ def diagnose_events(
         name, encoding, utc, clock, platform = stream.name, stream.encoding, reader.utc, reader.clock, reader.platform
         kernel = reader.kernel
         fmt = kernel.format if kernel is not None else reader.format  # type: ignore[attr-defined]
+        skipped, skipped_example = reader.skipped
     if collected.total == 0:
-        raise InputError(f"{name}: no events found")
-    wall = clock != "boot"
+        raise InputError(f"{name}: no events found" + (f" ({skipped} lines not understood, e.g. {skipped_example!r}); "
+                                                       f"{FORMATS_READ}" if skipped else ""))
+    wall = clock not in ("boot", "none")
     events = assign_load(with_times(collected.events, stamps, day_first), busy if wall else None,
                          covered if wall else None)
     groups = group_incidents(events, gap=gap)
@@ -125,15 +146,24 @@ def diagnose_events(
         notes = [{"utc": "times are UTC (journal __REALTIME_TIMESTAMP)",
                   "boot": "times are seconds since boot (dmesg without -T), shown as 1970-01-01 plus the uptime; "
                           "use dmesg -T or journalctl -k for wall-clock times",
-                  "local": "times are the machine's local time, as printed"}[clock]]
-        if kernel is not None and kernel.year_guessed and fmt == "journal-short":  # type: ignore[attr-defined]
-            notes.append(f"journalctl's short format prints no year: {kernel.year} assumed "  # type: ignore[attr-defined]
-                         "(pass --year, or export with -o short-iso)")
-        if busy and clock == "boot":
+                  "local": "times are the machine's local time, as printed",
+                  "none": "the lines carry no times (grep output or a copied fragment): events are in file order, "
+                          "shown as line numbers, and cannot be matched with training windows"}[clock]]
+        if kernel is not None and kernel.year_guessed and fmt in ("journal-short", "dmesg-H"):  # type: ignore[attr-defined]
+            notes.append(f"this format prints no year: {kernel.year} assumed "  # type: ignore[attr-defined]
+                         "(pass --year, or export with journalctl -o short-iso / dmesg -T)")
+        if busy and clock in ("boot", "none"):
             notes.append("busy windows ignored: raw dmesg times are not on the wall clock")
+    elif clock == "none":
+        notes = ["the text carries no times (the event's message only): events are in the order pasted, shown as "
+                 "line numbers"]
     else:
         notes = [f"times are {'UTC (from the XML SystemTime)' if utc else 'local, as exported'}"]
-    if platform == "windows" and fmt != "xml":
+    if skipped:
+        notes.append(f"{skipped} line{'s' if skipped != 1 else ''} not understood and skipped (first: "
+                     f"{skipped_example!r})")
+    notes.append(coverage_note(platform, fmt, bool(groups)))
+    if platform == "windows" and fmt not in ("xml", "message-text") and not utc:
         notes.append("dates read " + ("day-first (dd/mm)" if day_first else "month-first (mm/dd)"))
     if busy and utc:
         notes.append("busy windows were compared with the XML's UTC times")

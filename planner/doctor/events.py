@@ -40,6 +40,7 @@ class LogEvent:
     load: LoadState = "unknown"
     detail: str = ""  # e.g. the shutdown time an EventLog 6008 reports, as written in the log
     device: str = ""  # PCI address (Linux Xid and AER lines)
+    count: int = 1  # errors this one line reports (EDAC "262 CE ..." counts 262)
 
     @property
     def kind(self) -> str:
@@ -121,6 +122,7 @@ def collect(records: Iterable[RawRecord], name: str = "log", limit: int = MAX_KE
             detail=(shutdown_time_text(rec) if info.kind == "unexpected_shutdown" and "_detail" not in rec.data
                     else rec.data.get("_detail", "")),
             device=rec.data.get("_device", ""),
+            count=int(rec.data.get("_count", "1") or 1),
         ))
         stamps.append(rec.local_stamp(name))
     return out, stamps

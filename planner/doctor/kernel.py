@@ -13,8 +13,14 @@ _XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA
 # NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.  (printed beside Xid 79, or alone by old drivers)
 _OFF_BUS = re.compile(r"NVRM: GPU (?:at (?:PCI:)?)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)"
                       r":? (?:has fallen|GPU has fallen) off the bus")
+# Any other wording (newer drivers, several lines, no Xid number):
+#   NVRM: The NVIDIA GPU 0000:b3:00.0
+#   NVRM: (PCI ID: 10de:26b5) installed in this system has
+#   NVRM: fallen off the bus and is not responding to commands.
+_FALLEN = re.compile(r"fallen\s+off\s+(?:of\s+)?the\s+bus", re.IGNORECASE)
+PCI_ADDRESS = re.compile(r"\b(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\b")
 # nvidia 0000:01:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
-_AER = re.compile(r"(?:^|\s)([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): PCIe Bus Error: "
+_AER = re.compile(r"(?:^|(\S+)\s)([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): PCIe Bus Error: "
                   r"severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?)(?:,|$)")
 _AER_OLD = re.compile(r"PCIe Bus Error: severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?),")
 # The root port's summary, often the only line when the device went inaccessible: pcieport 0000:00:01.1: AER:
@@ -62,6 +68,7 @@ class Hit:
     event_id: int
     detail: str = ""
     device: str = ""  # PCI address for Xid and AER
+    count: int = 1  # errors the line reports (EDAC "262 CE")
 
 
 def _xid(m: re.Match[str]) -> Hit:
@@ -71,10 +78,19 @@ def _xid(m: re.Match[str]) -> Hit:
     return Hit("NVRM Xid", number, f"GPU at PCI {pci}{who}", pci)
 
 
+def fallen_off_bus(message: str, device: str = "") -> Hit:
+    """'Fallen off the bus' in any wording is the Xid 79 event; the GPU address when the line names one."""
+    m = PCI_ADDRESS.search(message.split("fallen", 1)[0]) or PCI_ADDRESS.search(message)
+    pci = m.group(1) if m else device
+    where = f"GPU at PCI {pci}" if pci else "a GPU (address not on this line)"
+    return Hit("NVRM Xid", 79, f"{where} (driver message: fallen off the bus)", pci)
+
+
 def _aer(message: str) -> Optional[Hit]:
     m = _AER.search(message)
+    driver = ""
     if m:
-        device, severity, kind = m.group(1), m.group(2), m.group(3).strip()
+        driver, device, severity, kind = m.group(1) or "", m.group(2), m.group(3), m.group(4).strip()
     else:
         old = _AER_OLD.search(message)
         if not old:
@@ -86,7 +102,8 @@ def _aer(message: str) -> Optional[Hit]:
                        f", id={fatal.group(2)}" if fatal.group(2) else ""), device)
         device, severity, kind = "", old.group(1), old.group(2).strip()
     corrected = severity.lower() == "corrected"
-    where = f" on {device}" if device else ""
+    role = {"pcieport": " (PCIe port: a root port or bridge)", "nvidia": " (NVIDIA GPU)"}.get(driver, "")
+    where = f" on {driver + ' ' if driver else ''}{device}{role}" if device else ""
     return Hit("PCIe AER", 0 if corrected else 1, f"{severity}, {kind}{where}", device)
 
 
@@ -116,7 +133,11 @@ def classify(message: str) -> Optional[Hit]:
         off = _OFF_BUS.search(message)
         if off:  # the line beside an Xid 79 repeats it; alone (old drivers) it is the same event
             return Hit("NVRM Xid", 79, f"GPU at PCI {off.group(1)} (driver message)", off.group(1))
+        if _FALLEN.search(message):
+            return fallen_off_bus(message)
         return None
+    if "fallen" in message and _FALLEN.search(message):
+        return fallen_off_bus(message)
     if "PCIe Bus Error" in message or "(Fatal) error" in message:
         return _aer(message)
     if "Hardware Error" in message or "achine check" in message:
@@ -126,8 +147,10 @@ def classify(message: str) -> Optional[Hit]:
     if "EDAC" in message:
         m = _EDAC.search(message)
         if m:
-            return Hit("EDAC", 0 if m.group(3) == "CE" else 1, f"MC{m.group(1)}: {m.group(2)} {m.group(3)} "
-                       f"{m.group(4).strip()}"[:140])
+            n = int(m.group(2))
+            overflow = " (OVERFLOW: more were lost, so at least this many)" if "OVERFLOW" in message else ""
+            return Hit("EDAC", 0 if m.group(3) == "CE" else 1, (f"MC{m.group(1)}: {n} {m.group(3)} "
+                       f"{m.group(4).strip()}"[:140]) + overflow, count=max(n, 1))
         return None
     if "temperature" in message:
         m = _THROTTLE.search(message)

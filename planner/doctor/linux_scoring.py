@@ -21,7 +21,25 @@ def _with(groups: Sequence[IncidentGroup], *kinds: str) -> list[IncidentGroup]:
 
 
 def _count(groups: Sequence[IncidentGroup], *kinds: str) -> int:
-    return sum(g.kinds[k] for g in groups for k in kinds)
+    """Errors, not lines: an EDAC line reporting 262 corrected errors counts 262."""
+    return sum(ev.count for g in groups for ev in g.of(*kinds))
+
+
+def _gpu_devices(groups: Sequence[IncidentGroup]) -> set[str]:
+    """PCI addresses (bus:device) the log shows to be NVIDIA GPUs: any Xid, or an AER line the nvidia driver printed."""
+    xids = {ev.device[:10] for g in groups for ev in g.events if ev.info.source == "NVRM Xid" and ev.device}
+    return xids | {ev.device[:10] for g in groups for ev in g.events
+                   if ev.info.source == "PCIe AER" and ev.device and "NVIDIA GPU" in ev.detail}
+
+
+def _on_gpu(ev: LogEvent, gpus: set[str]) -> bool:
+    """An AER event concerns a GPU when its device is one, or when the line names no device (cannot rule it out)."""
+    return not ev.device or ev.device[:10] in gpus or "NVIDIA GPU" in ev.detail
+
+
+def _named(events: list[LogEvent]) -> str:
+    names = sorted({ev.detail.split(" on ", 1)[1] for ev in events if " on " in ev.detail})
+    return f" on {', '.join(names[:3])}" if names else ""
 
 
 def _codes(groups: Sequence[IncidentGroup], *kinds: str) -> str:
@@ -88,19 +106,26 @@ def _xids(board: Board, groups: Sequence[IncidentGroup]) -> None:
 
 
 def _host(board: Board, groups: Sequence[IncidentGroup]) -> None:
+    gpus = _gpu_devices(groups)
     corrected = _with(groups, "aer_corrected")
     if corrected:
         total = _count(corrected, "aer_corrected")
         physical = sum("Physical Layer" in ev.detail for g in corrected for ev in g.of("aer_corrected"))
-        text = (f"{total} corrected PCIe error(s) (AER) on {days_text(corrected)}"
+        events = [ev for g in corrected for ev in g.of("aer_corrected")]
+        text = (f"{total} corrected PCIe error(s) (AER){_named(events)} on {days_text(corrected)}"
                 + (f", {physical} at the physical layer (signal: slot, riser, seating)" if physical else ""))
         board.add("pcie_link", (1.0 + (1.0 if physical else 0.0)) * min(len(corrected), CAP), text)
-        board.add("gpu_hardware", 0.5 * min(len(corrected), CAP), text)
+        on_gpu = [g for g in corrected if any(_on_gpu(ev, gpus) for ev in g.of("aer_corrected"))]
+        if on_gpu:
+            board.add("gpu_hardware", 0.5 * min(len(on_gpu), CAP), text)
     uncorrected = _with(groups, "aer_uncorrected")
     if uncorrected:
-        _spread(board, uncorrected, f"uncorrected PCIe error(s) (AER) on {days_text(uncorrected)}: data was lost on "
-                "the link", ("pcie_link", 2.5), ("gpu_hardware", 1.0),
-                ("psu_power", 0.5, "; unstable power can also break the link"))
+        events = [ev for g in uncorrected for ev in g.of("aer_uncorrected")]
+        weights: list[tuple] = [("pcie_link", 2.5), ("psu_power", 0.5, "; unstable power can also break the link")]
+        if any(_on_gpu(ev, gpus) for ev in events):
+            weights.insert(1, ("gpu_hardware", 1.0))
+        _spread(board, uncorrected, f"uncorrected PCIe error(s) (AER){_named(events)} on {days_text(uncorrected)}: "
+                "data was lost on the link", *weights)
     for kind, what, points in (("mce_corrected", "corrected machine checks (MCE)", 1.5),
                                ("mce_fatal", "fatal machine checks (MCE)", 2.5)):
         found = _with(groups, kind)

@@ -9,6 +9,8 @@ from planner.textsafe import md_escape, md_table
 
 def stamp_text(t: datetime, clock: str, short: bool = False) -> str:
     """A time as the log's clock means it: wall clock (local or UTC) or time since boot (raw dmesg)."""
+    if clock == "none":  # a log without times: the event's line in the file stands in for its time
+        return f"line {int((t - datetime(1970, 1, 1)).total_seconds())}"
     if clock == "boot":
         seconds = int((t - datetime(1970, 1, 1)).total_seconds())
         return f"boot+{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"

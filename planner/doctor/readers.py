@@ -16,11 +16,14 @@ from planner.doctor.textio import whole_lines
 from planner.doctor.timestamps import DateOrder, LocalStamp, parse_local, parse_utc
 from planner.errors import InputError
 
-LogFormat = Literal["csv", "xml", "format-list", "journal-short", "journal-iso", "journal-full", "journal-json",
-                    "dmesg", "dmesg-T"]
+LogFormat = Literal["csv", "xml", "format-list", "details-text", "message-text", "journal-short", "journal-iso",
+                    "journal-full", "journal-json", "dmesg", "dmesg-T", "dmesg-H", "kernel-lines"]
 Stamp = Union[datetime, LocalStamp]
 RawStamp = Union[datetime, str]  # str: a locale date-time, parsed only if the event is kept
 SNIFF_LINES = 50
+FORMATS_READ = ("read: Windows Event Viewer CSV, wevtutil /f:xml or /f:text, Get-WinEvent | Format-List, Event Viewer "
+                "'Copy details as text' or the General tab's message; Linux journalctl -k (short, short-iso, "
+                "short-full, json), syslog/kern.log, dmesg (raw, -T, -H/--reltime) or grep'd kernel lines")
 _FL_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)\s*:(?: (.*)|)$")
 _FL_TIME_KEYS = ("timecreated", "timegenerated", "timewritten")
 _FL_SOURCE_KEYS = ("providername", "source", "provider")
@@ -92,22 +95,37 @@ class LogReader:
         self.clock = "local"  # "utc", "local" or "boot" (seconds since boot, raw dmesg)
         self.year = year  # for journalctl's short format, which prints no year
         self.kernel: object = None  # the KernelLogReader, for Linux logs
+        self._text: object = None  # the Windows text reader (details / message text)
         head = list(itertools.islice(lines, SNIFF_LINES))
         self.format: LogFormat = self._sniff(head)
         self._lines = itertools.chain(head, lines)
 
     @property
     def platform(self) -> str:
-        return "linux" if self.format.startswith(("journal", "dmesg")) else "windows"
+        return "linux" if self.format.startswith(("journal", "dmesg", "kernel")) else "windows"
+
+    @property
+    def skipped(self) -> tuple[int, str]:
+        """Lines no format fits (skipped and counted) and the first of them."""
+        src = self.kernel if self.kernel is not None else self._text
+        return (src.skipped, src.skipped_example) if src is not None else (0, "")  # type: ignore[attr-defined]
 
     def _sniff(self, head: list[str]) -> LogFormat:
         first = next((ln.strip().lstrip("\ufeff") for ln in _without_hint(head) if ln.strip()
                       and not ln.startswith("#TYPE")), "")
         if not first:
             raise InputError(f"{self.name} has no events (empty or blank)")
-        from planner.doctor.kernel_log import sniff  # Linux readers build on RawRecord (defined here)
+        from planner.doctor.kernel_log import sniff, sniff_lines  # Linux readers build on RawRecord (defined here)
+        from planner.doctor.wintext import sniff_text
 
         linux = sniff(first[:2000])
+        if linux is not None and linux != "kernel-lines":
+            return "dmesg-H" if linux == "dmesg" and sniff_lines([first]) == "dmesg-H" else linux
+        windows = sniff_text([ln[:2000] for ln in head])
+        if windows == "details-text" or (windows == "message-text" and not first.startswith("<") and (
+                sniff_text([first[:2000]]) or not ("," in first or "\t" in first or _FL_KEY.match(first)))):
+            return windows  # type: ignore[return-value]
+        linux = sniff_lines([ln[:2000] for ln in _without_hint(head)])
         if linux is not None:
             return linux
         if first.startswith("<"):
@@ -117,11 +135,7 @@ class LogReader:
             return "format-list"
         if "," in first or "\t" in first:
             return "csv"
-        raise InputError(
-            f"{self.name}: unknown format (first line {first[:60]!r}); expected an Event Viewer CSV, "
-            "wevtutil qe System /f:xml output, or Get-WinEvent | Format-List text; or a Linux kernel log: "
-            "journalctl -k (short, short-iso or -o json), dmesg or dmesg -T"
-        )
+        raise InputError(f"{self.name}: unknown format (first line {first[:60]!r}); {FORMATS_READ}")
 
     def __iter__(self) -> Iterator[RawRecord]:
         if self.platform == "linux":
@@ -131,6 +145,14 @@ class LogReader:
                                      self.year)
             self.kernel, self.clock, self.utc = reader, reader.clock, reader.clock == "utc"
             return iter(reader)
+        if self.format in ("details-text", "message-text"):
+            from planner.doctor.wintext import WindowsTextReader
+
+            text = WindowsTextReader(whole_lines(self._lines, self.name), self.name, self.format, self._local)
+            self._text = text
+            if self.format == "message-text":
+                self.clock = "none"
+            return iter(text)
         if self.format == "xml":
             self.clock = "utc"
             self.utc = True
