@@ -167,14 +167,16 @@ def smi_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
     temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) counted as "
                                      "hot when the dump gives no slowdown temperature."),
+    gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=64, help="GPUs fitted in the machine: a plain "
+                                       "`nvidia-smi` table listing fewer is a lost card."),
 ) -> None:
-    """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC and retired pages."""
-    findings = read_smi(as_source(file), temp_limit_c=temp_limit)
+    """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC, retired pages, lost GPUs."""
+    findings = read_smi(as_source(file), temp_limit_c=temp_limit, expected_gpus=gpus)
     if json_out:
         emit_json([{"kind": f.kind, "severity": f.severity, "gpu": f.gpu, "message": f.message} for f in findings])
         return
-    if not findings:
-        console.print("[green]No finding: link, power, clocks, temperatures and memory look normal.[/]")
+    if not any(f.severity in ("problem", "warning") for f in findings):
+        console.print("[green]No problem found in what this output shows[/] (see below for what it cannot show).")
     for f in findings:
         console.print(f"[{_SEVERITY_STYLE.get(f.severity, 'dim')}]{f.severity}[/] {escape(f.kind)}: "
                       f"{escape(f.message)}", highlight=False)

@@ -120,6 +120,8 @@ def diagnose_events(
         day_first = reader.dates.day_first()
         name, encoding, utc, clock, platform = stream.name, stream.encoding, reader.utc, reader.clock, reader.platform
         kernel = reader.kernel
+        if kernel is not None:
+            clock = kernel.clock  # type: ignore[attr-defined]  # a dmesg -H paste may hold only relative stamps
         fmt = kernel.format if kernel is not None else reader.format  # type: ignore[attr-defined]
         skipped, skipped_example = reader.skipped
     if collected.total == 0:

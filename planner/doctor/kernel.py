@@ -20,7 +20,7 @@ _OFF_BUS = re.compile(r"NVRM: GPU (?:at (?:PCI:)?)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2
 _FALLEN = re.compile(r"fallen\s+off\s+(?:of\s+)?the\s+bus", re.IGNORECASE)
 PCI_ADDRESS = re.compile(r"\b(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\b")
 # nvidia 0000:01:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)
-_AER = re.compile(r"(?:^|(\S+)\s)([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): PCIe Bus Error: "
+_AER = re.compile(r"(?:^|(\S+)\s)([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d): (?:AER: )?PCIe Bus Error: "
                   r"severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?)(?:,|$)")
 _AER_OLD = re.compile(r"PCIe Bus Error: severity=([A-Za-z]+(?: \((?:Non-)?Fatal\))?), type=([A-Za-z ]+?),")
 # The root port's summary, often the only line when the device went inaccessible: pcieport 0000:00:01.1: AER:
@@ -71,8 +71,15 @@ class Hit:
     count: int = 1  # errors the line reports (EDAC "262 CE")
 
 
+_CAUSED_BY = re.compile(r"caused by previous Xid (\d{1,4})")
+
+
 def _xid(m: re.Match[str]) -> Hit:
     pci, number = m.group(1), int(m.group(2))
+    cause = _CAUSED_BY.search(m.string) if number == 45 else None
+    if cause:  # Xid 45 is the driver cleaning up after another Xid, which it names: that one is the event
+        number = int(cause.group(1))
+        return Hit("NVRM Xid", number, f"GPU at PCI {pci} (named by the Xid 45 cleanup after it)", pci)
     who = f", process {m.group(4).strip()} (pid {m.group(3)})" if m.group(4) and m.group(3) not in ("", "unknown") \
         else ""
     return Hit("NVRM Xid", number, f"GPU at PCI {pci}{who}", pci)
@@ -101,7 +108,7 @@ def _aer(message: str) -> Optional[Hit]:
             return Hit("PCIe AER", 1, "Uncorrected (Fatal) error received" + (f" from {device}" if device else
                        f", id={fatal.group(2)}" if fatal.group(2) else ""), device)
         device, severity, kind = "", old.group(1), old.group(2).strip()
-    corrected = severity.lower() == "corrected"
+    corrected = severity.lower() in ("corrected", "correctable")  # kernels print either word
     role = {"pcieport": " (PCIe port: a root port or bridge)", "nvidia": " (NVIDIA GPU)"}.get(driver, "")
     where = f" on {driver + ' ' if driver else ''}{device}{role}" if device else ""
     return Hit("PCIe AER", 0 if corrected else 1, f"{severity}, {kind}{where}", device)

@@ -43,7 +43,7 @@ _DMESG_T = re.compile(r"^(?:[a-z]+ *:[a-z]+ *: )?\[([A-Z][a-z]{2}) ([A-Z][a-z]{2
 _DMESG_H = re.compile(r"^\[([A-Z][a-z]{2})(\d{1,2}) (\d{2}):(\d{2})(?::(\d{2}))?\] ?(.*)$")
 _DMESG_REL = re.compile(r"^\[\s*\+\s*(\d{1,9}\.\d{1,9})\] ?(.*)$")
 # The time is gone (grep, copied from a web page) but the kernel's words are there.
-_BARE = re.compile(r"^(?:kernel: |\S+ kernel: )?(?:\[\s*\d{1,10}\.\d{1,9}\] )?"
+_BARE = re.compile(r"^(?:.{0,60}?\bkernel: )?(?:\[\s*\d{1,10}\.\d{1,9}\] )?"
                    r"(NVRM: |nvidia\S* |pcieport |mce: |EDAC |pci |Out of memory|Kernel panic|watchdog: |\[Hardware Error\])")
 # After a syslog stamp: "host ident[pid]: msg", or "ident: msg" when the host name was left out.
 _IDENT_FIRST = re.compile(r"^([^\s:\[]+)(?:\[\d+\])?: ?(.*)$")
@@ -279,6 +279,8 @@ class KernelLogReader:
                 return None
             rel = _DMESG_REL.match(line)
             if rel:
+                if self._last is None:
+                    self.clock = "boot"  # no "[May19 19:57]" line yet: only the gaps are known, counted from here
                 base = self._last if self._last is not None else BOOT_EPOCH
                 return base + timedelta(seconds=min(float(rel.group(1)), 1e7)), rel.group(2)
         elif fmt == "kernel-lines":

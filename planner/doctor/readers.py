@@ -29,6 +29,7 @@ _FL_TIME_KEYS = ("timecreated", "timegenerated", "timewritten")
 _FL_SOURCE_KEYS = ("providername", "source", "provider")
 _FL_ID_KEYS = ("id", "eventid", "instanceid")
 _FL_KNOWN = set(_FL_TIME_KEYS + _FL_SOURCE_KEYS + _FL_ID_KEYS + ("message", "leveldisplayname", "entrytype", "index"))
+_XML_VIEW = re.compile(r"^\s*- <")  # Event Viewer's XML view, copied: "- <Event ...>", "- <System>"
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
 PURGE_CHARS = 1 << 20  # XML characters fed between two purges of finished non-event elements
 
@@ -128,7 +129,7 @@ class LogReader:
         linux = sniff_lines([ln[:2000] for ln in _without_hint(head)])
         if linux is not None:
             return linux
-        if first.startswith("<"):
+        if first.startswith("<") or _XML_VIEW.match(first):
             return "xml"
         m = _FL_KEY.match(first)
         if m and m.group(1).lower() in _FL_KNOWN:
@@ -300,6 +301,7 @@ class LogReader:
                 if first and line.strip():
                     line = _XML_DECL.sub("", line.lstrip("\ufeff"), count=1)
                     first = False
+                line = _XML_VIEW.sub("<", line, count=1)
                 parser.feed(line)
                 fed += len(line)
                 for kind, elem in parser.read_events():

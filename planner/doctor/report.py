@@ -103,7 +103,8 @@ class EventReport(BaseModel):
             "hypotheses": [h.to_json() for h in self.hypotheses],
         }
         if self.smi:  # added only when nvidia-smi evidence was given: the issue-8 contract stays as it was
-            out["smi"] = [{k: f[k] for k in ("kind", "severity", "gpu", "message")} for f in self.smi]
+            out["smi"] = [{k: f[k] for k in ("kind", "severity", "gpu", "message")} for f in self.smi
+                          if f["severity"] != "info"]  # what the output could show is text, not a finding
         return out
 
 

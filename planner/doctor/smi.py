@@ -385,7 +385,7 @@ def _imbalance(tallies: dict[str, GpuTally], batch: dict[str, Optional[float]]) 
 
 
 # ---- nvidia-smi -q dumps ----------------------------------------------------------------------------
-def read_q(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, GpuTally]:
+def read_q(lines: Iterator[str], name: str, temp_limit_c: float, fragment: bool = False) -> dict[str, GpuTally]:
     """`nvidia-smi -q` (one or several dumps back to back): indentation gives the section of each key."""
     tallies: dict[str, GpuTally] = {}
     row: Optional[SmiRow] = None
@@ -406,6 +406,8 @@ def read_q(lines: Iterator[str], name: str, temp_limit_c: float) -> dict[str, Gp
         if not m:
             path.append((indent, text.strip().lower()))
             continue
+        if row is None and fragment:
+            row = SmiRow(gpu="(GPU not named in the fragment)")
         if row is not None:
             _q_value(row, [p for _, p in path], m.group(2).strip().lower(), m.group(3).strip())
     if row is not None:
@@ -453,17 +455,35 @@ def _q_value(row: SmiRow, path: list[str], key: str, value: str) -> None:
         row.retired_pending = row.retired_pending or row.remap_failure
 
 
-def read_smi(source: Source, temp_limit_c: float = GPU_HOT_C) -> list[SmiFinding]:
-    """Findings from an nvidia-smi -q dump or a --format=csv log (detected from the first line)."""
+def read_smi(source: Source, temp_limit_c: float = GPU_HOT_C, expected_gpus: Optional[int] = None) -> list[SmiFinding]:
+    """Findings from nvidia-smi output, sniffed from its content: a -q dump (whole or a fragment), a --format=csv log,
+    or the plain table and its error lines; the last finding (kind 'coverage') says what that output could show."""
+    from planner.doctor.smi_text import is_smi_text, read_table
+
     with open_text(source) as stream:
-        head = list(itertools.islice(stream.lines, 3))
+        head = list(itertools.islice(stream.lines, 60))
         first = next((ln for ln in head if ln.strip()), "")
         lines = whole_lines(itertools.chain(head, stream.lines), stream.name)
+        q_lines = sum(bool(_Q_LINE.match(ln.rstrip("\r\n"))) and ln[:1] == " " for ln in head)
         if first.startswith("====") or first.strip().startswith("Timestamp") or first.startswith("GPU "):
-            tallies = read_q(lines, stream.name, temp_limit_c)
+            tallies, fragment = read_q(lines, stream.name, temp_limit_c), False
         elif csv_header(first) is not None:
             tallies = read_csv_log((ln for ln in lines if ln.strip()), stream.name, temp_limit_c)
+            return findings(tallies) + [SmiFinding("coverage", "info", "", f"{stream.name}: {CSV_BLIND}")]
+        elif is_smi_text(head):
+            return read_table(lines, stream.name, temp_limit_c, expected_gpus)
+        elif q_lines >= 3:
+            tallies, fragment = read_q(lines, stream.name, temp_limit_c, fragment=True), True
         else:
-            raise InputError(f"{stream.name}: not nvidia-smi output (first line {first.strip()[:60]!r}); expected "
-                             "`nvidia-smi -q` or `nvidia-smi --query-gpu=... --format=csv -l 5`")
-    return findings(tallies)
+            raise InputError(f"{stream.name}: not nvidia-smi output (first line {first.strip()[:60]!r}); read: "
+                             "`nvidia-smi` (the table), `nvidia-smi -q` (whole or a fragment), or "
+                             "`nvidia-smi --query-gpu=... --format=csv -l 5`")
+    what = (f"{stream.name}: a fragment of `nvidia-smi -q`: only the sections pasted were read, so it cannot say the "
+            "GPU is healthy; " if fragment else f"{stream.name}: ") + Q_BLIND
+    return findings(tallies) + [SmiFinding("coverage", "info", "", what)]
+
+
+Q_BLIND = ("a -q dump is one instant: it shows ECC counts, retired pages, the link and the throttle reasons now, but no "
+           "Xid events and nothing over time; log `--query-gpu ... --format=csv -l 5` while training")
+CSV_BLIND = ("a --query-gpu log shows only the columns logged, at its sampling interval; it shows no Xid events "
+             "(read `journalctl -k` for those)")

@@ -18,8 +18,8 @@ _RECORD = re.compile(r"^Event\[\d+\]:\s*$")
 # The message alone (Event Viewer's General tab, a one-line quote): the words say which event it is.
 MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], tuple[str, int]]], ...] = (
     (re.compile(r"The description for Event ID (\d{1,5}) (?:from|in) source (\S+?) cannot be found", re.I),
-     lambda m, t: (m.group(2), int(m.group(1)))),
-    (re.compile(r"Display driver (\S+) stopped responding and has successfully recovered", re.I),
+     lambda m, t: (m.group(2), _nvlddmkm_id(m.group(2), int(m.group(1)), t))),
+    (re.compile(r"Display driver (?:(\S+) )?stopped responding and has (?:successfully )?recovered", re.I),
      lambda m, t: ("Display", 4101)),
     (re.compile(r"The system has rebooted without cleanly shutting down first", re.I),
      lambda m, t: ("Kernel-Power", 41)),
@@ -34,6 +34,15 @@ MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], tuple[str,
 )
 _BUGCHECK = re.compile(r"bugcheck was: (0x[0-9a-fA-F]{1,16})")
 _EPOCH = datetime(1970, 1, 1)
+_CODE = re.compile(r"^(?:import \w|from [\w.]+ import |def \w+\(|class \w+[(:])")
+
+
+def _nvlddmkm_id(source: str, event_id: int, text: str) -> int:
+    """nvlddmkm writes its GPU reset (153) as '\\Device\\VideoN Error occurred on GPUID: 100'; some drivers log that
+    same text under Event ID 0, which is no catalogued event: it is read as the reset it describes."""
+    if source.lower() == "nvlddmkm" and event_id == 0 and "Error occurred on GPUID" in text:
+        return 153
+    return event_id
 
 
 def sniff_text(head: list[str]) -> Optional[str]:
@@ -42,8 +51,10 @@ def sniff_text(head: list[str]) -> Optional[str]:
         text = line.strip().lstrip("\ufeff")
         if _RECORD.match(text) or re.match(r"^Log Name:\s", text):
             return "details-text"
-    for line in head:  # the message opens a line: a program quoting it in a string literal is not a paste of it
-        if any(p.match(line.strip().lstrip("\ufeff")) for p, _ in MESSAGES):
+    if any(_CODE.match(line) for line in head):
+        return None  # a program quoting these messages in its strings is not a paste of them
+    for line in head:
+        if any(p.search(line) for p, _ in MESSAGES):
             return "message-text"
     return None
 
@@ -66,7 +77,7 @@ class WindowsTextReader:
             for pattern, key in MESSAGES:
                 m = pattern.search(line)
                 if m:
-                    context = " ".join(x.strip() for x in lines[n - 1:n + 6])
+                    context = " ".join(x.strip() for x in lines[n - 1:n + 12])
                     provider, event_id = key(m, context)
                     yield _record(_EPOCH + timedelta(seconds=n), provider, event_id, context, f"line {n}")
                     break
