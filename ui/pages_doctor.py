@@ -223,9 +223,11 @@ def kept_upload(label: str, types: list[str], key: str) -> Optional[tuple[bytes,
 
 def render() -> None:
     st.subheader("Doctor: why does the machine die?")
-    st.caption("Windows System log (Event Viewer CSV, `wevtutil qe System /f:xml`, `Get-WinEvent | Format-List`) "
-               "or Linux kernel log (`journalctl -k`, `-o short-iso`, `-o json`, `dmesg`, `dmesg -T`); nvidia-smi "
-               "output; training metrics. Nothing leaves this machine.")
+    st.caption("Windows System log (Event Viewer CSV or XML, 'Copy details as text', the General tab's message, "
+               "`wevtutil qe System /f:xml` or `/f:text`, `Get-WinEvent | Format-List`) or Linux kernel log "
+               "(`journalctl -k`, `-o short-iso`, `-o json`, syslog/kern.log, `dmesg`, `dmesg -T`, `dmesg -H`, grep "
+               "output); nvidia-smi output (the table, `-q`, a `--format=csv` log); training metrics. Nothing leaves "
+               "this machine. docs/doctor.md lists every format with an example line.")
     left, right = st.columns(2)
     with left:
         st.markdown("**System log**")
@@ -237,8 +239,12 @@ def render() -> None:
         psu = c3.number_input("PSU rating, W (0 = unknown)", 0, 5000, 0, step=50, key="doc_psu")
         gpu = st.text_input("GPU model (e.g. GTX 1080 Ti): adds NVIDIA's recommended PSU, as the Check tab does",
                             key="doc_gpu")
-        smi = kept_upload("nvidia-smi output (`nvidia-smi -q` or a `--format=csv -l 5` log)", ["txt", "log", "csv"],
-                          "doc_smi_file")
+        smi = kept_upload("nvidia-smi output (the table, `nvidia-smi -q` or a `--format=csv -l 5` log)",
+                          ["txt", "log", "csv"], "doc_smi_file")
+        smi_pasted = st.text_area("...or paste nvidia-smi output", key="doc_smi_text", height=90)
+        if smi is None and smi_pasted.strip():
+            smi = (smi_pasted.encode("utf-8"), "pasted nvidia-smi",
+                   "pasted:" + hashlib.sha256(smi_pasted.encode("utf-8")).hexdigest())
     with right:
         st.markdown("**Training**")
         metrics = kept_upload("Metrics CSV or JSONL (step, loss, tokens/s, GPU util, temperature, time...)",
@@ -271,6 +277,16 @@ def render() -> None:
             _error(report)
         else:
             show_events(report)
+    if log is None and smi is not None:  # nvidia-smi alone: its findings and what it cannot show
+        st.markdown(f"#### nvidia-smi: {md_escape(smi[1])}")
+        from planner.service import read_smi
+
+        found = cached("smi", (smi[2],), lambda: read_smi(_stream(smi[0], smi[1])))
+        if isinstance(found, PlannerError):
+            _error(found)
+        else:
+            for f in found:
+                st.markdown(f"**{md_escape(f.severity)}** {md_escape(f.kind)}: {md_escape(f.message)}")
     if metrics is not None:
         st.markdown(f"#### Training metrics: {md_escape(metrics[1])}")
         if isinstance(series, PlannerError):

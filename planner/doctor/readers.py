@@ -126,6 +126,11 @@ class LogReader:
         if windows == "details-text" or (windows == "message-text" and not first.startswith("<") and (
                 sniff_text([first[:2000]]) or not ("," in first or "\t" in first or _FL_KEY.match(first)))):
             return windows  # type: ignore[return-value]
+        from planner.doctor.smi_text import is_smi_paste
+
+        if is_smi_paste([ln[:2000] for ln in head]) and sniff_lines([ln[:2000] for ln in head]) is None:
+            raise InputError(f"{self.name} is nvidia-smi output, not a system log: give it as nvidia-smi evidence "
+                             "(CLI: `planner doctor smi FILE` or `--smi FILE`; web UI: the nvidia-smi box)")
         linux = sniff_lines([ln[:2000] for ln in _without_hint(head)])
         if linux is not None:
             return linux

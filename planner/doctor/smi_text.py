@@ -46,6 +46,13 @@ def is_smi_text(lines: list[str]) -> bool:
     return any(_TABLE_MARK.match(ln.strip()) or _GPU_ROW.match(ln.strip()) or _LOST_LINE.search(ln) for ln in lines)
 
 
+def is_smi_paste(lines: list[str]) -> bool:
+    """Stricter than is_smi_text: the table's own rows, or an error line nvidia-smi starts with (a system log that
+    quotes 'fallen off the bus' in a message is still a system log)."""
+    return any(_TABLE_MARK.match(ln.strip()) or _GPU_ROW.match(ln.strip()) or ln.strip().startswith(
+        ("Unable to determine the device handle", "No devices were found")) for ln in lines)
+
+
 def read_table(lines: Iterable[str], name: str, temp_limit_c: float,
                expected_gpus: Optional[int] = None) -> list[SmiFinding]:
     """Findings from a pasted `nvidia-smi` (table and error lines); always ends with what the text could show."""
