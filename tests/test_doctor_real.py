@@ -35,6 +35,9 @@ def test_event_logs_are_read_in_their_format_and_judged_as_the_thread_did(fx):
     assert report.format == fx["format"]
     kinds = {lookup(ev.source, ev.id).kind for inc in report.incidents for ev in inc.events}
     assert set(fx["expect_kinds"]) <= kinds, kinds
+    if fx.get("healthy"):  # nothing to find: the answer still says what the file could and could not show
+        assert not report.incidents and any(n.startswith("nothing found; this file could show") for n in report.notes)
+        return
     assert report.incidents, "a log of a failure was called healthy"
     assert any(n.startswith("what it could show") for n in report.notes)
     if "device" in fx:
@@ -69,5 +72,5 @@ def test_cli_reads_every_real_file_without_a_traceback(fx):
     result = runner.invoke(app, ["doctor", command, str(REAL / fx["file"])])
     assert result.exit_code == 0, result.output
     assert result.exception is None and "Traceback" not in result.output
-    if command == "events":
+    if command == "events" and not fx.get("healthy"):
         assert "No GPU, power or crash events found" not in result.output

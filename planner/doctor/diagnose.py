@@ -77,8 +77,8 @@ def coverage_note(platform: str, fmt: str, found: bool) -> str:
     if platform == "windows":
         seen = ("GPU driver resets (nvlddmkm 153, Display 4101), hard resets (Kernel-Power 41), blue screens, WHEA "
                 "hardware errors")
-        blind = "a freeze the machine never logged (pulled plug before the next boot writes Kernel-Power 41 "
-        blind += "is logged; a hang with no reboot is not), GPU temperatures, clocks and power"
+        blind = ("GPU temperatures, clocks and power, or a hang that ended in no reboot (Kernel-Power 41 is written "
+                 "only at the next boot)")
         if fmt == "message-text":
             blind += ", and any event not pasted (a message alone is one event, not the log)"
     else:
@@ -122,6 +122,12 @@ def diagnose_events(
         kernel = reader.kernel
         if kernel is not None:
             clock = kernel.clock  # type: ignore[attr-defined]  # a dmesg -H paste may hold only relative stamps
+        text = getattr(reader, "_text", None)
+        if text is not None:
+            clock, utc = text.clock, text.utc  # details copied without their Date; wevtutil /f:text dates are UTC
+            other_logs = sorted(text.logs - {"System"})
+        else:
+            other_logs = []
         fmt = kernel.format if kernel is not None else reader.format  # type: ignore[attr-defined]
         skipped, skipped_example = reader.skipped
     if collected.total == 0:
@@ -160,7 +166,10 @@ def diagnose_events(
         notes = ["the text carries no times (the event's message only): events are in the order pasted, shown as "
                  "line numbers"]
     else:
-        notes = [f"times are {'UTC (from the XML SystemTime)' if utc else 'local, as exported'}"]
+        notes = [f"times are {'UTC (from the XML SystemTime)' if utc and fmt == 'xml' else 'UTC' if utc else 'local, as exported'}"]
+    if other_logs:
+        notes.append(f"this is the {', '.join(other_logs)} log; GPU resets and crashes are in the System log "
+                     "(wevtutil qe System /f:text, or Event Viewer > Windows Logs > System)")
     if skipped:
         notes.append(f"{skipped} line{'s' if skipped != 1 else ''} not understood and skipped (first: "
                      f"{skipped_example!r})")

@@ -14,7 +14,7 @@ from planner.doctor.readers import RawRecord
 # "Log Name:      System" (Copy details as text) or "  Log Name: System" under "Event[0]:" (wevtutil /f:text)
 _KEY = re.compile(r"^\s*(Log Name|Source|Date|Event ID|Task Category|Task|Level|Opcode|Keywords?|User|User Name|"
                   r"Computer|Description|Event Xml):\s*(.*)$")
-_RECORD = re.compile(r"^Event\[\d+\]:\s*$")
+_RECORD = re.compile(r"^Event\[\d+\]:?\s*$")
 # The message alone (Event Viewer's General tab, a one-line quote): the words say which event it is.
 MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], tuple[str, int]]], ...] = (
     (re.compile(r"The description for Event ID (\d{1,5}) (?:from|in) source (\S+?) cannot be found", re.I),
@@ -66,6 +66,9 @@ class WindowsTextReader:
         self.name, self.format, self._lines, self._observe = name, fmt, lines, observe
         self.skipped = 0
         self.skipped_example = ""
+        self.clock = "none" if fmt == "message-text" else "local"
+        self.utc = False  # wevtutil /f:text writes UTC dates ('...Z')
+        self.logs: set[str] = set()  # the 'Log Name:' values seen (System, Security, Application...)
 
     def __iter__(self) -> Iterator[RawRecord]:
         return self._messages() if self.format == "message-text" else self._details()
@@ -129,17 +132,24 @@ class WindowsTextReader:
 
     def _emit(self, fields: dict[str, str], description: list[str], xml: list[str], start: int) -> Iterator[RawRecord]:
         source, event_id, date = fields.get("Source", ""), fields.get("Event ID", ""), fields.get("Date", "")
-        if not source or not event_id.strip().isdigit() or not date:
+        if not source or not event_id.strip().isdigit():
             self.skipped += 1
-            self.skipped_example = self.skipped_example or f"record at line {start} (no Source, Event ID or Date)"
+            self.skipped_example = self.skipped_example or f"record at line {start} (no Source or Event ID)"
             return
         data = _xml_data("\n".join(xml)) if xml else {}
         message = " ".join(x for x in description if x).strip()
         utc = date.endswith("Z")
-        stamp = date if utc else self._observe(date)
+        self.utc = self.utc or utc
+        if fields.get("Log Name"):
+            self.logs.add(fields["Log Name"])
+        stamp: datetime | str
+        if not date:  # a copy trimmed to Source, Event ID and Description: the record's place stands for its time
+            stamp, self.clock = _EPOCH + timedelta(seconds=start), "none"
+        else:
+            stamp = date if utc else self._observe(date)
         provider = source.removeprefix("Microsoft-Windows-")
-        yield RawRecord(stamp=stamp, provider=provider, event_id=int(event_id), message=message, data=data,
-                        where=f"record at line {start}", utc=utc)
+        yield RawRecord(stamp=stamp, provider=provider, event_id=_nvlddmkm_id(provider, int(event_id), message),
+                        message=message, data=data, where=f"record at line {start}", utc=utc)
 
 
 def _record(stamp: datetime, provider: str, event_id: int, message: str, where: str) -> RawRecord:
