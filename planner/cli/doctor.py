@@ -103,9 +103,11 @@ def _format(json_out: bool, fmt: str) -> str:
 @doctor.command("events")
 @handle_errors
 def events_cmd(
-    file: str = typer.Argument(..., help="System log: Windows Event Viewer CSV, `wevtutil qe System /f:xml` output "
-                               "or `Get-WinEvent -LogName System | Format-List` text (UTF-8 or UTF-16); or a Linux "
-                               "kernel log: `journalctl -k` (short, -o short-iso, -o json), `dmesg` or `dmesg -T`."),
+    file: str = typer.Argument(..., help="System log: Windows Event Viewer CSV or XML, 'Copy details as text', the "
+                               "General tab's message, `wevtutil qe System /f:xml` or `/f:text`, `Get-WinEvent | "
+                               "Format-List` (UTF-8 or UTF-16); or a Linux kernel log: `journalctl -k` (short, "
+                               "short-iso, short-full, json), syslog/kern.log, `dmesg`, `dmesg -T`, `dmesg -H`, or "
+                               "grep'd kernel lines. docs/doctor.md §0 has an example line of each."),
     json_out: bool = typer.Option(False, "--json", help="Print the JSON report (same as --format json)."),
     fmt: str = typer.Option("text", "--format", help="text, json or md (Markdown to paste in an issue)."),
     gpu_tgp: Optional[list[int]] = typer.Option(None, "--gpu-tgp", help="GPU board power in W (repeat per GPU), "
@@ -160,7 +162,8 @@ def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callab
 @doctor.command("smi")
 @handle_errors
 def smi_cmd(
-    file: str = typer.Argument(..., help="`nvidia-smi -q` output or a `nvidia-smi --query-gpu=timestamp,index,name,"
+    file: str = typer.Argument(..., help="The plain `nvidia-smi` table (or its error lines), `nvidia-smi -q` output "
+                               "(whole or a fragment) or a `nvidia-smi --query-gpu=timestamp,index,name,"
                                "utilization.gpu,temperature.gpu,power.draw,power.limit,pcie.link.gen.current,"
                                "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
                                "clocks_throttle_reasons.active --format=csv -l 5` log."),
