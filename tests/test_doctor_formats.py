@@ -137,3 +137,12 @@ def test_cli_smi_gpus_flag_and_a_q_fragment_is_never_called_healthy(tmp_path):
     result = runner.invoke(app, ["doctor", "smi", str(fragment)])
     assert result.exit_code == 0 and "look normal" not in result.output
     assert "cannot say the GPU is healthy" in " ".join(result.output.split())
+
+
+def test_events_with_a_smi_table_and_the_gpus_fitted_ranks_the_missing_card():
+    real = __import__("pathlib").Path(__file__).parent / "data" / "real"
+    result = runner.invoke(app, ["doctor", "events", str(real / "kernel" / "hivemind-509-xid79-syslog.txt"), "--smi",
+                                 str(real / "smi" / "cbio-39-table-3-of-4.txt"), "--gpus", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    smi = __import__("json").loads(result.stdout)["smi"]
+    assert [f["kind"] for f in smi] == ["gpu_missing"] and "4 fitted" in smi[0]["message"]

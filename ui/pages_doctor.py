@@ -30,13 +30,13 @@ def _stream(data: Upload, name: str) -> io.BytesIO:
 
 def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: int = 0, psu_w: int = 0,
                     busy: Optional[list[Any]] = None, gpu_name: str = "", smi: Optional[list[tuple[bytes, str]]] = None,
-                    year: int = 0, covered: Optional[list[Any]] = None) -> Any:
+                    year: int = 0, covered: Optional[list[Any]] = None, gpus: int = 0) -> Any:
     """UI helper over planner.doctor.diagnose_events (0 or '' = unknown); the tests call it directly too."""
     from planner.service import diagnose_events as run
 
     return run(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
                psu_w=psu_w or None, busy=busy or None, gpu_name=gpu_name.strip() or None, year=year or None,
-               smi=[_stream(d, n) for d, n in smi or []], covered=covered)
+               smi=[_stream(d, n) for d, n in smi or []], covered=covered, expected_gpus=gpus or None)
 
 
 def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
@@ -242,6 +242,8 @@ def render() -> None:
         smi = kept_upload("nvidia-smi output (the table, `nvidia-smi -q` or a `--format=csv -l 5` log)",
                           ["txt", "log", "csv"], "doc_smi_file")
         smi_pasted = st.text_area("...or paste nvidia-smi output", key="doc_smi_text", height=90)
+        fitted = st.number_input("GPUs fitted (0 = unknown): an nvidia-smi table listing fewer is a lost card", 0, 64,
+                                 0, key="doc_gpus")
         if smi is None and smi_pasted.strip():
             smi = (smi_pasted.encode("utf-8"), "pasted nvidia-smi",
                    "pasted:" + hashlib.sha256(smi_pasted.encode("utf-8")).hexdigest())
@@ -269,10 +271,10 @@ def render() -> None:
         st.markdown(f"#### System log: {md_escape(log[1])}")
         for note in window_notes:
             st.caption(md_escape(note))
-        options = (tgp, cpu, psu, tuple(windows), tuple(covered or ()), gpu, smi[2] if smi else "")
+        options = (tgp, cpu, psu, tuple(windows), tuple(covered or ()), gpu, smi[2] if smi else "", fitted)
         report = cached("events", (log[2],) + options, lambda: diagnose_events(
             log[0], log[1], gpu_tgp_w=tgp, cpu_power_w=cpu, psu_w=psu, busy=windows, gpu_name=gpu,
-            smi=[smi[:2]] if smi is not None else None, covered=covered))
+            smi=[smi[:2]] if smi is not None else None, covered=covered, gpus=fitted))
         if isinstance(report, PlannerError):
             _error(report)
         else:
@@ -281,7 +283,8 @@ def render() -> None:
         st.markdown(f"#### nvidia-smi: {md_escape(smi[1])}")
         from planner.service import read_smi
 
-        found = cached("smi", (smi[2],), lambda: read_smi(_stream(smi[0], smi[1])))
+        found = cached("smi", (smi[2], fitted), lambda: read_smi(_stream(smi[0], smi[1]),
+                                                                 expected_gpus=fitted or None))
         if isinstance(found, PlannerError):
             _error(found)
         else:

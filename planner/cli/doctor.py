@@ -124,10 +124,13 @@ def events_cmd(
                                              "are idle."),
     metrics: Optional[str] = typer.Option(None, "--metrics", help="Metrics CSV/JSONL with a time column: its rows "
                                           "mark when training ran (alternative to --busy)."),
-    smi: Optional[list[str]] = typer.Option(None, "--smi", help="nvidia-smi evidence (repeat): `nvidia-smi -q` "
-                                            "output or a `--query-gpu=... --format=csv -l 5` log."),
-    year: Optional[int] = typer.Option(None, "--year", help="Year of a `journalctl` short-format log (it prints "
-                                       "none); default: the journal header's, else this year."),
+    smi: Optional[list[str]] = typer.Option(None, "--smi", help="nvidia-smi evidence (repeat): the `nvidia-smi` "
+                                            "table, `nvidia-smi -q` output or a `--query-gpu=... --format=csv -l 5` "
+                                            "log."),
+    gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=64, help="GPUs fitted: an nvidia-smi table "
+                                       "(--smi) listing fewer is a lost card."),
+    year: Optional[int] = typer.Option(None, "--year", help="Year of a `journalctl` short-format or `dmesg -H` log "
+                                       "(they print none); default: the journal header's, else this year (said)."),
     gap_min: int = typer.Option(60, "--gap-min", help="Minutes of quiet that separate two incidents (1 to "
                                 f"{MAX_GAP_MIN})."),
 ) -> None:
@@ -145,7 +148,7 @@ def events_cmd(
         covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
-                             smi=smi or (), covered=covered)
+                             smi=smi or (), covered=covered, expected_gpus=gpus)
     _emit(out, report, events_markdown, _print_events)
 
 

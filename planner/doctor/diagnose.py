@@ -103,6 +103,7 @@ def diagnose_events(
     gpu_name: Optional[str] = None,
     smi: Sequence[Union[str, Path, bytes, BinaryIO]] = (),
     covered: Optional[list[Window]] = None,
+    expected_gpus: Optional[int] = None,
 ) -> EventReport:
     """Read a System log (Windows CSV/XML/Format-List, Linux journalctl/dmesg), group incidents, rank causes."""
     for name, value in (("--cpu-power", cpu_power_w), ("--psu-w", psu_w)):
@@ -139,7 +140,7 @@ def diagnose_events(
     groups = group_incidents(events, gap=gap)
     power = PowerContext(gpu_tgp_w=gpu_tgp_w, cpu_power_w=cpu_power_w, psu_w=psu_w,
                          gpu_mentions=collected.gpu_mentions, gpu_name=gpu_name)
-    smi_findings = [f for source in smi for f in read_smi(as_source(source))]
+    smi_findings = [f for source in smi for f in read_smi(as_source(source), expected_gpus=expected_gpus)]
     hypotheses, steps, sizing = rank(groups, power, platform=platform, smi=smi_findings)
     incidents = [
         Incident(
