@@ -34,6 +34,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], str], tuple[str,
 )
 _BUGCHECK = re.compile(r"bugcheck was: (0x[0-9a-fA-F]{1,16})")
 _EPOCH = datetime(1970, 1, 1)
+CONTEXT = 12  # lines of a pasted message read with its first one ('Error occurred on GPUID' comes ~7 lines on)
 _CODE = re.compile(r"^(?:import \w|from [\w.]+ import |def \w+\(|class \w+[(:])")
 
 
@@ -75,15 +76,27 @@ class WindowsTextReader:
 
     # ---- bare messages -----------------------------------------------------------------------------------------
     def _messages(self) -> Iterator[RawRecord]:
-        lines = list(self._lines)  # pasted text is small; the message's own lines follow its first one
-        for n, line in enumerate(lines, 1):
+        # A message's own lines follow its first one: each match waits for CONTEXT lines, so memory stays bounded.
+        pending: list[tuple[int, Callable[[re.Match[str], str], tuple[str, int]], re.Match[str], list[str]]] = []
+        for n, line in enumerate(self._lines, 1):
+            for item in pending:
+                item[3].append(line.strip())
+            while pending and len(pending[0][3]) >= CONTEXT:
+                yield self._message_record(*pending.pop(0))
             for pattern, key in MESSAGES:
                 m = pattern.search(line)
                 if m:
-                    context = " ".join(x.strip() for x in lines[n - 1:n + 12])
-                    provider, event_id = key(m, context)
-                    yield _record(_EPOCH + timedelta(seconds=n), provider, event_id, context, f"line {n}")
+                    pending.append((n, key, m, [line.strip()]))
                     break
+        for item in pending:
+            yield self._message_record(*item)
+
+    @staticmethod
+    def _message_record(n: int, key: Callable[[re.Match[str], str], tuple[str, int]], m: re.Match[str],
+                        lines: list[str]) -> RawRecord:
+        context = " ".join(lines)
+        provider, event_id = key(m, context)
+        return _record(_EPOCH + timedelta(seconds=n), provider, event_id, context, f"line {n}")
 
     # ---- Copy details as text / wevtutil /f:text ---------------------------------------------------------------
     def _details(self) -> Iterator[RawRecord]:
