@@ -113,5 +113,8 @@ def read_table(lines: Iterable[str], name: str, temp_limit_c: float,
             out.append(SmiFinding("gpu_count", "info", "", count + ("" if expected_gpus is not None else
                                                                     ": compare with the GPUs fitted (a card that "
                                                                     "fell off the bus is simply not listed)")))
-    out.append(SmiFinding("coverage", "info", "", f"{name}: {TABLE_BLIND}"))
+    blind = TABLE_BLIND if table else ("only nvidia-smi's error lines, no table: they show which GPU stopped "
+                                       "answering but cannot show why; read `journalctl -k` for the Xid 79 and AER lines "
+                                       "around that time")
+    out.append(SmiFinding("coverage", "info", "", f"{name}: {blind}"))
     return out
