@@ -176,9 +176,13 @@ class _Rejoined(io.RawIOBase):
 
 # ------------------------------------------------------------------ training stdout, line by line
 
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
-_NANOGPT = re.compile(rf"^\s*iter\s+(\d+):\s*loss\s+({_NUM}),\s*time\s+({_NUM})\s*ms(?:,\s*mfu\s+({_NUM})%)?",
-                      re.IGNORECASE)
+_NUM = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
+_NANOGPT = re.compile(rf"\biter\s+(\d+):\s*loss\s+({_NUM}),\s*time\s+({_NUM})\s*ms(?:,\s*mfu\s+({_NUM})%)?",
+                      re.IGNORECASE)  # found anywhere in the line: timestamps and quote marks before it are common
+_NANOGPT_EVAL = re.compile(rf"\bstep\s+(\d+):\s*train loss\s+({_NUM}),\s*val loss\s+({_NUM})", re.IGNORECASE)
+_LLAMA2C = re.compile(rf"^\s*(\d+)\s*\|\s*loss\s+({_NUM})\s*\|\s*lr\s+{_NUM}\s*\|\s*({_NUM})\s*ms\s*\|"
+                      rf"\s*mfu\s+({_NUM})%", re.IGNORECASE)
+_LLMC_CPU = re.compile(rf"^\s*step\s+(\d+):\s*train loss\s+({_NUM})\s*\(took\s+({_NUM})\s*ms\)", re.IGNORECASE)
 _LLMC = re.compile(rf"^\s*step\s+(\d+)\s*/\s*\d+\s*\|\s*(?:train\s+)?loss\s+({_NUM})\s*\|.*?\(\s*({_NUM})\s*ms\s*\|"
                    rf"\s*({_NUM})\s*tok/s", re.IGNORECASE)
 _MODDED = re.compile(r"^\s*step:(\d+)/\d+\s+(.*?)train_time:(\d+(?:\.\d+)?)ms(?:\s+step_avg:\S+ms)?", re.IGNORECASE)
@@ -186,7 +190,7 @@ _MEGATRON = re.compile(r"^.*?\biteration\s+(\d+)\s*/\s*\d+\s*\|(.*)$")
 _MLX = re.compile(r"^\s*Iter\s+(\d+):\s*(.*)$")
 _PAIR = re.compile(rf"^\s*([A-Za-z][A-Za-z0-9 /()._%-]*?)\s*[:=]?\s+({_NUM})\s*(%|ms|s|GB)?\s*$")
 _HF_DICT = re.compile(r"^\s*\{['\"][A-Za-z_]+['\"]\s*:")
-STDOUT_KINDS = ("nanoGPT", "llm.c", "modded-nanogpt", "Megatron-LM", "MLX", "Hugging Face Trainer")
+STDOUT_KINDS = ("nanoGPT", "llama2.c", "llm.c", "modded-nanogpt", "Megatron-LM", "MLX", "Hugging Face Trainer")
 
 _MEGATRON_KEYS = {"elapsed_time_per_iteration_ms": "step_time_ms", "global_batch_size": "samples_per_step",
                   "lm_loss": "loss", "grad_norm": "grad_norm", "consumed_samples": "consumed_samples",
@@ -205,12 +209,23 @@ def _f(text: str) -> float:
 def parse_stdout_line(line: str) -> Optional[tuple[str, dict[str, Any]]]:
     """(trainer, row) for a training stdout line of a known kind; None for any other line. A row with `eval` True
     is an evaluation line (a loss, no throughput)."""
-    m = _NANOGPT.match(line)
+    m = _NANOGPT.search(line)
     if m:
         row = {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3))}
         if m.group(4) is not None:
             row["mfu"] = _f(m.group(4))
         return "nanoGPT", row
+    m = _NANOGPT_EVAL.search(line)
+    if m:
+        return "nanoGPT", {"step": int(m.group(1)), "train_loss_eval": _f(m.group(2)), "val_loss": _f(m.group(3)),
+                           "eval": True}
+    m = _LLAMA2C.match(line)
+    if m:
+        return "llama2.c", {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3)),
+                            "mfu": _f(m.group(4))}
+    m = _LLMC_CPU.match(line)
+    if m:
+        return "llm.c", {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3))}
     m = _LLMC.match(line)
     if m:
         return "llm.c", {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3)),
@@ -252,7 +267,7 @@ def parse_stdout_line(line: str) -> Optional[tuple[str, dict[str, Any]]]:
                     row["val_loss"] = _f(p.group(2))
             elif k in _MLX_KEYS:
                 row[_MLX_KEYS[k]] = _f(p.group(2))
-        return "MLX", row
+        return ("MLX", row) if len(row) > 1 else None  # "Iter 100: Saved adapter weights to ..." is no row
     if _HF_DICT.match(line):
         try:
             obj = ast.literal_eval(line.strip())
@@ -265,7 +280,14 @@ def parse_stdout_line(line: str) -> Optional[tuple[str, dict[str, Any]]]:
 
 def _hf_row(obj: dict[str, Any]) -> dict[str, Any]:
     """A Trainer log dict as a row: `eval_*` dicts are evaluation, `train_runtime` the closing summary."""
-    row = {k: v for k, v in obj.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    row: dict[str, Any] = {}
+    for k, v in obj.items():  # newer Trainers print the numbers as strings: {'loss': '0.1307', ...}
+        if isinstance(v, str):
+            v = _f(v)
+            if math.isnan(v):
+                continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            row[k] = v
     if any(k.startswith("eval_") for k in row):
         row["eval"] = True
     if "train_runtime" in row:
