@@ -69,6 +69,11 @@ def _number(value: Any) -> float:
     return v if math.isfinite(v) else math.nan
 
 
+def _median(values: np.ndarray) -> float:
+    """The median without overflow (numpy's averages the middle pair, which overflows near the float limit)."""
+    return float(np.quantile(values, 0.5))
+
+
 def _positive(text: str, value: Optional[float]) -> None:
     if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
         raise InputError(f"{text} must be a positive number (got {value})")
@@ -139,7 +144,11 @@ def _pick(c: _Collect, column: Optional[str], where: str, header: Optional[list[
             raise InputError(f"{where}: no column {column!r}; columns: {', '.join(names)[:300]}")
         return hit
     present = {_key(n): n for n in c.series if c.values(n).size and (c.values(n) > 0).any()}
-    return next((present[n] for n, *_ in _RATE_NAMES if n in present), None)
+    hit = next((present[n] for n, *_ in _RATE_NAMES if n in present), None)
+    if hit is None:  # a recognised column with no positive number (a step time of 0): read it, to say so
+        named = {_key(n): n for n in c.series}
+        hit = next((named[n] for n, *_ in _RATE_NAMES if n in named), None)
+    return hit
 
 
 def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = None,
@@ -189,8 +198,8 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
         raw = raw[raw > 0]
         if kind != "rate":
             seconds = raw / (1000.0 if kind == "ms" else 1.0)
-            if seconds.size and float(np.median(seconds)) > MAX_STEP_SECONDS:
-                raise InputError(f"{where}: column {col!r} reads a median of {float(np.median(seconds)):,.0f} s per "
+            if seconds.size and float(_median(seconds)) > MAX_STEP_SECONDS:
+                raise InputError(f"{where}: column {col!r} reads a median of {float(_median(seconds)):,.0f} s per "
                                  "step, over an hour: that is the time of an epoch or a run, not of one step; give the "
                                  "column of one step's time, or a step and a time column")
             values = 1.0 / seconds
@@ -219,7 +228,7 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
     drop = max(1, int(math.ceil(WARMUP_SHARE * values.size))) if values.size > MIN_POINTS else 0
     steady = values[drop:]
     if steady.size:
-        mid = float(np.median(steady))
+        mid = float(_median(steady))
         odd = (steady > mid * OUTLIER) | (steady < mid / OUTLIER)
         if odd.any():
             warnings.append(f"{int(odd.sum())} point(s) of {col!r} are over {OUTLIER:.0f}x off the run's median and "
@@ -232,22 +241,22 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
                          f"{MIN_POINTS + 1} (a few minutes of training) for a steady-state median")
     steps_per_s = None
     if found_unit == "steps/s":
-        steps_per_s = float(np.median(steady))
+        steps_per_s = float(_median(steady))
         warnings += _cross_check(steps_per_s, clock_rate, col, where, kind)
         if tokens_per_step is not None:
             steady = steady * tokens_per_step
             found_unit, how = "tokens/s", how + f" x {tokens_per_step:g} tokens per step"
     elif found_unit == "tokens/s" and tokens_per_step is not None:
-        steps_per_s = float(np.median(steady)) / tokens_per_step
+        steps_per_s = float(_median(steady)) / tokens_per_step
         if clock_rate is not None:
-            clock = float(np.median(clock_rate))
+            clock = float(_median(clock_rate))
             if not 1 / DISAGREE < steps_per_s / clock < DISAGREE:
                 warnings.append(f"{col!r} / --tokens-per-step gives {steps_per_s:.3g} steps/s but the log's step and "
                                 f"time columns give {clock:.3g}: check --tokens-per-step")
     elif found_unit == "samples/s" and seq_len is not None:
         steady = steady * seq_len
         found_unit, how = "tokens/s", how + f" x {seq_len:g} tokens per sample"
-    warnings += _disagreements(c, col, found_unit, float(np.median(steady)), tokens_per_step, seq_len)
+    warnings += _disagreements(c, col, found_unit, float(_median(steady)), tokens_per_step, seq_len)
     q25, med, q75 = (float(v) for v in np.quantile(steady, (0.25, 0.5, 0.75)))
     return LogReading(column=str(col), unit=found_unit, points=int(steady.size), warmup_dropped=drop, median=med,
                       q25=q25, q75=q75, how=how, steps_per_s=steps_per_s, warnings=tuple(warnings), format=fmt)
@@ -257,7 +266,7 @@ def _cross_check(steps_per_s: float, clock_rate: Optional[np.ndarray], col: str,
     """A step rate far from what the log's own step and time columns give: a warning at 3x, refused at 10x."""
     if clock_rate is None or clock_rate.size < 2:
         return []
-    clock = float(np.median(clock_rate))
+    clock = float(_median(clock_rate))
     ratio = steps_per_s / clock
     if 1 / DISAGREE < ratio < DISAGREE:
         return []
@@ -287,7 +296,7 @@ def _disagreements(c: _Collect, col: str, unit: str, median: float, tokens_per_s
         if other.size < MIN_POINTS:
             continue
         o_unit, kind = found
-        v = float(np.median(other))
+        v = float(_median(other))
         if kind != "rate":
             v = (1000.0 if kind == "ms" else 1.0) / v
         if o_unit == "steps/s" and unit == "tokens/s" and tokens_per_step:
