@@ -176,6 +176,8 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
             c.add(row)
         header, fmt = log.header, log.describe()
         summary = tl.training_steps_per_s(log)
+        if log.format == "stdout" and not c.rows and summary is None:
+            raise InputError(f"{where}: {tl.NOT_A_LOG}")
         if log.format != "csv" and not c.rows and summary is None:
             raise InputError(f"{where}: no training rows in this {fmt}")
     warnings: list[str] = []

@@ -316,21 +316,28 @@ class TrainLog:
 
 
 def sniff(first_lines: list[str]) -> str:
-    """The format of a log from its first non-empty lines."""
+    """The format of a log from its first lines: a CSV needs a header and rows with as many commas; a line of a
+    known trainer makes it stdout; text that is neither is read as stdout too (banners, code, then the log)."""
     lines = [ln.strip() for ln in first_lines if ln.strip()]
     if not lines:
         return "empty"
     first = lines[0]
-    if first == "{" or (first.startswith("{") and not first.endswith("}") and '"' in first and len(lines) > 1
-                        and not lines[1].startswith("{")):
-        return "trainer_state"
-    if first.startswith("[") and not first.startswith("[20"):
+    if first == "{" or (first.startswith("{") and not first.endswith("}")):
+        return "trainer_state"  # one JSON document over several lines
+    if first == "[" or first.startswith(("[{", "[]")):
         return "json_array"
+    if first.startswith("{"):
+        try:
+            json.loads(first)
+        except (ValueError, RecursionError):
+            return "stdout"  # a Python dict: the Trainer's printed logs
+        return "jsonl"
     if any(parse_stdout_line(ln) for ln in lines):
         return "stdout"
-    if first.startswith("{"):
-        return "jsonl"
-    return "csv"
+    commas = first.count(",")
+    if commas and (len(lines) == 1 or any(ln.count(",") >= commas for ln in lines[1:3])):
+        return "csv"
+    return "stdout"
 
 
 def _csv_rows(lines: Iterator[str], name: str, header: list[str]) -> Iterator[dict[str, Any]]:
@@ -432,16 +439,43 @@ def _summarised(rows: Iterator[dict[str, Any]], log: TrainLog) -> Iterator[dict[
 
 
 def _stdout_rows(lines: Iterator[str], log: TrainLog) -> Iterator[dict[str, Any]]:
+    last: Optional[tuple[float, float]] = None  # (step, elapsed seconds) of the previous training line
     for line in lines:
         hit = parse_stdout_line(line)
         if hit is None:
-            if line.strip():
+            if line.strip(" >\t"):  # a quoted blank line ("> ") is blank
                 log.skipped += 1
             continue
         trainer, row = hit
         if not log.trainer:
             log.trainer = trainer
+        if "elapsed_s" in row and not row.get("eval"):  # a running clock (modded-nanogpt): time per step between lines
+            now = (float(row["step"]), float(row["elapsed_s"]))
+            if last is not None and now[0] > last[0] and now[1] > last[1]:
+                row["step_time_ms"] = 1000.0 * (now[1] - last[1]) / (now[0] - last[0])
+            last = now
         yield row
+
+
+def attach(log: TrainLog, lines: Iterator[str]) -> TrainLog:
+    """`log.rows` (and its header, summary) from the lines of a log whose format `log.format` names."""
+    fmt, name = log.format, log.name
+    if fmt == "csv":
+        body = (ln for ln in lines if ln.strip())
+        first = next(body, "")
+        log.header = _header(first, name)
+        log.rows = _csv_rows(body, name, log.header)
+    elif fmt == "jsonl":
+        log.rows = _summarised(_jsonl_rows(lines, name), log)
+    elif fmt == "trainer_state":
+        _trainer_state(lines, log)
+    else:
+        log.rows = _summarised(_stdout_rows(lines, log), log)
+    return log
+
+
+NOT_A_LOG = ("not a training log this reads: no CSV header with metric columns, no JSON lines, and no line of the "
+             "known training outputs (" + ", ".join(STDOUT_KINDS) + "); docs/perf.md lists the formats")
 
 
 @contextmanager
@@ -459,24 +493,7 @@ def open_log(source: Source) -> Iterator[TrainLog]:
         if fmt == "json_array":
             raise InputError(f"{name}: a JSON array; give one JSON object per line (JSONL), a CSV, "
                              "trainer_state.json or the training stdout")
-        everything = _chain(head, lines)
-        log = TrainLog(name=name, format=fmt)
-        if fmt == "csv":
-            body = (ln for ln in everything if ln.strip())
-            first = next(body)
-            log.header = _header(first, name)
-            if len(log.header) < 2 and not rate_of(log.header[0]):
-                raise InputError(f"{name}: not a training log this reads: no CSV header with metric columns, and no "
-                                 f"line of the known training outputs ({', '.join(STDOUT_KINDS)}); docs/perf.md "
-                                 "lists the formats")
-            log.rows = _csv_rows(body, name, log.header)
-        elif fmt == "jsonl":
-            log.rows = _summarised(_jsonl_rows(everything, name), log)
-        elif fmt == "trainer_state":
-            _trainer_state(everything, log)
-        else:
-            log.rows = _summarised(_stdout_rows(everything, log), log)
-        yield log
+        yield attach(TrainLog(name=name, format=fmt), _chain(head, lines))
 
 
 def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
@@ -500,6 +517,6 @@ def training_steps_per_s(log: TrainLog) -> Optional[tuple[float, str]]:
     return float(steps) / train_s, how
 
 
-__all__ = ["FORMATS", "GRAD_NAMES", "LOSS_NAMES", "MAX_LOG_BYTES", "MFU_NAMES", "RATE_INDEX", "RATE_NAMES",
+__all__ = ["FORMATS", "NOT_A_LOG", "attach", "GRAD_NAMES", "LOSS_NAMES", "MAX_LOG_BYTES", "MFU_NAMES", "RATE_INDEX", "RATE_NAMES",
            "STDOUT_KINDS", "STEP_NAMES", "TIME_NAMES", "TrainLog", "flat", "key", "open_lines", "open_log",
            "parse_stdout_line", "rate_of", "sniff", "training_steps_per_s"]
