@@ -129,3 +129,21 @@ def test_one_vocabulary_names_every_stdout_column() -> None:
         keys = {k for k in row if k not in ("step", "eval")}
         assert keys and all(tl.rate_of(k) or k in tl.LOSS_NAMES or k in tl.MFU_NAMES or k in tl.TIME_NAMES
                             or k in ("samples_per_step", "tflops_per_gpu") for k in keys), (trainer, keys)
+
+
+def test_stdout_after_a_long_banner_is_read(tmp_path) -> None:
+    """A modded-nanogpt record starts with the training script itself; the log lines come after it."""
+    banner = "".join(f"    x{i} = {i}  # code, not a log line\n" for i in range(60))
+    lines = "".join(f"step:{s}/100 train_time:{100 * s}ms step_avg:100.00ms\n" for s in range(1, 30))
+    p = tmp_path / "record.txt"
+    p.write_text(banner + lines)
+    r = read_log(p)
+    assert r.format == "modded-nanogpt stdout" and r.median == pytest.approx(10.0)
+
+
+def test_a_file_of_no_known_format_is_one_line_naming_the_formats(tmp_path) -> None:
+    p = tmp_path / "notes.txt"
+    p.write_text("just some words\nand more words\n")
+    with pytest.raises(InputError, match="nanoGPT, llama2.c") as exc:
+        read_log(p)
+    assert "\n" not in str(exc.value)

@@ -119,8 +119,35 @@ class _Collect:
             self.steps.append(step)
             self.clock.append(clock)
 
+    def add_cells(self, header: list[str], rows: Any) -> None:
+        """CSV rows as lists of cells: the columns that may matter are found once from the header."""
+        for name in header:
+            if len(self.names) < MAX_NAMES:
+                self.names.setdefault(_key(name), name)
+        wanted = [(i, name, self.series.setdefault(name, array("d"))) for i, name in enumerate(header)
+                  if self.wanted(name)]
+        step_i = next((i for k in _STEP_NAMES for i, n in enumerate(header) if _key(n) == k), None)
+        clock_i = next((i for k in _TIME_NAMES for i, n in enumerate(header) if _key(n) == k), None)
+        if step_i is not None and clock_i is not None:
+            self.step_name, self.clock_name = header[step_i], header[clock_i]
+        number = _number
+        for cells in rows:
+            self.rows += 1
+            width = len(cells)
+            for i, _name, arr in wanted:
+                if i < width:
+                    v = number(cells[i])
+                    if v == v:
+                        arr.append(v)
+            if step_i is not None and clock_i is not None and step_i < width and clock_i < width:
+                step, clock = number(cells[step_i]), number(cells[clock_i])
+                if step == step and clock == clock:
+                    self.steps.append(step)
+                    self.clock.append(clock)
+
     def values(self, name: str) -> np.ndarray:
-        return np.frombuffer(self.series.get(name, array("d")), dtype=float)
+        arr = self.series.get(name)
+        return np.frombuffer(arr, dtype=float) if arr else np.zeros(0)
 
     def clock_steps_per_s(self) -> Optional[np.ndarray]:
         if len(self.steps) < 2:
@@ -170,10 +197,13 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
     c = _Collect(column)
     with tl.open_log(path) as log:
         where = str(path) if isinstance(path, (str, Path)) else log.name
-        for row in log.rows:
-            if row.get("eval") is True or row.get("summary") is True:
-                continue  # evaluation and the closing summary are not training steps
-            c.add(row)
+        if log.cell_rows is not None and log.header is not None:
+            c.add_cells(log.header, log.cell_rows)
+        else:
+            for row in log.rows:
+                if row.get("eval") is True or row.get("summary") is True:
+                    continue  # evaluation and the closing summary are not training steps
+                c.add(row)
         header, fmt = log.header, log.describe()
         summary = tl.training_steps_per_s(log)
         if log.format == "stdout" and not c.rows and summary is None:

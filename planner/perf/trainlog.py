@@ -307,6 +307,7 @@ class TrainLog:
     trainer: str = ""  # for stdout and trainer_state: which trainer wrote it
     header: Optional[list[str]] = None  # CSV only
     rows: Iterator[dict[str, Any]] = field(default_factory=lambda: iter(()))
+    cell_rows: Optional[Iterator[list[str]]] = None  # CSV only: the same rows as lists of cells (read one or other)
     summary: dict[str, Any] = field(default_factory=dict)  # Trainer's closing figures
     eval_seconds: float = 0.0  # evaluation time reported in the log (Trainer)
     skipped: int = 0  # stdout lines that are not training lines (tracebacks, banners, progress bars)
@@ -317,7 +318,8 @@ class TrainLog:
 
 def sniff(first_lines: list[str]) -> str:
     """The format of a log from its first lines: a CSV needs a header and rows with as many commas; a line of a
-    known trainer makes it stdout; text that is neither is read as stdout too (banners, code, then the log)."""
+    known trainer makes it stdout; "text" is neither in the first lines (a banner or code before the log, or not a
+    log at all): calibrate reads it as stdout, the doctor as CSV (its messages name the columns it expected)."""
     lines = [ln.strip() for ln in first_lines if ln.strip()]
     if not lines:
         return "empty"
@@ -327,27 +329,28 @@ def sniff(first_lines: list[str]) -> str:
     if first == "[" or first.startswith(("[{", "[]")):
         return "json_array"
     if first.startswith("{"):
-        try:
-            json.loads(first)
-        except (ValueError, RecursionError):
-            return "stdout"  # a Python dict: the Trainer's printed logs
+        if _HF_DICT.match(first) and "{'" in first[:3]:
+            try:
+                json.loads(first)
+            except (ValueError, RecursionError):
+                return "stdout"  # a Python dict: the Trainer's printed logs
         return "jsonl"
     if any(parse_stdout_line(ln) for ln in lines):
         return "stdout"
     commas = first.count(",")
     if commas and (len(lines) == 1 or any(ln.count(",") >= commas for ln in lines[1:3])):
         return "csv"
-    return "stdout"
+    return "text"  # no known line in the first ones: training stdout after a banner, or not a log at all
 
 
-def _csv_rows(lines: Iterator[str], name: str, header: list[str]) -> Iterator[dict[str, Any]]:
+def _csv_cells(lines: Iterator[str], name: str, header: list[str]) -> Iterator[list[str]]:
     csv.field_size_limit(MAX_FIELD_CHARS)
     reader = csv.reader(lines)
     try:
         for cells in reader:
             if not cells or cells == header:
                 continue  # blank lines, a logger's repeated header after a restart
-            yield dict(zip(header, cells))
+            yield cells
     except csv.Error as exc:
         raise InputError(f"{name}: line {reader.line_num}: not a CSV row ({exc}); a cell over "
                          f"{MAX_FIELD_CHARS // 1024} kB is not a metric") from None
@@ -463,8 +466,9 @@ def attach(log: TrainLog, lines: Iterator[str]) -> TrainLog:
     if fmt == "csv":
         body = (ln for ln in lines if ln.strip())
         first = next(body, "")
-        log.header = _header(first, name)
-        log.rows = _csv_rows(body, name, log.header)
+        log.header = header = _header(first, name)
+        log.cell_rows = _csv_cells(body, name, header)
+        log.rows = (dict(zip(header, cells)) for cells in log.cell_rows)
     elif fmt == "jsonl":
         log.rows = _summarised(_jsonl_rows(lines, name), log)
     elif fmt == "trainer_state":
@@ -493,7 +497,7 @@ def open_log(source: Source) -> Iterator[TrainLog]:
         if fmt == "json_array":
             raise InputError(f"{name}: a JSON array; give one JSON object per line (JSONL), a CSV, "
                              "trainer_state.json or the training stdout")
-        yield attach(TrainLog(name=name, format=fmt), _chain(head, lines))
+        yield attach(TrainLog(name=name, format="stdout" if fmt == "text" else fmt), _chain(head, lines))
 
 
 def _chain(head: list[str], rest: Iterator[str]) -> Iterator[str]:
