@@ -338,7 +338,8 @@ def sniff(first_lines: list[str]) -> str:
     if any(parse_stdout_line(ln) for ln in lines):
         return "stdout"
     commas = first.count(",")
-    if commas and (len(lines) == 1 or any(ln.count(",") >= commas for ln in lines[1:3])):
+    code = any(ch in first for ch in "=#{;")  # a line of code or prose with commas is no CSV header
+    if commas and not code and (len(lines) == 1 or any(ln.count(",") >= commas for ln in lines[1:3])):
         return "csv"
     return "text"  # no known line in the first ones: training stdout after a banner, or not a log at all
 
