@@ -85,6 +85,8 @@ def test_absurd_stored_measurements_are_ignored_with_a_warning_and_answers_stay_
     assert by[ids["RTX 4090"]]["basis"] == "model" and any("outside" in w for w in by[ids["RTX 4090"]]["warnings"])
     assert by[ids["RTX 3090"]]["basis"] == "model" and any("ignored" in w for w in by[ids["RTX 3090"]]["warnings"])
     assert all(0 < row["speedup"] < 100 for row in rows)
+    text = run("speedup", "RTX 3090")
+    assert text.exit_code == 0 and "Warning: ignored your measurement of RTX 3090" in " ".join(text.output.split())
     s = run("sweep", "RTX 4090", "--runs", "8", "--json")
     assert s.exit_code == 0 and "Infinity" not in s.stdout and "NaN" not in s.stdout
     wall = json.loads(s.stdout)["results"][0]["wall_hours"]["value"]
