@@ -239,6 +239,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     rec = services.describe(inputs.model_dump_json(), services.catalog_key())
     if not rec["plans"]:
         why_not(rec, (rec.get("why_not") or {}).get("catalog_gaps"))
+        pages_calibrate.render()
         return None
     first = view_from_plan(planned.plans[0], inputs)
     for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
