@@ -42,6 +42,12 @@ def test_trainer_state_eval_entries_are_not_training_rows() -> None:
     assert s.total_rows == 18 and list(s.values["loss"])[0] == pytest.approx(0.6899)
 
 
+def test_trainer_stdout_eval_dicts_are_not_training_rows() -> None:
+    s = read_metrics(REAL / "hf_trainer_stdout_sentence_transformers_pr2449.log")
+    assert s.format == "Hugging Face Trainer stdout" and s.total_rows == 10
+    assert list(s.values["loss"])[-1] == pytest.approx(1.5126)
+
+
 def test_one_vocabulary_every_calibrate_rate_is_doctor_throughput() -> None:
     for name, _unit, _kind in trainlog.RATE_NAMES:
         assert ALIASES.get(name) == "throughput", name

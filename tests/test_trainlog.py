@@ -61,10 +61,13 @@ def test_nanogpt_mfu_with_the_model_size_gives_tokens_per_second(tmp_path) -> No
     assert r.unit == "tokens/s" and r.median == pytest.approx(0.166 * 312e12 / (6 * 124e6), rel=1e-6)
 
 
-def test_trainer_state_without_a_runtime_is_refused_in_one_line() -> None:
+@pytest.mark.parametrize("name", ["hf_trainer_state_lora_imdb_distilbert.json",
+                                  "hf_trainer_stdout_sentence_transformers_pr2449.log"])
+def test_trainer_logs_without_a_runtime_are_refused_in_one_line(name: str) -> None:
     with pytest.raises(InputError) as exc:
-        read_log(REAL / "hf_trainer_state_lora_imdb_distilbert.json")
-    assert "no throughput" in str(exc.value) and "\n" not in str(exc.value)
+        read_log(REAL / name)
+    assert "no throughput" in str(exc.value) and "Hugging Face Trainer" in str(exc.value)
+    assert "\n" not in str(exc.value)
 
 
 def test_trainer_state_summary_leaves_evaluation_time_out(tmp_path) -> None:
