@@ -250,7 +250,9 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
     elif summary is not None:
         return _from_summary(summary, log, where, fmt, tokens_per_step, seq_len)
     else:
-        hint = (" (this log has an mfu column: give --model-params to read tokens/s from it)" if mfu_col else "")
+        hint = (" (this log has an mfu column: give --model-params to read tokens/s from it)" if mfu_col else
+                " (the Trainer times only the whole run: give a log that ends with its {'train_runtime': ...} line, "
+                "or the trainer_state.json saved after training)" if "Hugging Face" in fmt else "")
         raise InputError(f"{where}: no throughput found in this {fmt} (tokens/s, samples/s, step time, or a step "
                          f"and a time column){hint}; name it with --column (columns: "
                          f"{', '.join(sorted(c.names.values()))[:300]})")
