@@ -77,3 +77,25 @@ def test_the_plan_says_measured_or_re_anchored_on_the_card(tmp_path) -> None:
     at = run(at)
     after = texts(at)
     assert "re-anchored on your GeForce RTX 3090 measurement" in after or "measured:" in after
+
+
+def test_an_absurd_store_does_not_break_the_plan_tab() -> None:
+    """Issue 37 item 4: a 1e30 tokens/s measurement (stored before the bounds) failed the Plan tab for everyone."""
+    import json
+
+    from planner.perf.model import load_perf_model
+
+    m = load_perf_model()
+    rows = []
+    for chip, rate in (("gtx-1080-ti", 21000.0), ("rtx-5090", 1e30), ("rtx-5080", 21000.0 * 5000)):
+        rows.append({"gpu_id": chip, "gpu_name": m.chips[chip].name, "precision": "fp32" if chip == "gtx-1080-ti"
+                     else "amp", "unit": "tokens/s", "median": rate, "q25": rate, "q75": rate, "points": 10,
+                     "warmup_dropped": 1, "column": "tokens/sec", "how": "column", "log_file": f"{chip}.csv",
+                     "recorded_on": "2026-12-01"})
+    path = cal.store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": 1, "measurements": rows}))
+    at = run()  # asserts no exception
+    assert not at.error, [e.value for e in at.error]
+    speed = next(mm for mm in at.metric if mm.label.startswith("Speed vs a GTX 1080 Ti")).value
+    assert 0.5 < float(speed.rstrip("x")) < 100
