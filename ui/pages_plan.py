@@ -12,7 +12,7 @@ from planner.request import Request
 from planner.service import SharedBuild, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
-from ui import pages_burnin, services
+from ui import pages_burnin, pages_calibrate, services
 from planner.service import sweep_report as sweep_text
 from planner.service import rule_summary, unused_sentence
 from ui.charts import speed_chart
@@ -45,6 +45,7 @@ def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
         "speed": None if speed is None else {"value": speed.value, "low": speed.low, "high": speed.high,
                                              "basis": speed.basis},
         "trade_offs": list(plan.trade_offs), "headline": option_name(plan),
+        "chip": plan.gpu.chip if plan.gpu is not None else None,
     }
 
 
@@ -65,7 +66,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     plan_json = report.view().to_json()
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
             "warnings": data["warnings"], "unverified": data["unverified"], "power": data["power"], "gpus": gpus,
-            "speed": speed, "trade_offs": [], "report": report,
+            "speed": speed, "trade_offs": [], "report": report, "chip": gpu.chip if gpu is not None else None,
             "headline": (cat.chips[gpu.chip].name if gpu is not None else "no GPU") + (f" x {gpus}" if gpus > 1 else "")}  # type: ignore[attr-defined]
 
 
@@ -124,7 +125,12 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
     if sp:
         model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
         c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model['params'])} model", f"{sp['value']:.1f}x")
-        c1.caption(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
+        basis = sp["basis"]
+        if basis != "model" and view.get("chip"):  # say which of your measurements the figure rests on
+            basis = pages_calibrate.basis_text(view["chip"], inputs.precision, inputs.workload, inputs.power_fraction,
+                                               inputs.model_params) or basis
+        c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
+                             f"({basis})"))
         sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
         left = sw["runs_left"]
@@ -233,6 +239,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     rec = services.describe(inputs.model_dump_json(), services.catalog_key())
     if not rec["plans"]:
         why_not(rec, (rec.get("why_not") or {}).get("catalog_gaps"))
+        pages_calibrate.render()
         return None
     first = view_from_plan(planned.plans[0], inputs)
     for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
@@ -246,13 +253,14 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
     views = [p.view() for p in planned.plans]
     speed_by_option(views, inputs)
-    side_by_side(rec.get("side_by_side"))
+    side_by_side(rec.get("side_by_side"), inputs)
     try_before_you_buy(rec.get("try_before_you_buy") or [])
+    pages_calibrate.render()
     alternatives(views[1:])
     return first
 
 
-def side_by_side(sbs: Optional[dict[str, Any]]) -> None:
+def side_by_side(sbs: Optional[dict[str, Any]], inputs: Optional[Request] = None) -> None:
     """Builds whose sweep ranges overlap the recommendation's, in one table, and what would decide between them."""
     if not sbs:
         return
@@ -265,13 +273,21 @@ def side_by_side(sbs: Optional[dict[str, Any]]) -> None:
                      "sweep (fast-slow end)": f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-"
                                               f"{b['sweep_hours_high']:.1f})",
                      "per run": f"{b['hours_per_run']:.2f} h", "VRAM per GPU": f"{g['vram_gb']:g} GB",
-                     "speed from": b["speedup_basis"],
+                     "speed from": _basis(b, inputs),
                      "runs sharing a GPU": f"{shared['runs_per_gpu']}: {shared['wall_hours']['value']:.1f} h"
                                            if shared else "-"})
     rows_table(rows)
     if sbs.get("target_missing"):
         st.caption(md_escape(sbs["target_missing"]))
     st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))
+
+
+def _basis(b: dict[str, Any], inputs: Optional[Request]) -> str:
+    """'measured: ...' or 're-anchored on your X measurement' for a card of the side-by-side; else the basis word."""
+    if b["speedup_basis"] == "model" or inputs is None or not b["gpu"].get("chip"):
+        return b["speedup_basis"]
+    return pages_calibrate.basis_text(b["gpu"]["chip"], inputs.precision, inputs.workload, b.get("power_limit") or 1.0,
+                                      inputs.model_params) or b["speedup_basis"]
 
 
 def try_before_you_buy(trials: list[dict[str, Any]]) -> None:

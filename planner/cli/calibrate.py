@@ -18,7 +18,9 @@ def register(app: typer.Typer) -> None:
     @handle_errors
     def calibrate_cmd(
         log: Optional[Path] = typer.Argument(None, metavar="LOG", help="Training log: CSV or JSONL (Lightning "
-                                             "CSVLogger, W&B history export, TensorBoard scalar CSV)"),
+                                             "CSVLogger, W&B history export, TensorBoard scalar CSV), a Hugging Face "
+                                             "trainer_state.json, or the training stdout of nanoGPT, llm.c, "
+                                             "modded-nanogpt, Megatron-LM, MLX or the Hugging Face Trainer"),
         gpu: Optional[str] = typer.Option(None, "--gpu", help="The GPU the log was recorded on, e.g. 'GTX 1080 Ti'"),
         precision: Optional[str] = typer.Option(None, "--precision", help="fp32 | tf32 | amp the run used "
                                                 "(default: amp on tensor-core cards, fp32 otherwise)"),
@@ -29,6 +31,10 @@ def register(app: typer.Typer) -> None:
         tokens_per_step: Optional[float] = typer.Option(None, "--tokens-per-step",
                                                         help="Tokens per optimizer step (batch x sequence length): "
                                                              "turns a step time into tokens/s"),
+        seq_len: Optional[float] = typer.Option(None, "--seq-len", help="Tokens per sample: turns samples/s "
+                                                "(Megatron-LM, the Trainer's summary) into tokens/s"),
+        model_params: Optional[float] = typer.Option(None, "--model-params", help="Model parameters: turns "
+                                                     "nanoGPT's mfu column into tokens/s when no step time is read"),
         steps_per_run: Optional[float] = typer.Option(None, "--steps-per-run",
                                                       help="Steps in one whole run: gives the run's hours on this "
                                                            "card (on the GTX 1080 Ti it replaces the 7 h assumption)"),
@@ -50,8 +56,13 @@ def register(app: typer.Typer) -> None:
                 _say(as_json, {"cleared": n, "left": 0, "file": str(cal.store_path())},
                      f"Removed {n} measurement(s) ({cal.store_path()})")
                 return
-            store, n = cal.remove(cal.load_store(), load_perf_model().resolve(gpu).id)
-            cal.save_store(store)
+            gpu_id, removed = load_perf_model().resolve(gpu).id, [0]
+
+            def drop(current):  # type: ignore[no-untyped-def]
+                kept, removed[0] = cal.remove(current, gpu_id)
+                return kept
+
+            store, n = cal.update_store(drop), removed[0]
             _say(as_json, {"cleared": n, "left": len(store.measurements), "file": str(cal.store_path())},
                  f"Removed {n} measurement(s); {len(store.measurements)} left in {cal.store_path()}")
             return
@@ -70,17 +81,20 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--precision must be fp32, tf32 or amp (got {prec!r})")
         if not 1 <= concurrent <= 8:
             raise InputError(f"--concurrent must be between 1 and 8 runs (got {concurrent})")
-        reading = read_log(log, column=column, unit=unit, tokens_per_step=tokens_per_step)
+        reading = read_log(log, column=column, unit=unit, tokens_per_step=tokens_per_step, seq_len=seq_len,
+                           model_params=model_params)
         m = cal.measurement_from(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
-        path = cal.save_store(cal.add_measurement(store, m))
-        others = [x for x in cal.load_store(path).measurements if x.gpu_id != m.gpu_id and x.unit != m.unit]
-        gain = cal.concurrency_gain(chip, prec, cal.load_store(path))
+        stored = cal.update_store(lambda current: cal.add_measurement(current, m))
+        path = cal.store_path()
+        others = [x for x in stored.measurements if x.gpu_id != m.gpu_id and x.unit != m.unit]
+        gain = cal.concurrency_gain(chip, prec, stored)
         out = {"stored": m.model_dump(mode="json"), "spread_iqr_over_median": round(reading.spread, 4),
                **({"concurrency_gain": {"runs": gain[0], "gain": round(gain[1], 3), "basis": gain[2]}} if gain else {}),
                "file": str(path),
-               "warnings": [f"{x.gpu_name} was measured in {x.unit}, this log in {m.unit}: they are not compared"
-                            for x in others]}
-        text = (f"{m.label()}\n  read {reading.how}; {m.warmup_dropped} warm-up point(s) dropped; spread (IQR / "
+               "format": reading.format,
+               "warnings": [*reading.warnings, *(f"{x.gpu_name} was measured in {x.unit}, this log in {m.unit}: they "
+                                                 "are not compared" for x in others)]}
+        text = (f"{m.label()}\n  read {reading.how} ({reading.format}); {m.warmup_dropped} warm-up point(s) dropped; spread (IQR / "
                 f"median) {reading.spread:.1%}" + (f"; one run = {m.run_hours:.2f} h" if m.run_hours else "")
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
         if gain:

@@ -63,8 +63,32 @@ def _default(o: Any) -> Any:
 
 
 def emit_json(obj: Any, *, indent: Optional[int] = 2) -> None:
-    """Print obj as JSON on stdout (Decimal as string, dates ISO); control and bidi characters as \\u escapes."""
-    sys.stdout.write(json_text(json.dumps(obj, default=_default, ensure_ascii=False, indent=indent)) + "\n")
+    """Print obj as JSON on stdout (Decimal as string, dates ISO); control and bidi characters as \\u escapes.
+    NaN and infinities are not JSON: refused (nothing printed) in one line naming where, never written."""
+    try:
+        text = json.dumps(obj, default=_default, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:
+        where = _nonfinite_path(obj) or "a value"
+        raise PlannerError(f"internal: {where} is not a finite number; no JSON printed (please report this with "
+                           "the command)") from None
+    sys.stdout.write(json_text(text) + "\n")
+
+
+def _nonfinite_path(obj: Any, path: str = "$") -> Optional[str]:
+    """Where the first NaN or infinity sits in a JSON-able object ("$.results[2].speedup"), if anywhere."""
+    if isinstance(obj, float):
+        return None if obj == obj and obj not in (float("inf"), float("-inf")) else path
+    if isinstance(obj, dict):
+        items: Any = ((f"{path}.{k}", v) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
+    else:
+        return None
+    for where, v in items:
+        hit = _nonfinite_path(v, where)
+        if hit:
+            return hit
+    return None
 
 
 def emit_text(text: str) -> None:

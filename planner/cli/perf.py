@@ -178,6 +178,8 @@ def register(app: typer.Typer) -> None:
         console.print(table)
         for line in dict.fromkeys(x for r in rows if r["basis"] != "model" for x in r["measured"]):
             console.print(styled("[dim]Measured: {}[/]", line))
+        for line in dict.fromkeys(w for r in rows for w in r.get("warnings", ())):
+            console.print(styled("[yellow]Warning: {}[/]", line))
         info = _model_info(m)
         console.print(styled("[dim]{}[/]", f"Model fitted {info['fitted_on']} on several labs' measurements; held-out "
                              f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
@@ -283,6 +285,8 @@ def register(app: typer.Typer) -> None:
             console.print(styled("[dim]{}[/]", line))
             if r["speed_basis"]["basis"] != "model":
                 console.print(styled("[dim]Speed of {}: {}[/]", r["gpu"], r["speed_basis"]["explanation"]))
+            for w in r["speed_basis"].get("warnings", ()):
+                console.print(styled("[yellow]Warning: {}[/]", w))
         sources = sorted({r["wall_power_source"] for r in results})
         console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
 

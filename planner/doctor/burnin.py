@@ -228,7 +228,9 @@ def judge(smi: SmiSeries, events: Sequence[EventReport] = (), metrics: Optional[
 
 
 def read_training_metrics(source: Source) -> MetricSeries:
-    """The training metrics, through the doctor's metrics reader (the one call to swap for a shared reader)."""
+    """The training metrics, through the doctor's metrics reader: CSV and JSONL with the column vocabulary
+    `planner calibrate` reads, training stdout and trainer_state.json through calibrate's own reader
+    (planner.perf.trainlog)."""
     from planner.doctor.diagnose import as_source
     from planner.doctor.metrics_io import read_metrics
 

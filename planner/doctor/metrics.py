@@ -71,8 +71,8 @@ class _Findings:
         self.items: list[MetricFinding] = []
 
     def add(self, kind: str, severity: Severity, first: int, last: int, message: str) -> None:
-        self.items.append(MetricFinding(kind=kind, severity=severity, from_step=int(self.steps[first]),
-                                        to_step=int(self.steps[last]), message=message))
+        lo, hi = sorted((int(self.steps[first]), int(self.steps[last])))  # a restart goes back: still low-high
+        self.items.append(MetricFinding(kind=kind, severity=severity, from_step=lo, to_step=hi, message=message))
 
     def step(self, i: int) -> int:
         return int(self.steps[i])
@@ -122,6 +122,18 @@ def _slope(ys: list[float]) -> float:
     return sum((i - mx) * (y - my) for i, y in enumerate(ys)) / sxx
 
 
+def _drop_error(ys: list[float]) -> float:
+    """Standard error of the fitted drop across `ys` (slope x length), from the residuals around the line."""
+    n = len(ys)
+    if n < 3:
+        return 0.0
+    b = _slope(ys)
+    mx, my = (n - 1) / 2, sum(ys) / n
+    resid = sum((y - (my + b * (i - mx))) ** 2 for i, y in enumerate(ys))
+    sxx = n * (n * n - 1) / 12
+    return math.sqrt(resid / (n - 2) / sxx) * (n - 1)
+
+
 def _plateau(f: _Findings, loss: list[float], exclude: list[tuple[int, int]]) -> None:
     n = len(loss)
     if len(_finite(loss)) < 20:
@@ -139,7 +151,8 @@ def _plateau(f: _Findings, loss: list[float], exclude: list[tuple[int, int]]) ->
             continue
         level = abs(sum(ys) / len(ys)) or 1.0
         drop = -_slope(ys) * (len(ys) - 1)
-        if drop < PLATEAU_MAX_DROP * level:
+        # flat only when the drop is small with its uncertainty: a noisy loss that falls looks flat by chance
+        if drop + _drop_error(ys) < PLATEAU_MAX_DROP * level:
             for i in range(start, start + width):
                 flat[i] = True
     for a, b in exclude:
@@ -147,6 +160,14 @@ def _plateau(f: _Findings, loss: list[float], exclude: list[tuple[int, int]]) ->
             flat[i] = False
     for a, b in runs(flat, width):
         level = _median(loss[a:b + 1]) or 0.0
+        ys = _finite(loss[a:b + 1])
+        # noise can make each window's fit look flat while the loss falls: the whole span's fit must be flat too
+        if len(ys) >= 3 and -_slope(ys) * (len(ys) - 1) >= 2 * PLATEAU_MAX_DROP * (abs(level) or 1.0) * max(
+                1.0, len(ys) / width):
+            continue
+        after = _finite(loss[b + 1:])  # the loss fell again afterwards: it paused, learning did not stall
+        if len(after) >= width // 2 and (_median(after) or 0.0) < level - 2 * PLATEAU_MAX_DROP * abs(level):
+            continue
         f.add("loss_plateau", "warning", a, b,
               f"loss flat at about {_num(level)} from step {f.step(a)} to {f.step(b)} (less than "
               f"{PLATEAU_MAX_DROP:.1%} lower across each quarter of the run): learning stalled; check the learning-"

@@ -172,6 +172,10 @@ def add_block(b: _Builder, m: int, nums: Sequence[int], header: list[str], colum
                 if ok.size:
                     expected = int(v[ok[-1]])
             else:
+                scale = b.inverse.get(col)
+                if scale is not None:  # a time per step read as throughput: steps per second
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        v = np.where(explicit | np.isnan(v), v, np.where(v > 0, scale / v, math.nan))
                 values[target] = v
                 if explicit.any():
                     flags[role if gpu is None else f"gpu{gpu}_{role}"] = explicit

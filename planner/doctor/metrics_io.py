@@ -17,6 +17,7 @@ import numpy as np
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
+from planner.perf import trainlog
 
 MAX_COLUMNS = 10_000  # distinct column names mapped (JSONL keys); more are ignored unseen
 MAX_IGNORED = 50  # ignored column names listed
@@ -43,6 +44,16 @@ for _role, _names in {
 }.items():
     for _n in _names.split():
         ALIASES[_n] = _role
+# The vocabulary `planner calibrate` reads (planner.perf.trainlog) is this reader's too: every throughput column it
+# names is throughput here; a time per step is turned into steps per second (higher is faster, like the others).
+STEP_TIME: dict[str, float] = {}  # normalised column name -> the numerator of steps/s (1 for s, 1000 for ms)
+for _name, _unit, _kind in trainlog.RATE_NAMES:
+    ALIASES.setdefault(_name, "throughput")
+    if _kind != "rate":
+        STEP_TIME[_name] = 1000.0 if _kind == "ms" else 1.0
+for _names, _role in ((trainlog.STEP_NAMES, "step"), (trainlog.LOSS_NAMES, "loss"), (trainlog.GRAD_NAMES, "grad_norm")):
+    for _n in _names:
+        ALIASES.setdefault(_n, _role)
 # gpu0_util, gpu_1_temp_c, W&B system metrics (system.gpu.0.gpu = utilisation %, .temp, .powerWatts, .smClock)
 _PER_GPU = re.compile(r"^(?:system_)?gpu_?(\d+)_(util|utilization|usage|gpu|temp|temperature|power|powerwatts|clock|"
                       r"smclock)(?:_[a-z%]+)?$")
@@ -112,6 +123,18 @@ def column_target(col: str, source_name: str = "") -> Target:
             if inner is not None and inner[0] not in ("step", "time"):
                 return inner
     return None
+
+
+def step_time_scale(col: str, source_name: str = "") -> Optional[float]:
+    """For a column holding a time per step (s or ms, or a TensorBoard Value whose tag is one): the numerator that
+    turns it into steps per second; None for a rate."""
+    norm = normalise(col)
+    if norm == "value" and source_name:
+        tag = _TB_TAG.search(Path(source_name).name)
+        norm = normalise(tag.group(1)) if tag else norm
+    if norm.startswith("train_") and norm not in STEP_TIME:
+        norm = norm[6:]
+    return STEP_TIME.get(norm)
 
 
 @dataclass
@@ -206,6 +229,7 @@ class _Builder:
         self._plan: Optional[list[tuple[int, str]]] = None
         self._arrays: dict[tuple[str, Optional[int]], array] = {}
         self.folded = 0  # rows of the arrays that are whole buckets (the rest is the bucket being filled)
+        self.inverse: dict[str, float] = {}  # step-time columns read as throughput: steps/s = scale / time
 
     def _map(self, col: str) -> None:
         if len(self.mapping) >= MAX_COLUMNS:  # JSONL rows may invent keys without end: keep the map bounded
@@ -229,6 +253,11 @@ class _Builder:
             self._taken.add(target)
             label = target[0] if target[1] is None else f"gpu{target[1]}_{target[0]}"
             self.series.roles[label] = col
+            scale = step_time_scale(col, self.series.name)
+            if target == ("throughput", None) and scale is not None:
+                self.inverse[col] = scale
+                self.series.roles[label] = f"{col} (as steps/s)"
+                self.series.notes.append(f"throughput is steps per second from the time per step in {col!r}")
 
     def check_header(self, columns: list[str]) -> None:
         """Fail early when a CSV header names no metric at all (e.g. an event log given by mistake)."""
@@ -282,6 +311,8 @@ class _Builder:
                 epoch = _epoch(raw, number, s.name)
                 continue
             value, explicit = _float(raw, col, number, s.name)
+            if col in self.inverse and not explicit and not math.isnan(value):
+                value = self.inverse[col] / value if value > 0 else math.nan
             if role == "step":
                 if math.isfinite(value) and abs(value) > MAX_STEP:
                     raise InputError(f"{s.name}: row {number}: step {value:g} is not a step count (over {MAX_STEP:g})")
@@ -405,18 +436,44 @@ def _csv(lines: Iterator[str], builder: _Builder) -> None:
 
 
 def read_metrics(source: Source, columns: Optional[dict[str, tuple[str, Optional[int]]]] = None) -> MetricSeries:
-    """Parse a metrics CSV (header row) or JSONL (one object per line), streaming; `columns` maps names to roles."""
+    """Parse a metrics CSV (header row), JSONL (one object per line), trainer_state.json or training stdout
+    (nanoGPT, llama2.c, llm.c, modded-nanogpt, Megatron-LM, MLX, Hugging Face Trainer), streaming; `columns` maps
+    names to roles."""
     with open_text(source) as stream:
-        head = list(itertools.islice(stream.lines, 5))
+        head = list(itertools.islice(stream.lines, 20))
         first = next((ln.strip() for ln in head if ln.strip()), "")
         if not first:
             raise InputError(f"{stream.name} is empty")
         lines = whole_lines(itertools.chain(head, stream.lines), stream.name)
-        if first.startswith("["):
+        kind = trainlog.sniff(head)
+        if kind == "json_array":
             raise InputError(f"{stream.name}: a JSON array; write one JSON object per line (JSONL) instead")
-        fmt = "jsonl" if first.startswith("{") else "csv"
+        if kind in ("stdout", "trainer_state"):
+            return _from_trainlog(trainlog.attach(trainlog.TrainLog(name=stream.name, format=kind),
+                                                  (ln.rstrip("\r\n") for ln in lines)), columns)
+        fmt = "jsonl" if kind == "jsonl" else "csv"
         builder = _Builder(stream.name, fmt, columns)
         (_jsonl if fmt == "jsonl" else _csv)(lines, builder)
+    return finished(builder)
+
+
+def _from_trainlog(log: trainlog.TrainLog, columns: Optional[dict[str, tuple[str, Optional[int]]]]) -> MetricSeries:
+    """Training stdout or trainer_state.json rows through the same builder: evaluation lines and the closing summary
+    are not training steps; lines of no known trainer are counted, not fatal."""
+    builder: Optional[_Builder] = None
+    number = 0
+    for row in log.rows:
+        number += 1
+        if builder is None:
+            builder = _Builder(log.name, log.describe(), columns)
+        if row.get("eval") is True or row.get("summary") is True:
+            continue
+        builder.add({k: v for k, v in row.items() if k not in ("eval", "summary")}, number)
+    if builder is None or not builder.series.steps:
+        raise InputError(f"{log.name}: {trainlog.NOT_A_LOG}")
+    builder.series.format = log.describe()
+    if log.skipped:
+        builder.series.notes.append(f"{log.skipped} line(s) of other output skipped (not training lines)")
     return finished(builder)
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -26,7 +29,15 @@ from planner.validation import load_json, read_text_capped
 from planner.vocab import BASELINE_CHIP
 
 STORE_NAME = "calibration.json"
+LOCK_NAME = "calibration.json.lock"
 Unit = Literal["tokens/s", "samples/s", "steps/s"]
+# What one GPU running one training job can physically reach, per unit: outside it a figure is a unit slip, a
+# logger glitch or a typo (a 15 M-parameter model on the fastest card is ~2e7 tokens/s; a step takes > 100 us).
+RATE_BAND: dict[str, tuple[float, float]] = {"tokens/s": (1e-2, 1e8), "samples/s": (1e-4, 1e7),
+                                             "steps/s": (1e-5, 1e4)}
+MAX_RUN_HOURS = 100_000.0
+MIN_RUN_HOURS = 1 / 60  # one minute: a shorter "run" is a --steps-per-run slip
+MAX_MODEL_RATIO = 20.0  # a measured ratio this far from the model's (either way) is ignored on read, with a warning
 
 
 class Measurement(BaseModel):
@@ -79,24 +90,91 @@ def store_path() -> Path:
 def load_store(path: Optional[Path] = None) -> Store:
     """The stored measurements, validated; a missing file is an empty store, a broken one a one-line error."""
     path = path or store_path()
-    if not path.exists():
-        return Store()
     try:
+        if not path.exists():
+            return Store()
+        if not path.is_file():
+            raise InputError(f"{path}: not a file; remove it or point PLANNER_HOME elsewhere")
         return Store.model_validate(load_json(read_text_capped(path, what="calibration file"), str(path)))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError(f"{path}: not a valid calibration file ({where}: {first['msg']}); "
                          "fix it or run `planner calibrate --clear`") from None
+    except OSError as exc:
+        raise InputError(f"cannot read the calibration store {path}: {exc.strerror or exc}") from None
+
+
+def _fs_error(path: Path, exc: OSError) -> InputError:
+    why = exc.strerror or str(exc)
+    return InputError(f"cannot write the calibration store {path}: {why}; check PLANNER_HOME ({path.parent}) is a "
+                      "writable directory with free space")
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the store (a lock file beside it, never followed through a symlink) while held."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path.parent / LOCK_NAME, flags, 0o600)
+    except OSError as exc:
+        raise _fs_error(path, exc) from None
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # Windows
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write(store: Store, path: Path) -> Path:
+    """Write through a fresh temporary file of our own in the same directory, then replace: readers never see a
+    half-written store, and a planted file or symlink at a fixed temporary name is never written through."""
+    fd, tmp = -1, ""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".calibration.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fd = -1
+            fh.write(json.dumps(store.model_dump(mode="json"), indent=2, allow_nan=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = ""
+    except OSError as exc:
+        raise _fs_error(path, exc) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return path
 
 
 def save_store(store: Store, path: Optional[Path] = None) -> Path:
+    """Replace the stored measurements by `store` (locked, atomic); a file-system error is one line."""
     path = path or store_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(store.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    with _locked(path):
+        return _write(store, path)
+
+
+def update_store(change: Callable[[Store], Store], path: Optional[Path] = None) -> Store:
+    """Read, change and write the store under one lock, so parallel `planner calibrate` runs lose nothing."""
+    path = path or store_path()
+    with _locked(path):
+        new = change(load_store(path))
+        _write(new, path)
+    return new
 
 
 def clear_store(path: Optional[Path] = None) -> int:
@@ -104,11 +182,17 @@ def clear_store(path: Optional[Path] = None) -> int:
     path = path or store_path()
     if not path.exists():
         return 0
-    try:
-        n = len(load_store(path).measurements)
-    except InputError:
-        n = 0
-    path.unlink()
+    with _locked(path):
+        try:
+            n = len(load_store(path).measurements)
+        except InputError:
+            n = 0
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise _fs_error(path, exc) from None
     return n
 
 
@@ -116,20 +200,38 @@ def measurement_from(reading: LogReading, chip: Any, precision: str, log_file: s
                      run_steps: Optional[float] = None, today: Optional[date] = None,
                      concurrent: int = 1) -> Measurement:
     """A stored measurement from a log reading; `run_steps` (steps in one whole run) gives the run's hours."""
+    check_rate(reading.median, reading.unit, f"{log_file}: the steady-state median")
     run_hours = None
     if run_steps is not None:
-        if not (run_steps > 0 and math.isfinite(run_steps)):
-            raise InputError(f"--steps-per-run must be a positive number (got {run_steps})")
+        if not (run_steps >= 1 and math.isfinite(run_steps)):
+            raise InputError(f"--steps-per-run must be a number of steps, at least 1 (got {run_steps:g})")
         if reading.steps_per_s is None:
             raise InputError("--steps-per-run needs steps per second: give --tokens-per-step, or a log with a step "
                              "and a time column, or a step-time column")
         run_hours = run_steps / reading.steps_per_s / 3600.0
+        if not MIN_RUN_HOURS <= run_hours <= MAX_RUN_HOURS:
+            raise InputError(f"--steps-per-run {run_steps:g} at {reading.steps_per_s:.4g} steps/s is a run of "
+                             f"{run_hours:.3g} h, outside 1 minute to {MAX_RUN_HOURS:,.0f} h; give the steps of "
+                             "one whole run")
     return Measurement(gpu_id=chip.id, gpu_name=chip.name, precision=executed_precision(chip, precision),
                        unit=reading.unit, median=reading.median, q25=reading.q25, q75=reading.q75,
                        points=reading.points, warmup_dropped=reading.warmup_dropped, column=reading.column[:200],
                        how=reading.how[:300], log_file=Path(log_file).name[:300],
                        recorded_on=today or datetime.now(timezone.utc).date(), steps_per_s=reading.steps_per_s,
                        run_hours=run_hours, concurrent=concurrent)
+
+
+def check_rate(value: float, unit: str, what: str) -> None:
+    """Refuse a throughput one GPU cannot reach (or a unit slip): outside RATE_BAND for its unit."""
+    low, high = RATE_BAND.get(unit, (0.0, math.inf))
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InputError(f"{what} is {value:.4g} {unit}, outside what one GPU can do ({low:g} to {high:g} {unit}): "
+                         "check the column and --unit (a step time read as a rate, ms as s?) and --tokens-per-step")
+
+
+def in_band(m: Measurement) -> bool:
+    low, high = RATE_BAND.get(m.unit, (0.0, math.inf))
+    return all(math.isfinite(v) and low <= v <= high for v in (m.median, m.q25, m.q75))
 
 
 def add_measurement(store: Store, m: Measurement) -> Store:
@@ -155,18 +257,38 @@ class Anchored:
     anchor: Optional[str] = None  # the measured card a re-anchored figure rests on
     measured: tuple[str, ...] = ()  # the measurements used (labels)
     note: str = ""
+    warnings: tuple[str, ...] = ()  # stored measurements set aside as absurd
 
     def to_json(self) -> dict[str, Any]:
         return {"basis": self.basis, **({"anchor": self.anchor} if self.anchor else {}),
-                "measured": list(self.measured), "explanation": self.note}
+                "measured": list(self.measured), "explanation": self.note,
+                **({"warnings": list(self.warnings)} if self.warnings else {})}
 
 
 def _usable(store: Store, chip: Any, precision: str, unit: Optional[str] = None) -> Optional[Measurement]:
     prec = executed_precision(chip, precision)
     for m in reversed(store.measurements):
-        if m.gpu_id == chip.id and m.precision == prec and m.concurrent == 1 and (unit is None or m.unit == unit):
+        if (m.gpu_id == chip.id and m.precision == prec and m.concurrent == 1 and (unit is None or m.unit == unit)
+                and in_band(m)):
             return m
     return None
+
+
+def _sane(e: Estimate) -> bool:
+    return all(math.isfinite(v) and v > 0 for v in (e.value, e.low, e.high))
+
+
+def _absurd(measured: float, modelled: float) -> bool:
+    """A measured ratio more than MAX_MODEL_RATIO times off the model's: a wrong card, unit or log, not a finding."""
+    if not (math.isfinite(measured) and measured > 0 and math.isfinite(modelled) and modelled > 0):
+        return True
+    return not 1 / MAX_MODEL_RATIO <= measured / modelled <= MAX_MODEL_RATIO
+
+
+def _set_aside(a: Measurement, b: Measurement, measured: float, modelled: float) -> str:
+    return (f"ignored your measurement of {a.gpu_name} ({a.median:.4g} {a.unit}): {measured:.3g}x the {b.gpu_name} "
+            f"measurement where the model says {modelled:.3g}x, over {MAX_MODEL_RATIO:.0f}x apart (a wrong --gpu, "
+            "unit or log?); re-run `planner calibrate` or remove it with `planner calibrate --clear --gpu`")
 
 
 def _ratio(a: Measurement, b: Measurement) -> Estimate:
@@ -188,19 +310,35 @@ def anchored_speedup(model: Any, target: str, *, baseline: str = BASELINE_CHIP, 
     if not store.measurements or t.id == b.id:
         return plain
     scale = power_scale(power_fraction)
+    ignored = [f"ignored a stored measurement of {m.gpu_name} outside what one GPU can do ({m.median:.4g} {m.unit})"
+               for m in store.measurements if m.gpu_id in (t.id, b.id) and not in_band(m)]
+    plain = Anchored(plain.estimate, "model", note=plain.note, warnings=tuple(ignored))
     mb = _usable(store, b, base_prec)
     if mb is None:
         return Anchored(plain.estimate, "model", note=f"modelled: no measurement of the baseline {b.name} "
-                        f"({base_prec}) to compare yours with; calibrate a {b.name} log")
+                        f"({base_prec}) to compare yours with; calibrate a {b.name} log", warnings=tuple(ignored))
     mt = _usable(store, t, precision, mb.unit)
     if mt is not None:
         r = _ratio(mt, mb).scaled(scale)
-        return Anchored(Estimate(r.value, r.low, r.high, "measured"), "measured", None, (mt.label(), mb.label()),
-                        f"measured: {mt.gpu_name} / {mb.gpu_name} from your logs ({mt.unit})")
-    anchors = [m for m in store.measurements if m.unit == mb.unit and m.gpu_id != b.id and m.concurrent == 1
-               and m.gpu_id in model.chips and _usable(store, model.chips[m.gpu_id], precision, mb.unit) is m]
+        if _absurd(r.value, modelled.value) or not _sane(r):
+            ignored.append(_set_aside(mt, mb, r.value, modelled.value))
+        else:
+            return Anchored(Estimate(r.value, r.low, r.high, "measured"), "measured", None, (mt.label(), mb.label()),
+                            f"measured: {mt.gpu_name} / {mb.gpu_name} from your logs ({mt.unit})", tuple(ignored))
+    anchors = []
+    for m in store.measurements:
+        if not (m.unit == mb.unit and m.gpu_id not in (b.id, t.id) and m.concurrent == 1 and m.gpu_id in model.chips
+                and _usable(store, model.chips[m.gpu_id], precision, mb.unit) is m):
+            continue
+        meas_r = m.median / mb.median
+        mod_r = model.speedup(m.gpu_id, baseline=b.id, workload=workload, precision=precision,
+                              model_params=model_params).value
+        if _absurd(meas_r, mod_r):
+            ignored.append(_set_aside(m, mb, meas_r, mod_r))
+        else:
+            anchors.append(m)
     if not anchors:
-        return plain
+        return Anchored(plain.estimate, "model", note=plain.note, warnings=tuple(ignored))
     anchor = min(anchors, key=lambda m: _distance(model, t, model.chips[m.gpu_id], workload, precision, model_params))
     a = model.chips[anchor.gpu_id]
     via = model.speedup(t.id, baseline=a.id, workload=workload, precision=precision, power_fraction=power_fraction,
@@ -209,9 +347,12 @@ def anchored_speedup(model: Any, target: str, *, baseline: str = BASELINE_CHIP, 
     value = via.value * meas.value
     low = value * (via.low / via.value) * (meas.low / meas.value)
     high = value * (via.high / via.value) * (meas.high / meas.value)
-    return Anchored(Estimate(value, low, high, "re-anchored"), "re-anchored", a.name, (anchor.label(), mb.label()),
+    est = Estimate(value, low, high, "re-anchored")
+    if not _sane(est):
+        return Anchored(plain.estimate, "model", note=plain.note, warnings=tuple(ignored))
+    return Anchored(est, "re-anchored", a.name, (anchor.label(), mb.label()),
                     f"re-anchored: model {t.name} / {a.name} = {via.value:.2f}x times your measured {a.name} / "
-                    f"{b.name} = {meas.value:.2f}x")
+                    f"{b.name} = {meas.value:.2f}x", tuple(ignored))
 
 
 def _distance(model: Any, t: Any, a: Any, workload: str, precision: str, model_params: Optional[float]) -> tuple:
@@ -229,7 +370,7 @@ def concurrency_gain(chip: Any, precision: str, store: Optional[Store] = None) -
         return None
     prec = executed_precision(chip, precision)
     shared = [m for m in store.measurements if m.gpu_id == chip.id and m.precision == prec and m.concurrent > 1
-              and m.unit == alone.unit]
+              and m.unit == alone.unit and in_band(m)]
     if not shared:
         return None
     m = max(shared, key=lambda x: x.concurrent)
@@ -240,7 +381,8 @@ def concurrency_gain(chip: Any, precision: str, store: Optional[Store] = None) -
 def baseline_run_hours(store: Optional[Store] = None, baseline: str = BASELINE_CHIP) -> Optional[Measurement]:
     """The baseline card's measurement that carries one whole run's hours (from --steps-per-run), if any."""
     store = load_store() if store is None else store
-    return next((m for m in reversed(store.measurements) if m.gpu_id == baseline and m.run_hours), None)
+    return next((m for m in reversed(store.measurements) if m.gpu_id == baseline and m.run_hours and in_band(m)
+                 and MIN_RUN_HOURS <= m.run_hours <= MAX_RUN_HOURS), None)
 
 
 def resolve_baseline_hours(given: Optional[float], baseline: str = BASELINE_CHIP) -> tuple[float, str]:
@@ -266,6 +408,7 @@ def fingerprint(path: Optional[Path] = None) -> tuple:
     return (str(path), st.st_mtime_ns, st.st_size)
 
 
-__all__ = ["Anchored", "Measurement", "Store", "UNITS", "add_measurement", "anchored_speedup", "baseline_run_hours",
+__all__ = ["Anchored", "Measurement", "RATE_BAND", "Store", "UNITS", "add_measurement", "check_rate", "in_band",
+           "update_store", "anchored_speedup", "baseline_run_hours",
            "clear_store", "concurrency_gain", "resolve_baseline_hours",
            "fingerprint", "load_store", "measurement_from", "remove", "save_store", "store_path"]
