@@ -74,18 +74,27 @@ def list_findings(matches: list[Any], rows_text: str) -> list[Finding]:
     case) for one build, GPUs of different chips, GPUs the list says run on x1/x4 links."""
     out: list[Finding] = []
     by_cat: dict[str, list[Any]] = {}
+    lines: dict[str, list[Any]] = {}
     for m in matches:
+        if m.category:
+            lines.setdefault(m.category, []).append(m)
         if m.part is not None and m.category:
             by_cat.setdefault(m.category, []).append(m)
     for cat in _ONE_ONLY:
-        ms = by_cat.get(cat, [])
-        ids = list(dict.fromkeys(m.part.id for m in ms))
-        if len(ids) > 1:
+        ms = [m for m in lines.get(cat, []) if m.text.strip()]
+        ids = list(dict.fromkeys(m.part.id if m.part is not None else f"line {m.line}" for m in ms))
+        if len(ms) > 1 and not all(m.part is not None and m.part.id == ms[0].part.id for m in ms):
             what = {"cooler": "CPU coolers for one CPU socket", "cpu": "CPUs for one socket",
                     "motherboard": "motherboards", "case": "cases"}[cat]
             out.append(Finding(rule="list_duplicate_part", severity=Severity.PROBLEM,
-                               message=f"the list has {len(ids)} {what} ({'; '.join(m.text for m in ms)}); a build "
+                               message=f"the list has {len(ms)} {what} ({'; '.join(m.text for m in ms)}); a build "
                                        "takes one: the first was checked", parts=ids))
+    psus = [m for m in lines.get("psu", []) if m.text.strip()]
+    if len(psus) > 1:
+        out.append(Finding(rule="list_two_psus", severity=Severity.WARNING,
+                           message=f"the list has {len(psus)} power supplies ({'; '.join(m.text for m in psus)}): the "
+                                   "power checks use the first; with two units each must carry the cards it feeds",
+                           parts=[m.part.id for m in psus if m.part is not None]))
     gpus = by_cat.get("gpu", [])
     chips = list(dict.fromkeys(getattr(m.part, "chip", m.part.id) for m in gpus))
     if len(chips) > 1:

@@ -156,6 +156,7 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
+    lines: list[Match] = field(default_factory=list)  # a posted list: every part line as matched, before merging
 
     @property
     def matched(self) -> list[Match]:
@@ -387,7 +388,7 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
     """Check what a posted list's lines matched (catalog parts and stand-ins), with the quantities it states."""
     extra = list_findings(matches, raw)
     merged = _merge(_memory_total(matches, notes), notes)
-    result = ImportResult(kind, merged, inputs, notes)
+    result = ImportResult(kind, merged, inputs, notes, lines=list(matches))
     found = [m for m in merged if m.part is not None]
     if not found:
         return result

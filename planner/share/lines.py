@@ -30,7 +30,7 @@ _LABEL_WORDS: list[tuple[str, str]] = [  # first hit wins; checked against the l
 ]
 _TEXT_WORDS: list[tuple[str, str]] = [  # an unlabelled line: its words say the kind
     (r"\b(?:psu|power supply)\b|\b\d{3,4}\s?w\b.*\b(?:gold|platinum|titanium|bronze|psu)\b", "psu"),
-    (r"\bmotherboard\b|\bmainboard\b|\b[xbhzaq]\d{2,3}[a-z]?\b.*\b(?:pro|prime|gaming|aorus|tomahawk|taichi|ws)\b|"
+    (r"\bmotherboard\b|\bmainboard\b|\b[xbhzaq]\d{2,3}[a-z]?\b.*\b(?:pro\d?|prime|gaming|aorus|tomahawk|taichi|ws)\b|"
      r"\b(?:prime|strix|tuf|aorus|taichi|tomahawk)\b.*\b[xbhz]\d{3}", "motherboard"),
     (r"\b(?:gtx|rtx|rx|radeon|geforce|quadro|titan|gpus?)\b|\brx\s?\d{3,4}", "gpu"),
     (r"\bram\b|\bddr[345]\b|\bmemory\b|\bdimms?\b", "memory"),
@@ -112,6 +112,9 @@ def stated_gb(text: str) -> Optional[float]:
     """The capacity a line states in GB (2 TB -> 2000; '60Gi total' -> 60): the first figure outside parentheses
     ('4 GB kingston RAM (i have tried an 8gb)' -> 4), else the first inside."""
     t = pre(text)
+    total = re.search(r"\btotal(?: of)?\s*(\d+(?:\.\d+)?)\s*(gb|tb)\b", t, re.I)
+    if total:
+        return float(total.group(1)) * (1000 if total.group(2).lower() == "tb" else 1)
     outside = re.sub(r"\([^)]*\)", " ", t)
     for part in (outside, t):
         for num, unit in _SIZE.findall(part):
@@ -203,7 +206,7 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
             return None
         if re.search(r"\bhdd\b|hard (?:disk|drive)|\brpm\b|3\.5\"", low):
             iface, ff, kind = "SATA", "3.5", "hard drive"
-        elif re.search(r"\bnvme\b|\bm\.2\b|\bgen ?[345]\b|pcie", low):
+        elif re.search(r"\bnvme\b|\bgen ?[345]\b|pcie", low):  # M.2 alone: SATA M.2 drives exist (WD Blue 2017)
             iface, ff, kind = "NVMe", "M.2-2280", "NVMe SSD"
         elif re.search(r"\bsata\b|\b2\.5\b", low) and "ssd" in low:
             iface, ff, kind = "SATA", "2.5", "SATA SSD"
@@ -266,9 +269,14 @@ def _chip_of(catalog: Catalog, text: str) -> Optional[str]:
     return best[1] if best else None
 
 
+# words that describe a part without naming it (form factor, colour, rating)
+_GENERIC_WORDS = frozenset("atx matx eatx itx eeb mid full tower black white rgb argb gold platinum titanium bronze "
+                           "certified fully semi modular solid state drive".split())
+
+
 def _distinct(part: Any, category: str, extra_ignore: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
     toks = set(normalise(re.sub(r"\([^)]*\)", " ", part.name)))
-    ignore = _STOP | set(normalise(part.brand)) | BRANDS | extra_ignore
+    ignore = _STOP | set(normalise(part.brand)) | BRANDS | extra_ignore | _GENERIC_WORDS
     return {t for t in toks if t not in ignore and not re.search(r"\d", t) and len(t) > 1}
 
 
@@ -316,6 +324,15 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
         lm.note = f"chip {chip}, board words agree" + (f"; line words {', '.join(sorted(top[3]))} not in its name"
                                                        if top[3] else "")
         return lm
+    # the line names a maker's line ("PNY ... XLR8") that exactly one board of that maker and chip carries
+    if qbrand and board_words:
+        line = [p for p in catalog.by_category("gpu") if p.chip == chip and _part_brand(p) == qbrand
+                and board_words <= set(normalise(p.name))]
+        if line and all(_same_specs(line[0], o) for o in line[1:]):
+            lm.part, lm.how, lm.confidence = line[0], "board", 0.75
+            lm.note = (f"chip {chip}; the line names the {qbrand.upper()} {' '.join(sorted(board_words)).upper()} line, "
+                       f"which only this board of the catalog carries (its full name has more words)")
+            return lm
     lm.part = stand_in(catalog, row, "gpu", chip)
     lm.how, lm.confidence = "generic", 0.9
     named = " ".join(sorted(board_words)) or "none"
@@ -351,7 +368,8 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
         pmodels = model_tokens(p.name)
         if category == "memory":
             pmodels = {t for t in pmodels if not _MEM_SPEC.match(t)}
-        digits = {t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
+        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
+                  if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
         if (pmodels | digits) - q:  # a model token of the part the line lacks: NH-D15 is not the NH-D15 G2
             continue
         if qmodels and not (qmodels & pmodels):
