@@ -158,3 +158,24 @@ def test_matching_keys_on_the_model_token_then_capacity(catalog, line: str, cate
         assert m.generic and "generic" in m.note
     else:
         assert m.part is not None and m.part.id == want and m.confidence and m.confidence >= 0.5
+
+
+def test_cli_prints_lines_candidates_and_power_and_takes_picks(tmp_path, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    runner = CliRunner()
+    path = str(HERE / "wensheng-html-2017.html")
+    out = runner.invoke(app, ["share", "import", path])
+    assert out.exit_code == 0, out.output
+    assert "--pick 61=ssd-samsung-870-evo-1tb" in out.output.replace("\n", " ").replace("  ", " ") or \
+        "ssd-samsung-870-evo-1tb" in out.output
+    assert "Power: 3 x" in out.output.replace("\n", " ")
+    picked = runner.invoke(app, ["share", "import", path, "--json", "--pick", "61=ssd-samsung-870-evo-1tb"])
+    assert picked.exit_code == 0
+    data = json.loads(picked.output)
+    assert any(m["line"] == 61 and m["how"] == "picked" for m in data["matched"])
+    bad = runner.invoke(app, ["share", "import", path, "--pick", "61:x"])
+    assert bad.exit_code == 2 and "LINE=PART_ID" in bad.output
