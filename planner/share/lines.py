@@ -271,7 +271,7 @@ def _chip_of(catalog: Catalog, text: str) -> Optional[str]:
 
 # words that describe a part without naming it (form factor, colour, rating)
 _GENERIC_WORDS = frozenset("atx matx eatx itx eeb mid full tower black white rgb argb gold platinum titanium bronze "
-                           "certified fully semi modular solid state drive".split())
+                           "certified fully semi modular solid state drive ga".split())  # GA-: Gigabyte's old prefix
 
 
 def _distinct(part: Any, category: str, extra_ignore: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
@@ -343,6 +343,9 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
 
 
 _MEM_SPEC = re.compile(r"^\d{4}$")
+# a socket named on a line ("EATX sTRX4 Motherboard") says which platform, not which product
+_SOCKET_TOKENS = frozenset("am4 am5 lga1700 lga1851 lga1151 lga1150 lga2011 lga2066 str4 strx4 swrx8 str5 sp3 sp5 tr4 "
+                           "tr5 sp6".split())
 # words that make another product when on one side only, beyond catalog.match's (O11 Dynamic EVO vs EVO XL)
 _MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano"})
 
@@ -372,7 +375,7 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
                   if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
         if (pmodels | digits) - q:  # a model token of the part the line lacks: NH-D15 is not the NH-D15 G2
             continue
-        if qmodels and not (qmodels & pmodels):
+        if (qmodels - _SOCKET_TOKENS) and not (qmodels & pmodels):
             continue
         pb = _part_brand(p)
         if qbrand and pb in BRANDS and pb != qbrand:

@@ -148,9 +148,13 @@ DDR4_MARK = re.compile(r"(?<![A-Z0-9])(DDR4|D4)(?![0-9])", re.I)
 DDR5_MARK = re.compile(r"(?<![A-Z0-9])(DDR5|D5)(?![0-9])", re.I)
 
 
+# sockets whose boards this import can map (DDR type, chipset); older modelled sockets (sTR4, X99...) are added by hand
+IMPORT_SOCKETS = tuple(s for s in SOCKETS if s in ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5"))
+
+
 def map_motherboard(rec: Row) -> Mapped:
     name, socket = str(rec["name"]), rec.get("socket")
-    if socket not in SOCKETS:
+    if socket not in IMPORT_SOCKETS:
         raise Skip("socket not modelled (not AM4/AM5/LGA1700/LGA1851)")
     ff = BOARD_FF.get(str(rec.get("form_factor")))
     if ff is None or ff not in FORM_FACTORS:
