@@ -179,3 +179,22 @@ def test_cli_prints_lines_candidates_and_power_and_takes_picks(tmp_path, monkeyp
     assert any(m["line"] == 61 and m["how"] == "picked" for m in data["matched"])
     bad = runner.invoke(app, ["share", "import", path, "--pick", "61:x"])
     assert bad.exit_code == 2 and "LINE=PART_ID" in bad.output
+
+
+def test_a_hard_drive_line_is_never_an_ssd_and_the_drive_is_offered(catalog, results) -> None:
+    wd = next(m for m in results["wensheng-html-2017.html"].lines if m.text == "WD Black 4TB")
+    assert wd.part is None and "hdd-wd-black-4tb" in [c[0] for c in wd.candidates]
+    hdd = import_build('Storage: WD Black 4TB 3.5" 7200RPM hard drive\n', catalog).lines[0]
+    assert hdd.part is not None and hdd.part.id == "hdd-wd-black-4tb"
+
+
+def test_identical_twin_rows_resolve_to_one_said_as_twins(catalog) -> None:
+    import copy
+
+    cat = copy.copy(catalog)
+    cat.parts = dict(catalog.parts)
+    case = catalog.parts["case-corsair-4000d-airflow"]
+    cat.parts["case-corsair-4000d-airflow-2"] = case.model_copy(update={"id": "case-corsair-4000d-airflow-2"})
+    m = import_build("Case: Corsair 4000D Airflow ATX Mid Tower Case\n", cat).lines[0]
+    assert m.part is not None and m.part.id.startswith("case-corsair-4000d-airflow") and m.how == "twin"
+    assert "twin" in m.note

@@ -37,6 +37,7 @@ class Match:
     confidence: Optional[float] = None  # how sure the match is, 0..1 (None: an id or a token, certain)
     line: Optional[int] = None  # the line of the pasted list it came from
     candidates: tuple[tuple[str, str, float], ...] = ()  # closest parts to pick from: (id, name, score)
+    price: str = ""  # the price cell or text the list gave for the line, as written
 
     @property
     def generic(self) -> bool:
@@ -271,7 +272,7 @@ def _from_list(raw: str, catalog: Catalog, notes: list[str],
         if row.line in picks:
             part = catalog.parts[picks[row.line]]
             matches.append(Match(part.category, row.text or part.name, row.quantity, part, "picked",
-                                 "chosen by the user", 1.0, row.line))
+                                 "chosen by the user", 1.0, row.line, price=row.price))
             continue
         cat = kind_of(row)
         if cat is None:
@@ -282,7 +283,7 @@ def _from_list(raw: str, catalog: Catalog, notes: list[str],
         lm = match_line(catalog, row, cat)
         matches.append(Match(cat, row.text or (row.label or ""), row.quantity, lm.part,
                              lm.how if lm.part is not None else "none", lm.note, lm.confidence, row.line,
-                             tuple(lm.candidates)))
+                             tuple(lm.candidates), row.price))
         if lm.part is not None and row.price.strip().lower() == "owned":
             owned.append(lm.part.id)
     return matches, tuple(owned), form

@@ -154,7 +154,7 @@ def model_tokens(text: str) -> set[str]:
         if t in ("2280", "2242", "2230", "2260", "22110"):
             continue  # M.2 lengths
         if re.fullmatch(r"\d+(?:\.\d+)?(?:gb|tb|gi)|\d+x\d+gb|ddr\d|g?ddr\dx?|cl\d+|\d{4}|\d+w|\d+mm|pcie\d?|gen\d|"
-                        r"\d+(?:\.\d+)?|m\.?2|\d+cfm|x\d{1,2}|80|\d+c|\d+t|\d+ghz", t):
+                        r"\d+(?:\.\d+)?|m\.?2|\d+(?:cfm|rpm|mhz|hz)|x\d{1,2}|80|\d+c|\d+t|\d+ghz", t):
             if re.fullmatch(r"\d{3,}", t) and not re.fullmatch(r"\d{4}", t):
                 out.add(t)  # 990, 850
             elif re.fullmatch(r"\d{4}", t):
@@ -270,7 +270,7 @@ def _chip_of(catalog: Catalog, text: str) -> Optional[str]:
 
 
 # words that describe a part without naming it (form factor, colour, rating)
-_GENERIC_WORDS = frozenset("atx matx eatx itx eeb mid full tower black white rgb argb gold platinum titanium bronze "
+_GENERIC_WORDS = frozenset("atx matx eatx itx eeb mid full tower rgb argb gold platinum titanium bronze "
                            "certified fully semi modular solid state drive ga".split())  # GA-: Gigabyte's old prefix
 
 
