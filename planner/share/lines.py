@@ -299,13 +299,13 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
     board_words = {t for t in q - chip_words - _STOP - BRANDS - {"used", "s", "miner", "card", "cards", "gpus"}
                    if len(t) > 1 and not re.fullmatch(r"\d+(?:gb|mib|mb)?|\d+x\d+gb", t)}
     scored = []
-    for p in catalog.by_category("gpu"):
+    for f in _features(catalog, "gpu"):
+        p, pb = f.part, f.brand
         if p.chip != chip:
             continue
-        pb = _part_brand(p)
-        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in normalise(p.name)):
+        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in f.words):
             continue
-        need = _distinct(p, "gpu", chip_words)
+        need = set(f.need - chip_words)
         have = need & q
         if need - q:
             continue
@@ -367,20 +367,14 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     qspeed = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
     variants = variant_words(category) | _MORE_VARIANTS
     scored = []
-    for p in catalog.by_category(category):
-        pmodels = model_tokens(p.name)
-        if category == "memory":
-            pmodels = {t for t in pmodels if not _MEM_SPEC.match(t)}
-        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
-                  if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
+    for f in _features(catalog, category):
+        p, pmodels, digits, pn, need, pb = f.part, f.models, f.digits, f.words, f.need, f.brand
         if (pmodels | digits) - q:  # a model token of the part the line lacks: NH-D15 is not the NH-D15 G2
             continue
         if (qmodels - _SOCKET_TOKENS) and not (qmodels & pmodels):
             continue
-        pb = _part_brand(p)
         if qbrand and pb in BRANDS and pb != qbrand:
             continue
-        pn = set(normalise(p.name))
         if (pn & variants) != (q & variants):
             continue
         cap = getattr(p, "capacity_gb", None)
@@ -390,7 +384,6 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
             continue
         if category == "psu" and (w := stated_watts(text)) and w != p.wattage_w:
             continue
-        need = _distinct(p, category)
         have = need & q
         if need and len(have) / len(need) < 0.5:
             continue
@@ -430,14 +423,51 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     return lm
 
 
+@dataclass(frozen=True)
+class _Features:
+    part: Any
+    models: frozenset[str]
+    digits: frozenset[str]
+    words: frozenset[str]
+    need: frozenset[str]
+    brand: str
+    all_words: frozenset[str]
+
+
+_FEATURES: dict[tuple[int, str], tuple[Any, int, list[_Features]]] = {}
+
+
+def _features(catalog: Catalog, category: str) -> list[_Features]:
+    """What matching reads of each part of a category, worked out once per catalog (a 100 000-part catalog would
+    otherwise cost seconds per line)."""
+    key = (id(catalog), category)
+    hit = _FEATURES.get(key)
+    if hit is not None and hit[0] is catalog and hit[1] == len(catalog.parts):
+        return hit[2]
+    out = []
+    for p in catalog.by_category(category):
+        models = model_tokens(p.name)
+        if category == "memory":
+            models = {t for t in models if not _MEM_SPEC.match(t)}
+        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
+                  if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
+        out.append(_Features(p, frozenset(models), frozenset(digits), frozenset(normalise(p.name)),
+                             frozenset(_distinct(p, category)), _part_brand(p),
+                             frozenset(set(normalise(f"{p.brand} {p.name}")) - _STOP)))
+    if len(_FEATURES) > 32:
+        _FEATURES.clear()
+    _FEATURES[key] = (catalog, len(catalog.parts), out)
+    return out
+
+
 def _closest(catalog: Catalog, text: str, category: str, n: int = 3) -> list[tuple[str, str, float]]:
     """The parts sharing most words with the line, to pick from."""
     q = set(normalise(text)) - _STOP
     if not q:
         return []
     scored = []
-    for p in catalog.by_category(category):
-        pn = set(normalise(f"{p.brand} {p.name}")) - _STOP
+    for f in _features(catalog, category):
+        p, pn = f.part, f.all_words
         if not pn:
             continue
         s = len(q & pn) / len(pn | q)
