@@ -224,26 +224,6 @@ def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Reques
     return matches, shared.inputs, owned
 
 
-def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[Match], tuple[str, ...]]:
-    rows = parse_markdown(raw)
-    if not rows:
-        raise ShareError("no part rows found in the table (expected `Type | Item | Price` rows)")
-    matches, owned = [], []
-    deadline = time.monotonic() + MAX_IMPORT_S
-    for done, (cat, name, qty, price) in enumerate(rows):
-        if time.monotonic() > deadline:
-            raise ShareError(f"matching the list took over {MAX_IMPORT_S:g} s (stopped after {done} of {len(rows)} "
-                             "rows); paste a shorter list")
-        if cat is None:
-            notes.append(f"skipped {name!r}: not a part type the planner builds with")
-            continue
-        m = match_part(catalog, name, cat, qty)
-        matches.append(m)
-        if m.part is not None and price.strip().lower() == "owned":
-            owned.append(m.part.id)
-    return matches, tuple(owned)
-
-
 def _from_list(raw: str, catalog: Catalog, notes: list[str],
                picks: dict[int, str]) -> tuple[list[Match], tuple[str, ...], str]:
     """Rows of a posted list in any form `readers` sniffs, each matched by `lines.match_line`; `picks` maps a line
