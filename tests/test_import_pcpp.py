@@ -445,3 +445,22 @@ def test_fuzz_hostile_records_import_to_a_catalog_that_loads(tmp_path_factory, n
     cat = load_catalog(root / "out")
     assert len(cat.by_category("case")) == report.categories["case"].written
     assert len({p.id for p in cat.parts.values()}) == len(cat.parts)
+
+
+@pytest.mark.parametrize("name,arch,socket", [
+    ("AMD Ryzen 7 1700", "Zen", "AM4"), ("AMD Ryzen 5 2600", "Zen+", "AM4"), ("AMD Ryzen 9 3900X", "Zen 2", "AM4"),
+    ("Intel Core i7-9700K", "Coffee Lake Refresh", "LGA1151"), ("Intel Core i7-7740X", "Kaby Lake", "LGA2066"),
+    ("Intel Core i9-7900X", "Skylake", "LGA2066"), ("Intel Core i7-6950X", "Broadwell", "LGA2011-3"),
+    ("Intel Core i7-5930K", "Haswell", "LGA2011-3"), ("Intel Core i7-4790K", "Haswell", None),
+])
+def test_older_desktop_generations_get_their_socket(name: str, arch: str, socket) -> None:
+    from planner.catalog.importers import pcpp_map as M
+
+    rec = {"name": name, "core_count": 6, "microarchitecture": arch, "tdp": 95}
+    if socket is None:
+        with pytest.raises(M.Skip):
+            M.map_cpu(rec)
+        return
+    mapped = M.map_cpu(rec)
+    assert mapped.row["socket"] == socket and mapped.row["threads"] == 6  # threads unknown: the lower bound
+    assert any("lower bound" in n for n in mapped.notes)

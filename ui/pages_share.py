@@ -16,12 +16,27 @@ from ui import services
 from ui.state import apply_inputs, inputs_from_state
 
 
-def _do_import(cat: Catalog) -> None:
+def _picks() -> dict[int, str]:
+    """The parts chosen in the pickers under unmatched or generic lines (line -> part id)."""
+    out = {}
+    for key, value in st.session_state.items():
+        if isinstance(key, str) and key.startswith("pick_line_") and value and value != _LEAVE:
+            out[int(key.removeprefix("pick_line_"))] = value.split(" — ", 1)[0]
+    return out
+
+
+_LEAVE = "(leave as it is)"
+
+
+def _do_import(cat: Catalog, with_picks: bool = False) -> None:
     """Button callback: runs before the page, so it may set the sidebar widgets."""
     ss = st.session_state
     text = ss.get("import_text", "")
+    if not with_picks:
+        for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith("pick_line_")]:
+            del ss[key]
     try:
-        result = import_build(text, cat, currency=ss.get("in_currency"))
+        result = import_build(text, cat, currency=ss.get("in_currency"), picks=_picks() if with_picks else None)
     except PlannerError as exc:
         ss["import_msg"] = {"error": services.one_line(exc)}
         return
@@ -31,11 +46,10 @@ def _do_import(cat: Catalog) -> None:
     ss["import_msg"] = {"kind": result.kind, "json": result.to_json()}
     if result.parts():
         apply_inputs(ss, result.inputs or inputs_from_state(ss), cat)
-        ss["shared"] = {"origin": "import", "parts": [(m.part.id, m.quantity) for m in result.matched],  # type: ignore[union-attr]
-                        "inputs": inputs_from_state(ss)}
+        ss["shared"] = {"origin": "import", "parts": result.parts(), "inputs": inputs_from_state(ss)}
 
 
-def import_report() -> None:
+def import_report(cat: Optional[Catalog] = None) -> None:
     msg = st.session_state.get("import_msg")
     if not msg:
         return
@@ -49,13 +63,33 @@ def import_report() -> None:
                 "unconfirmed": "; cannot confirm (a deciding fact is unknown), see the Plan tab"}
         st.success(f"Imported {len(data['matched'])} part(s) from {msg['kind']}"
                    + said.get(verdict, "; NOT compatible, see the Plan tab") + ". The Plan tab shows the imported build.")
-        st.table(pd.DataFrame([{"Type": m["category"], "Part": m["name"], "Qty": m["quantity"],
-                                    "Matched from": m["from"], "How": m["how"]} for m in data["matched"]]),
-                     hide_index=True)
+        st.table(pd.DataFrame([{"Line": m.get("line"), "Type": m["category"], "Part": m["name"], "Qty": m["quantity"],
+                                "Matched from": m["from"], "How": m["how"],
+                                "Sure": "" if m.get("confidence") is None else f"{m['confidence']:.0%}",
+                                "Note": m.get("note", "")} for m in data["matched"]]),
+                 hide_index=True)
     else:
         st.error("No part of the list matched the catalog.")
+    check = data.get("check") or {}
+    for f in check.get("problems", []):
+        st.error(md_escape(f"{f['rule']}: {f['message']}"))
+    for f in check.get("warnings", []):
+        st.warning(md_escape(f"{f['rule']}: {f['message']}"))
+    power = check.get("power") or {}
+    if power.get("recommended_psu_w"):
+        st.caption(md_escape(f"Power: sustained {power['sustained_w']} W, transients to {power['transient_w']} W, "
+                             f"PSU of at least {power['recommended_psu_w']} W recommended"))
     for m in data["unmatched"]:
-        st.warning(f"Not matched ({md_escape(m['category'] or '?')}): {md_escape(m['text'])} — {md_escape(m['reason'])}")
+        st.warning(f"Not matched (line {m.get('line')}, {md_escape(m['category'] or '?')}): {md_escape(m['text'])} — "
+                   f"{md_escape(m['reason'])}")
+    pickable = [m for m in data["unmatched"] if m.get("candidates") and m.get("line") is not None]
+    if pickable:
+        st.markdown("**Pick a part for the lines that did not match** (then re-import):")
+        for m in pickable:
+            options = [_LEAVE] + [f"{c['id']} — {c['name']}" for c in m["candidates"]]
+            st.selectbox(md_escape(f"line {m['line']}: {m['text']}"), options, key=f"pick_line_{m['line']}")
+        if cat is not None:
+            st.button("Re-import with my picks", key="import_pick_btn", on_click=_do_import, args=(cat, True))
     for n in data["notes"]:
         st.caption(md_escape(n))
 
@@ -84,8 +118,9 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
     else:
         st.info("Nothing to share yet: no build on the Plan tab.")
     st.markdown("---")
-    st.markdown("**Import a build**: paste a Markdown table (ours or PCPartPicker's), our JSON, or a link/token.")
+    st.markdown("**Import a build**: paste a list as posted (a Markdown or HTML table, PCPartPicker's text, Markdown "
+                "or BBCode export, bullets, `Part: name` lines), our JSON, or a link/token.")
     st.text_area("Build to import", key="import_text", height=160, label_visibility="collapsed",
                  placeholder="Type|Item|Price\n:----|:----|:----\n**CPU** | [AMD Ryzen 9 9950X ...](https://...) | $549.99")
     st.button("Import", key="import_btn", on_click=_do_import, args=(cat,), type="primary")
-    import_report()
+    import_report(cat)

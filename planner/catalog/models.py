@@ -50,12 +50,18 @@ OptBool = Annotated[Optional[bool], BeforeValidator(_bool)]
 StrList = Annotated[list[str], BeforeValidator(_split_list)]
 IntList = Annotated[list[int], BeforeValidator(_split_list)]
 
-SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5")
+# sTR4 (Threadripper 1000/2000, X399), sTRX4 (Threadripper 3000, TRX40), sWRX8 (Threadripper PRO 3000/5000, WRX80),
+# LGA2011-3 (Haswell-E/Broadwell-E, X99), LGA2066 (Skylake-X, X299), LGA1151 (Skylake..Coffee Lake), SP3 (EPYC 7001-7003):
+# older platforms people still build ML boxes on (issue 38)
+SOCKETS = ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5", "sTR4", "sTRX4", "sWRX8", "LGA2011-3", "LGA2066", "LGA1151",
+           "SP3")
 # CPU platforms (series) a socket carries. One platform: any CPU of the socket fits any board of it, no data needed.
 # sTR5 carries two (AMD): WRX90 boards take Threadripper PRO only, TRX50 boards take Threadripper and Threadripper PRO.
 SOCKET_PLATFORMS: dict[str, tuple[str, ...]] = {
     "AM4": ("AM4",), "AM5": ("AM5",), "LGA1700": ("LGA1700",), "LGA1851": ("LGA1851",),
     "sTR5": ("threadripper", "threadripper-pro"),
+    "sTR4": ("sTR4",), "sTRX4": ("sTRX4",), "sWRX8": ("sWRX8",), "LGA2011-3": ("LGA2011-3",),
+    "LGA2066": ("LGA2066",), "LGA1151": ("LGA1151",), "SP3": ("SP3",),
 }
 PLATFORMS: tuple[str, ...] = tuple(dict.fromkeys(p for ps in SOCKET_PLATFORMS.values() for p in ps))
 

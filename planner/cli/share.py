@@ -96,28 +96,43 @@ def export_cmd(
 def import_cmd(
     source: str = typer.Argument(..., help="A file (Markdown table, our JSON, recommend output) or a link/token"),
     currency: Optional[str] = typer.Option(None, "--currency", help="Price the build in this currency"),
+    pick: Optional[list[str]] = typer.Option(None, "--pick", metavar="LINE=PART_ID",
+                                             help="Take this catalog part for line LINE of the list (repeatable); "
+                                                  "the unmatched lines print their candidates"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
-    """Import a shared build: match its parts to the catalog, check them and price them."""
+    """Import a shared build (a posted list in any common form, our JSON, a link): match its lines to the catalog,
+    check what matched and price it."""
+    picks: dict[int, str] = {}
+    for p in pick or ():
+        m = re.fullmatch(r"\s*(\d{1,5})\s*=\s*([a-z0-9][a-z0-9._-]*)\s*", p)
+        if m is None:
+            raise InputError(f"--pick {p!r}: expected LINE=PART_ID, e.g. --pick 12=psu-corsair-rm1000x-2024")
+        picks[int(m.group(1))] = m.group(2)
     if _is_file(source):
         text = _read_text(Path(source))
     elif re.match(r"v\d+\.", source.strip()) or "b=" in source:
         text = source
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
-    result = import_build(text, load_priced_catalog(), currency=currency)
+    result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)
     if as_json:
         emit_json(result.to_json())
         return
     table = Table(title=f"Imported from {result.kind}")
-    for col in ("type", "part", "qty", "matched from", "how"):
+    for col in ("line", "type", "part", "qty", "matched from", "how (sure)"):
         table.add_column(col)
     for m in result.matched:
-        table.add_row(m.part.category, styled("{} [dim]({})[/]", m.part.name, m.part.id), str(m.quantity),  # type: ignore[union-attr]
-                      m.text, m.how + (f" ({m.note})" if m.note else ""))
+        sure = "" if m.confidence is None else f" {m.confidence:.0%}"
+        table.add_row("" if m.line is None else str(m.line), m.part.category,  # type: ignore[union-attr]
+                      styled("{} [dim]({})[/]", m.part.name, m.part.id), str(m.quantity),  # type: ignore[union-attr]
+                      m.text, m.how + sure + (f" ({m.note})" if m.note else ""))
     console.print(table)
     for m in result.unmatched:
-        console.print(styled("[yellow]not matched[/] ({}): {} — {}", m.category or "?", m.text, m.note))
+        where = f"line {m.line}, " if m.line is not None else ""
+        console.print(styled("[yellow]not matched[/] ({}{}): {} — {}", where, m.category or "?", m.text, m.note))
+        for cid, name, _ in m.candidates:
+            console.print(styled("    candidate: {} [dim]({})[/]  → --pick {}={}", name, cid, m.line or "?", cid))
     for n in result.notes:
         console.print(styled("[dim]note: {}[/]", n))
     if result.report is None:
@@ -128,6 +143,11 @@ def import_cmd(
                if rep.problems else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
     console.print(styled("Verdict: " + verdict + "; total {} (today's catalog prices)", total))
+    if rep.sizing is not None:
+        g = rep.build.get("gpu")
+        gpus = f"{rep.build.gpu_count} x {g.name}, " if g is not None else ""
+        console.print(styled("Power: {}sustained {} W, transients to {} W, PSU of at least {} W recommended", gpus,
+                             rep.sizing.sustained_w, rep.sizing.transient_w, rep.sizing.recommended_w))
     for f in rep.problems:
         console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
     for f in rep.warnings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,9 @@ from planner.share.part_index import index_for
 from planner.request import Request
 from planner.validation import load_json
 from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
+from planner.share.answer import check_listed, list_findings
+from planner.share.lines import kind_of, match_line
+from planner.share.readers import read_list
 
 # ---------------------------------------------------------------- import
 
@@ -28,8 +32,17 @@ class Match:
     text: str
     quantity: int
     part: Optional[AnyPart] = None
-    how: str = "none"  # id | name | fuzzy | none
+    how: str = "none"  # id | name | fuzzy | exact | board | model | twin | generic | picked | none
     note: str = ""
+    confidence: Optional[float] = None  # how sure the match is, 0..1 (None: an id or a token, certain)
+    line: Optional[int] = None  # the line of the pasted list it came from
+    candidates: tuple[tuple[str, str, float], ...] = ()  # closest parts to pick from: (id, name, score)
+    price: str = ""  # the price cell or text the list gave for the line, as written
+
+    @property
+    def generic(self) -> bool:
+        """A stand-in built from the line's own words, not a catalog product."""
+        return self.how == "generic"
 
 
 def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: int = 1) -> Match:
@@ -144,6 +157,7 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
+    lines: list[Match] = field(default_factory=list)  # a posted list: every part line as matched, before merging
 
     @property
     def matched(self) -> list[Match]:
@@ -154,14 +168,19 @@ class ImportResult:
         return [m for m in self.matches if m.part is None]
 
     def parts(self) -> list[tuple[str, int]]:
-        return [(m.part.id, m.quantity) for m in self.matched]  # type: ignore[union-attr]
+        """(id, quantity) of the matched catalog parts (generic stand-ins are checked but not exported)."""
+        return [(m.part.id, m.quantity) for m in self.matched if not m.generic]  # type: ignore[union-attr]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "matched": [{"category": m.part.category, "id": m.part.id, "name": m.part.name,  # type: ignore[union-attr]
-                         "quantity": m.quantity, "from": m.text, "how": m.how, "note": m.note} for m in self.matched],
-            "unmatched": [{"category": m.category, "text": m.text, "reason": m.note} for m in self.unmatched],
+                         "quantity": m.quantity, "from": m.text, "how": m.how, "note": m.note, "line": m.line,
+                         "confidence": m.confidence, "generic": m.generic} for m in self.matched],
+            "unmatched": [{"category": m.category, "text": m.text, "reason": m.note, "line": m.line,
+                           "quantity": m.quantity,
+                           "candidates": [{"id": i, "name": n, "score": s} for i, n, s in m.candidates]}
+                          for m in self.unmatched],
             "notes": list(self.notes),
             "inputs": None if self.inputs is None else self.inputs.model_dump(mode="json"),
             "check": None if self.report is None else self.report.to_json(),
@@ -183,8 +202,7 @@ def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
             out.append(m)
         elif prev.part.id == m.part.id:  # type: ignore[union-attr]
             i = out.index(prev)
-            out[i] = merged[m.part.category] = Match(prev.category, prev.text, prev.quantity + m.quantity,
-                                                     prev.part, prev.how, prev.note)
+            out[i] = merged[m.part.category] = dataclasses.replace(prev, quantity=prev.quantity + m.quantity)
         else:
             notes.append(f"a build takes one {m.part.category}; kept {prev.part.id}, left out {m.part.id}")  # type: ignore[union-attr]
     return out
@@ -206,24 +224,83 @@ def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Reques
     return matches, shared.inputs, owned
 
 
-def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[Match], tuple[str, ...]]:
-    rows = parse_markdown(raw)
+def _from_list(raw: str, catalog: Catalog, notes: list[str],
+               picks: dict[int, str]) -> tuple[list[Match], tuple[str, ...], str]:
+    """Rows of a posted list in any form `readers` sniffs, each matched by `lines.match_line`; `picks` maps a line
+    number to the part id the user chose for it."""
+    form, rows = read_list(raw)
     if not rows:
-        raise ShareError("no part rows found in the table (expected `Type | Item | Price` rows)")
-    matches, owned = [], []
+        if form == "markdown":
+            raise ShareError("no part rows found in the table (expected `Type | Item | Price` rows)")
+        raise ShareError("not a build link, token, JSON or part list: no part lines found (paste a table, "
+                         "PCPartPicker's text or Markdown export, `Part: name` lines or bullets; see docs/sharing.md)")
+    unknown = [f"{ln}={pid}" for ln, pid in picks.items() if pid not in catalog.parts]
+    if unknown:
+        raise ShareError(f"--pick {unknown[0]}: no such part id in the catalog; `planner catalog list` shows them")
+    lines_seen = {r.line for r in rows}
+    stray = [ln for ln in picks if ln not in lines_seen]
+    if stray:
+        raise ShareError(f"--pick line {stray[0]}: the list has no part on that line (its part lines: "
+                         f"{', '.join(str(r.line) for r in rows[:20])})")
+    matches: list[Match] = []
+    owned: list[str] = []
     deadline = time.monotonic() + MAX_IMPORT_S
-    for done, (cat, name, qty, price) in enumerate(rows):
+    for done, row in enumerate(rows):
         if time.monotonic() > deadline:
             raise ShareError(f"matching the list took over {MAX_IMPORT_S:g} s (stopped after {done} of {len(rows)} "
                              "rows); paste a shorter list")
-        if cat is None:
-            notes.append(f"skipped {name!r}: not a part type the planner builds with")
+        if row.line in picks:
+            part = catalog.parts[picks[row.line]]
+            matches.append(Match(part.category, row.text or part.name, row.quantity, part, "picked",
+                                 "chosen by the user", 1.0, row.line, price=row.price))
             continue
-        m = match_part(catalog, name, cat, qty)
-        matches.append(m)
-        if m.part is not None and price.strip().lower() == "owned":
-            owned.append(m.part.id)
-    return matches, tuple(owned)
+        cat = kind_of(row)
+        if cat is None:
+            shown = f"{row.label}: {row.text}" if row.label else row.text
+            if shown.strip():
+                notes.append(f"line {row.line}: skipped {shown[:80]!r}: not a part the planner builds with")
+            continue
+        lm = match_line(catalog, row, cat)
+        matches.append(Match(cat, row.text or (row.label or ""), row.quantity, lm.part,
+                             lm.how if lm.part is not None else "none", lm.note, lm.confidence, row.line,
+                             tuple(lm.candidates), row.price))
+        if lm.part is not None and row.price.strip().lower() == "owned":
+            owned.append(lm.part.id)
+    return matches, tuple(owned), form
+
+
+def _memory_total(matches: list[Match], notes: list[str]) -> list[Match]:
+    """Memory lines as one kit: a quantity (8 x 64 GB DIMMs, 3 kits) multiplies the modules; several different
+    kits add up to a capacity-only stand-in (their type and speed may differ)."""
+    mem = [m for m in matches if m.category == "memory" and m.part is not None]
+    if not mem:
+        return matches
+    rest = [m for m in matches if not (m.category == "memory" and m.part is not None)]
+    if len(mem) == 1 and (mem[0].quantity <= 1 or getattr(mem[0].part, "stated_only", False)):
+        return matches
+    from types import SimpleNamespace
+
+    def gb(m: Match) -> int:
+        cap = getattr(m.part, "capacity_gb", 0) or 0
+        return cap * (m.quantity if not getattr(m.part, "stated_only", False) else 1)
+
+    if len(mem) == 1 and hasattr(mem[0].part, "model_copy"):
+        m = mem[0]
+        part = m.part.model_copy(update={"id": f"{m.part.id}-x{m.quantity}", "modules": m.part.modules * m.quantity,
+                                         "name": f"{m.quantity} x {m.part.name}"})
+        notes.append(f"memory: {m.quantity} x {m.part.id} read as one set of {part.modules} modules")
+        merged = Match("memory", m.text, 1, part, m.how, m.note, m.confidence, m.line, m.candidates)
+    else:
+        total = sum(gb(m) for m in mem)
+        part = SimpleNamespace(id=f"generic-memory-{total}gb", name=f"{total} GB of memory from {len(mem)} lines",
+                               brand="generic", category="memory", capacity_gb=total, stated_only=True,
+                               source="sum of the list's memory lines")
+        notes.append(f"memory: {len(mem)} lines add up to {total} GB (checked by capacity only)")
+        merged = Match("memory", "; ".join(m.text for m in mem), 1, part, "generic", "sum of the memory lines",
+                       min((m.confidence or 1.0) for m in mem), mem[0].line)
+    first = matches.index(mem[0])
+    out = [m for m in matches[:first] if m in rest] + [merged] + [m for m in matches[first:] if m in rest]
+    return out
 
 
 _PERMALINK = re.compile(r"[?&]b=(v[12]\.[A-Za-z0-9_\-]+)")
@@ -243,8 +320,10 @@ def _sender_settings(raw: str, catalog: Catalog, notes: list[str]) -> Optional[R
     return inputs
 
 
-def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None) -> ImportResult:
-    """Read a pasted link/token, our JSON (or recommend output) or a Markdown table; match, check and price it."""
+def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
+                 picks: Optional[dict[int, str]] = None) -> ImportResult:
+    """Read a pasted link/token, our JSON (or recommend output) or a posted list in any common form (tables,
+    PCPartPicker exports, bullets, `Part: name` lines); match, check and price it. `picks`: line -> part id."""
     raw = (text or "").strip()
     if not raw:
         raise ShareError("nothing to import: paste a link, a build token, our JSON or a Markdown table")
@@ -255,14 +334,13 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
     if raw.startswith("{"):
         matches, inputs, owned = _from_json(raw, catalog)
         kind = "json"
-    elif "|" in raw:
-        matches, owned = _from_markdown(raw, catalog, notes)
-        inputs, kind = _sender_settings(raw, catalog, notes), "markdown"
-    elif "\n" not in raw:
+    elif "\n" not in raw and (re.match(r"v\d+\.", raw) or "b=" in raw or raw.startswith(("http://", "https://"))):
         matches, inputs = _from_token(raw, catalog)
         kind = "token"
     else:
-        raise ShareError("not a build link, token, JSON or Markdown table")
+        matches, owned, form = _from_list(raw, catalog, notes, picks or {})
+        inputs, kind = _sender_settings(raw, catalog, notes), form
+        return _answer_list(raw, catalog, matches, owned, inputs, notes, kind, currency)
     result = ImportResult(kind, _merge(matches, notes), inputs, notes)
     parts = result.parts()
     if not parts:
@@ -283,4 +361,36 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
                                 model_params=inputs.model_params)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
+    return result
+
+
+def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[str, ...], inputs: Optional[Request],
+                 notes: list[str], kind: str, currency: Optional[str]) -> ImportResult:
+    """Check what a posted list's lines matched (catalog parts and stand-ins), with the quantities it states."""
+    extra = list_findings(matches, raw)
+    merged = _merge(_memory_total(matches, notes), notes)
+    result = ImportResult(kind, merged, inputs, notes, lines=list(matches))
+    found = [m for m in merged if m.part is not None]
+    if not found:
+        return result
+    inputs = inputs or Request(currency=currency or "EUR")
+    gpus = next((m.quantity for m in found if m.category == "gpu"), inputs.gpu_count or 1)
+    if not 1 <= gpus <= 4:
+        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
+    update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
+    if currency:
+        update["currency"] = check_currency(currency)
+    result.inputs = inputs = inputs.model_copy(update=update)
+    by_cat = {m.category: m.part for m in found}
+    owned_here = tuple(i for i in inputs.owned if any(p.id == i for p in by_cat.values()))
+    report = check_listed(catalog, by_cat, gpu_count=gpus, power_fraction=inputs.power_fraction,
+                          workload=inputs.workload, precision=inputs.precision, model_params=inputs.model_params,
+                          owned=owned_here, used=inputs.used, currency=inputs.currency)
+    report.findings[:0] = [f for f in extra if f.severity.name == "PROBLEM"]
+    report.findings.extend(f for f in extra if f.severity.name != "PROBLEM")
+    result.report = report
+    parts = [(i, gpus if catalog.parts[i].category == "gpu" else 1) for i, _ in result.parts() if i in catalog.parts]
+    if parts:
+        result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs,
+                                          owned=owned_here, used=inputs.used)
     return result

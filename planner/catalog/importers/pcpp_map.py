@@ -103,7 +103,23 @@ def map_gpu(rec: Row, chips: ChipIndex) -> Mapped:
 
 ARCH_SOCKET = {"Zen 5": "AM5", "Zen 4": "AM5", "Zen 3": "AM4", "Raptor Lake Refresh": "LGA1700",
                "Raptor Lake": "LGA1700", "Alder Lake": "LGA1700", "Arrow Lake": "LGA1851"}
-SOCKET_MEMORY = {"AM5": ["DDR5"], "AM4": ["DDR4"], "LGA1700": ["DDR4", "DDR5"], "LGA1851": ["DDR5"]}
+# older desktop generations (issue 38): Zen 1/Zen+/Zen 2 Ryzen -> AM4; Skylake/Kaby/Coffee Lake -> LGA1151, except the
+# HEDT parts named below; Haswell-E/Broadwell-E (i7-58xx/59xx/68xx/69xx) -> LGA2011-3
+OLDER_ARCH_SOCKET = {"Zen 2": "AM4", "Zen+": "AM4", "Zen": "AM4", "Skylake": "LGA1151", "Kaby Lake": "LGA1151",
+                     "Coffee Lake": "LGA1151", "Coffee Lake Refresh": "LGA1151"}
+HEDT_2066 = re.compile(r"\bi[79]-(?:78|79|98|99|109)\d\dX|\bi[57]-7[67]40X", re.I)  # Skylake-X, Cascade Lake-X, Kaby Lake-X
+HEDT_2011_3 = re.compile(r"\bi7-(?:58|59|68|69)\d\dK?X?\b", re.I)  # Haswell-E / Broadwell-E
+SOCKET_MEMORY = {"AM5": ["DDR5"], "AM4": ["DDR4"], "LGA1700": ["DDR4", "DDR5"], "LGA1851": ["DDR5"],
+                 "LGA1151": ["DDR4"], "LGA2066": ["DDR4"], "LGA2011-3": ["DDR4"]}
+
+
+def _socket_for(name: str, arch: str) -> Optional[str]:
+    """The socket of a desktop CPU from its microarchitecture, HEDT parts told apart by their model number."""
+    if HEDT_2066.search(name):
+        return "LGA2066"
+    if HEDT_2011_3.search(name) and arch in ("Haswell", "Broadwell"):
+        return "LGA2011-3"
+    return ARCH_SOCKET.get(arch) or OLDER_ARCH_SOCKET.get(arch)
 
 
 def map_cpu(rec: Row) -> Mapped:
@@ -111,7 +127,7 @@ def map_cpu(rec: Row) -> Mapped:
     if re.search(r"threadripper|xeon", name, re.I) or (re.search(r"\bepyc\b", name, re.I)
                                                        and not re.search(r"\bepyc 4\d{3}", name, re.I)):
         raise Skip("workstation/server CPU (socket not derivable)")
-    socket = ARCH_SOCKET.get(str(arch))
+    socket = _socket_for(name, str(arch))
     if socket is None:
         raise Skip("socket not derivable from the microarchitecture")
     cores, tdp = whole(rec.get("core_count")), whole(rec.get("tdp"))
@@ -122,7 +138,12 @@ def map_cpu(rec: Row) -> Mapped:
     notes = [f"socket {socket} derived from microarchitecture '{arch}' (Zen 4/5 desktop -> AM5, Zen 3 -> AM4, "
              "Alder/Raptor Lake -> LGA1700, Arrow Lake -> LGA1851)",
              f"memory types {'/'.join(SOCKET_MEMORY[socket])} derived from the socket"]
-    if socket in ("AM5", "AM4"):
+    if str(arch) in OLDER_ARCH_SOCKET or socket in ("LGA2066", "LGA2011-3"):
+        threads = cores
+        notes.append(f"socket {socket} from '{arch}' and the model number; threads unknown (SMT/Hyper-Threading "
+                     "varies within these generations, e.g. Ryzen 3 1200 and i5 parts have none): core count kept "
+                     "as a lower bound; DDR4 as on these platforms' boards (a few Skylake boards took DDR3L)")
+    elif socket in ("AM5", "AM4"):
         threads = 2 * cores
         notes.append("threads = 2 x cores: SMT on every Zen 3/4/5 desktop part (AMD spec, recalled; "
                      "the dataset has no SMT field)")
@@ -148,9 +169,13 @@ DDR4_MARK = re.compile(r"(?<![A-Z0-9])(DDR4|D4)(?![0-9])", re.I)
 DDR5_MARK = re.compile(r"(?<![A-Z0-9])(DDR5|D5)(?![0-9])", re.I)
 
 
+# sockets whose boards this import can map (DDR type, chipset); older modelled sockets (sTR4, X99...) are added by hand
+IMPORT_SOCKETS = tuple(s for s in SOCKETS if s in ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5"))
+
+
 def map_motherboard(rec: Row) -> Mapped:
     name, socket = str(rec["name"]), rec.get("socket")
-    if socket not in SOCKETS:
+    if socket not in IMPORT_SOCKETS:
         raise Skip("socket not modelled (not AM4/AM5/LGA1700/LGA1851)")
     ff = BOARD_FF.get(str(rec.get("form_factor")))
     if ff is None or ff not in FORM_FACTORS:

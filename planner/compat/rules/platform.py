@@ -256,7 +256,9 @@ DDR5_2DPC_MTS = {
 }
 
 
-CHANNELS_BY_CHIPSET, DESKTOP_CHANNELS = {"TRX50": 4, "WRX90": 8}, 2  # memory channels a board's platform drives
+# memory channels a board's platform drives (quad-channel HEDT: X99, X299, X399, TRX40; 8 on WRX80/WRX90)
+CHANNELS_BY_CHIPSET = {"TRX50": 4, "WRX90": 8, "X99": 4, "X299": 4, "X399": 4, "TRX40": 4, "WRX80": 8}
+DESKTOP_CHANNELS = 2
 
 
 def memory_channels(board) -> int:
