@@ -62,6 +62,7 @@ def test_changing_the_budget_changes_the_plan() -> None:
     assumed = params_text(load_perf_model().typical_params("transformer"))  # the class's typical size (data-driven)
     assert any(m.label.startswith(f"Speed vs a GTX 1080 Ti, {assumed} model") for m in at.metric)  # the size it assumed
     assert any("typical size assumed" in c.value for c in at.tabs[0].caption)
+    assert any("On this card: limited by" in c.value for c in at.tabs[0].caption)  # issue 39 item 4: the limit, said
     assert any(m.value.startswith("**Speed and sweep time by option**") for m in at.tabs[0].markdown)
     assert at.tabs[0].get("vega_lite_chart")  # the Plan chart
     at.text_input(key="in_budget").input("2000")

@@ -110,7 +110,7 @@ SERVICE_NAMES = {
     "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
     "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",
     "calibration", "read_training_log", "load_perf_model", "PerfModel", "RANGE_NOTE", "REFERENCE_CHIP",
-    "executed_precision", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",
+    "executed_precision", "speed_limit", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",
     "plan_concurrency", "wall_power_w", "calibration_fingerprint",
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
     "parse_window", "metrics_windows", "series_windows", "metrics_report", "metrics_markdown", "stamp_text",

@@ -110,8 +110,8 @@ def test_product_answers_with_the_named_family(small, chips, rows, tmp_path) -> 
     """Shipped as `families`, `transformer` answers with transformer-lm's shares and `generic` with the pooled ones;
     the offsets survive perf_params.json."""
     ref = chips[REFERENCE_CHIP]
-    p = replace(fit(small, ref, variant=FAMILIES_VARIANT), family_offsets={"transformer-lm": (0.8, -1.0)})
-    assert compute_share(p, "transformer", 1e8) == pytest.approx(shifted_share(p.compute_share["transformer"], 0.8))
+    p = replace(fit(small, ref, variant=FAMILIES_VARIANT), family_offsets={"transformer-lm": (-0.8, -1.0)})
+    assert compute_share(p, "transformer", 1e8) == pytest.approx(shifted_share(p.compute_share["transformer"], -0.8))
     assert matmul_share(p, 1e8, "transformer") == pytest.approx(shifted_matmul_share(p.tensor_matmul_share, -1.0))
     assert compute_share(p, "generic", 1e8) == pytest.approx(p.compute_share["generic"])
     p = replace(p, family_offsets={"transformer-lm": (0.0, -1.0)})  # fewer tensor-core ops: a smaller amp gain

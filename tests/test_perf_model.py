@@ -75,7 +75,7 @@ def test_tf32_only_from_ampere(model: PerfModel) -> None:
 
 @pytest.mark.parametrize("chip_id", ["rtx-3090", "rtx-4090", "a100-sxm4-80gb", "h100-sxm5-80gb", "rtx-2080-ti", "rx-7900-xtx"])
 @pytest.mark.parametrize("precision", PRECISIONS)
-def test_monotone_in_bandwidth_and_compute(model: PerfModel, chip_id: str, precision: str) -> None:
+def test_monotone_in_bandwidth_and_compute(model: PerfModel, chip_id: str, precision: str, monkeypatch) -> None:
     chip = model.chips[chip_id]
     for w in WORKLOADS:
         base = model.speedup(chip_id, workload=w, precision=precision).value
@@ -92,8 +92,15 @@ def test_monotone_in_bandwidth_and_compute(model: PerfModel, chip_id: str, preci
         base_t = model.speedup(chip_id, workload="transformer", precision="fp32").value
         assert more_fp32.speedup(chip_id, workload="transformer", precision="fp32").value > base_t * 0.999
     if precision == "amp" and chip.has_tensor_cores:
-        more_tc = perturbed(model, chip_id, fp16_tensor_tflops_fp32acc=chip.fp16_tensor_tflops_fp32acc * 1.5)
-        assert more_tc.speedup(chip_id, precision="amp").value > model.speedup(chip_id, precision="amp").value
+        from planner.perf import physics
+        measured = physics.achieved_matmul()
+        before = model.speedup(chip_id, precision="amp").value
+        if chip_id in measured:  # a measured achieved rate replaces the datasheet one (issue 39): faster measurement, faster
+            monkeypatch.setattr(physics, "achieved_matmul", lambda: {**measured, chip_id: measured[chip_id] * 1.5})
+            assert model.speedup(chip_id, precision="amp").value > before
+        else:
+            more_tc = perturbed(model, chip_id, fp16_tensor_tflops_fp32acc=chip.fp16_tensor_tflops_fp32acc * 1.5)
+            assert more_tc.speedup(chip_id, precision="amp").value > before
 
 
 def test_faster_generations_rank_sensibly(model: PerfModel) -> None:

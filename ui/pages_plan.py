@@ -43,7 +43,10 @@ def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
         "warnings": [f.to_json() for f in plan.warnings], "unverified": [f.to_json() for f in plan.unverified],
         "power": plan.power.to_json() if plan.power else {}, "gpus": plan.gpu_count,
         "speed": None if speed is None else {"value": speed.value, "low": speed.low, "high": speed.high,
-                                             "basis": speed.basis},
+                                             "basis": speed.basis,
+                                             "limit": services.speed_limit_sentence(
+                                                 plan.gpu.chip, inputs.workload, inputs.precision, inputs.model_params)
+                                             if plan.gpu is not None else ""},
         "trade_offs": list(plan.trade_offs), "headline": option_name(plan),
         "chip": plan.gpu.chip if plan.gpu is not None else None,
     }
@@ -62,7 +65,9 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     if gpu is not None:
         s = services.speed_of(gpu.chip, inputs.workload, inputs.precision, inputs.power_fraction,
                               inputs.model_params)  # type: ignore[attr-defined]
-        speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis}
+        speed = {"value": s.value, "low": s.low, "high": s.high, "basis": s.basis,
+                 "limit": services.speed_limit_sentence(gpu.chip, inputs.workload, inputs.precision,
+                                                        inputs.model_params)}
     plan_json = report.view().to_json()
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
             "warnings": data["warnings"], "unverified": data["unverified"], "power": data["power"], "gpus": gpus,
@@ -130,7 +135,7 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
             basis = pages_calibrate.basis_text(view["chip"], inputs.precision, inputs.workload, inputs.power_fraction,
                                                inputs.model_params) or basis
         c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
-                             f"({basis})"))
+                             f"({basis})" + (f". On this card: {sp['limit']}" if sp.get("limit") else "")))
         sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
                           baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
         left = sw["runs_left"]

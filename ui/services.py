@@ -78,6 +78,17 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
     return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
 
 
+def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_params: Optional[float] = None) -> str:
+    """What limits the user's model on this card (the speed model's step split), one sentence; '' if unknown."""
+    from planner.service import load_perf_model, speed_limit
+
+    try:
+        return speed_limit(load_perf_model(), chip_id, precision=precision, workload=workload,
+                           model_params=model_params).sentence()
+    except PlannerError:  # an unknown chip or size: the caption simply says nothing more
+        return ""
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict[str, Any]:
     """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud

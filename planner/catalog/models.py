@@ -149,6 +149,16 @@ class GpuL2Cache(Record):
     notes: OptStr = None
 
 
+class GpuAchievedMatmul(Record):
+    """One row of data/gpu_achieved_matmul.csv: the fp16 (fp32-accumulate) matrix-multiply rate a chip was measured
+    to reach, the speed model's achieved (not datasheet) tensor rate, with its source."""
+
+    chip: ChipId
+    fp16_matmul_tflops: float = Field(gt=0, le=10000)
+    source: str = Field(min_length=1)
+    notes: OptStr = None
+
+
 class GpuPowerVariant(Record):
     """One row of data/gpu_power_variants.csv: a board that runs a chip's silicon at a lower power than the
     full-power board of the same chip (Max-Q, PCIe A100), with its source."""

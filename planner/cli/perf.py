@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.service import (RANGE_NOTE, REFERENCE_CHIP, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
+from planner.service import (RANGE_NOTE, REFERENCE_CHIP, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
                              estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
@@ -46,9 +46,11 @@ def speedup_rows(
         a = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
                              model_params=model_params, store=store)
         e = a.estimate
+        limit = speed_limit(m, chip.id, precision=precision, workload=workload, model_params=model_params, baseline=vs)
         rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
                      "high": round(e.high, 2), "high_over_low": round(e.high / e.low, 2),
-                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json()})
+                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json(),
+                     **limit.to_json()})
     return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
 
 
@@ -168,14 +170,21 @@ def register(app: typer.Typer) -> None:
                        "model": _model_info(m)})
             return
         table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
-        for col in ("GPU", "speedup", "range (low-high)", "runs as", "basis"):
+        for col in ("GPU", "speedup", "range (low-high)", "runs as", "basis", "limited by"):
             table.add_column(col)
         tiers = {"seen_architecture": "model (LOSO)", "new_architecture": "model (LOSO/LOAO)", "amd": "model (LOAO, widened)"}
         for r in rows:
             basis = tiers.get(r["error_tier"], r["error_tier"]) if r["basis"] == "model" else (
                 "measured" if r["basis"] == "measured" else f"re-anchored on {r['anchor']}")
-            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"], basis)
+            table.add_row(r["gpu"], f"{r['speedup']:.2f}x", f"{r['low']:.2f}-{r['high']:.2f}x", r["runs_as"], basis,
+                          r["limit"] + ("*" if r["underfilled"] else ""))
         console.print(table)
+        if any(r["underfilled"] for r in rows):
+            console.print(styled("[dim]{}[/]", "* gains under 90 % of its big-model speedup at this size: a bigger "
+                                 "batch or several runs per GPU would use it better"))
+        if len(rows) <= 8:  # a few cards asked by name: say for each what limits the model there, and why
+            for r in rows:
+                console.print(styled("[dim]{}[/]", f"{r['gpu']}: {r['limit_sentence']}."))
         for line in dict.fromkeys(x for r in rows if r["basis"] != "model" for x in r["measured"]):
             console.print(styled("[dim]Measured: {}[/]", line))
         for line in dict.fromkeys(w for r in rows for w in r.get("warnings", ())):

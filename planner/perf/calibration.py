@@ -345,8 +345,10 @@ def anchored_speedup(model: Any, target: str, *, baseline: str = BASELINE_CHIP, 
                         model_params=model_params)
     meas = _ratio(anchor, mb)
     value = via.value * meas.value
-    low = value * (via.low / via.value) * (meas.low / meas.value)
-    high = value * (via.high / via.value) * (meas.high / meas.value)
+    band = model.params.meta.get("two_point", {}).get("range")  # how re-anchored answers erred on held-out sources
+    lo_m, hi_m = (float(band[0]), float(band[1])) if band else (via.low / via.value, via.high / via.value)
+    low = value * lo_m * (meas.low / meas.value)
+    high = value * hi_m * (meas.high / meas.value)
     est = Estimate(value, low, high, "re-anchored")
     if not _sane(est):
         return Anchored(plain.estimate, "model", note=plain.note, warnings=tuple(ignored))

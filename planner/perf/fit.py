@@ -267,6 +267,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"wrote {len(rows)} rows to {CALIBRATION_CSV}")
     doc = run(all_rows(chips), chips[REFERENCE_CHIP], nested=args.nested, workers=args.workers)
     print(format_report(doc))
+    if args.write and PARAMS_FILE.exists():  # the re-anchored range is measured by planner.perf.twopoint: kept, rerun it
+        old = json.loads(PARAMS_FILE.read_text(encoding="utf-8")).get("two_point")
+        if old:
+            doc["two_point"] = {**old, "stale": "refitted since; rerun python -m planner.perf.twopoint --write"}
     if args.write:
         PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {PARAMS_FILE}")

@@ -72,6 +72,16 @@ class Range(BaseModel):
         return self
 
 
+class TwoPoint(BaseModel):
+    """The range of a re-anchored answer (python -m planner.perf.twopoint --write): measured/predicted band of
+    re-anchored predictions on held-out sources, and the figures it was measured with."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    range: Range
+    share: float = Field(gt=0, le=1)
+
+
 class PerfParamsFile(BaseModel):
     """data/perf_params.json: `params`, `ranges` per error tier and precision group, and the fit's record (what it
     was fitted on, its errors) kept as written."""
@@ -83,6 +93,7 @@ class PerfParamsFile(BaseModel):
     variant: Optional[str] = None
     fitted_on: Optional[str] = None
     size_widening_per_decade: float = Field(default=0.25, ge=0, le=10, allow_inf_nan=False)
+    two_point: Optional[TwoPoint] = None
 
 
 def check_params_file(data: Any, path: Path | str) -> PerfParamsFile:

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any, Optional
 
 from planner.catalog.load import load_chips, load_records
-from planner.catalog.models import GpuChip, GpuL2Cache, GpuPowerVariant
+from planner.catalog.models import GpuAchievedMatmul, GpuChip, GpuL2Cache, GpuPowerVariant
 from planner.errors import CatalogError, InputError
 from planner.perf.families import offsets_of, shifted_matmul_share, shifted_share
 from planner.resources import SHIPPED_DATA_DIR
 
 POWER_VARIANTS_FILE = SHIPPED_DATA_DIR / "gpu_power_variants.csv"
 L2_FILE = SHIPPED_DATA_DIR / "gpu_l2_cache.csv"
+ACHIEVED_FILE = SHIPPED_DATA_DIR / "gpu_achieved_matmul.csv"
 # Architectures whose tensor cores run TF32 (Ampere onwards); older chips run a tf32 request as fp32.
 TF32_ARCHS = frozenset({"ampere", "ada", "hopper", "blackwell"})
 # Architectures with the doubled FP32 datapath (128 FP32 lanes per SM) whose marketing FP32 rate is rarely reached.
@@ -121,10 +122,60 @@ def compute_terms(chip: GpuChip, precision: str, p: PerfParams) -> tuple[float, 
         fp16 = chip.fp16_tensor_tflops_fp16acc or 2.0 * chip.fp32_tflops  # packed FP16 / WMMA rate
         return cuda, (fp16 if prec == "amp" else 0.0)
     cuda = chip.fp32_tflops * (p.dual_fp32_efficiency if has_dual_fp32(chip) else 1.0)
-    tensor = chip.fp16_tensor_tflops_fp32acc if chip.has_tensor_cores else None
+    tensor = achieved_tensor_tflops(chip) if chip.has_tensor_cores and chip.fp16_tensor_tflops_fp32acc else None
     if prec == "fp32" or not tensor:
         return cuda, 0.0  # Pascal amp: fp16 storage, fp32-rate math (GP102 fp16 math is 1/64 rate)
     return cuda, (tensor / 2.0 if prec == "tf32" else tensor)  # TF32 peak = half the fp16 (fp32-acc) tensor rate
+
+
+def full_rate_fp32_accumulate(chip: GpuChip) -> bool:
+    """True when fp16 with fp32 accumulate runs at the full fp16 tensor rate (Titan RTX, Quadro/RTX pro, data-centre
+    boards); GeForce cards from Turing on run it at half rate (their fp32-accumulate figure is half the fp16 one)."""
+    full, fp16acc = chip.fp16_tensor_tflops_fp32acc, chip.fp16_tensor_tflops_fp16acc
+    return bool(full) and (not fp16acc or full >= 0.99 * fp16acc)
+
+
+@lru_cache(maxsize=1)
+def achieved_matmul(path: Path = ACHIEVED_FILE) -> dict[str, float]:
+    """Chip id -> measured fp16 (fp32-accumulate) matmul TFLOPS (data/gpu_achieved_matmul.csv, each row sourced)."""
+    if not path.exists():
+        return {}
+    out: dict[str, float] = {}
+    for row in load_records(path, GpuAchievedMatmul):
+        if row.chip in out:
+            raise CatalogError(f"{path.name}: chip {row.chip!r} given twice")
+        out[row.chip] = row.fp16_matmul_tflops
+    return out
+
+
+@lru_cache(maxsize=1)
+def _full_power_boards(path: Path = POWER_VARIANTS_FILE) -> dict[str, str]:
+    """Power-limited board -> the full-power board of the same silicon (data/gpu_power_variants.csv)."""
+    return {} if not path.exists() else {r.chip: r.full_power_chip for r in load_records(path, GpuPowerVariant)}
+
+
+@lru_cache(maxsize=1)
+def achieved_fractions() -> dict[bool, float]:
+    """full-rate? -> median measured/datasheet fp32-accumulate tensor rate over the measured chips of that kind
+    (GeForce half-rate cards hold their boost clock, ~1.0; full-rate boards drop clock under dense tensor load, ~0.75)."""
+    chips = load_chips()
+    groups: dict[bool, list[float]] = {True: [], False: []}
+    for cid, tflops in achieved_matmul().items():
+        c = chips.get(cid)
+        if c is not None and c.fp16_tensor_tflops_fp32acc:
+            groups[full_rate_fp32_accumulate(c)].append(tflops / c.fp16_tensor_tflops_fp32acc)
+    return {k: (statistics.median(v) if v else 1.0) for k, v in groups.items()}
+
+
+def achieved_tensor_tflops(chip: GpuChip) -> float:
+    """The fp16 tensor rate a chip reaches (issue 39: achieved, not peak): its measured matmul rate when one is on
+    file, else its datasheet fp32-accumulate rate x the median achieved fraction of measured chips of the same kind
+    (full-rate or GeForce half-rate). A Titan RTX (full rate, 130.5 on paper) is thus read as ~0.75 x 130.5."""
+    table = achieved_matmul()
+    measured = table.get(chip.id) or table.get(_full_power_boards().get(chip.id, ""))  # a power variant: its silicon's
+    if measured:  # measurement (its lower power limit is applied once, by power_scale)
+        return measured
+    return chip.fp16_tensor_tflops_fp32acc * achieved_fractions()[full_rate_fp32_accumulate(chip)]
 
 
 def is_pro(chip: GpuChip) -> bool:

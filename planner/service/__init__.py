@@ -29,6 +29,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "RANGE_NOTE": ("planner.perf.model", "RANGE_NOTE"),
     "REFERENCE_CHIP": ("planner.perf.model", "REFERENCE_CHIP"),
     "executed_precision": ("planner.perf.model", "executed_precision"),
+    "speed_limit": ("planner.perf.limits", "limit_of"),
     "ModelShape": ("planner.perf.memfit", "ModelShape"),
     "assume_typical": ("planner.perf.memfit", "assume_typical"),
     "TYPICAL_BATCH": ("planner.perf.memfit", "TYPICAL_BATCH"),
