@@ -12,6 +12,37 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+# Every variable through which the planner finds the user's own files (planner/resources.py, prices/store.py,
+# prices/http_cache.py, fx.py, catalog/load.py) or a user's server (share links), plus the platform directories
+# platformdirs falls back on. Tests never read the user's data (issue 32, item 6).
+_USER_PATH_VARS = ("PLANNER_DATA_DIR", "PLANNER_FX_DIR", "PLANNER_HTTP_CACHE", "PLANNER_PRICE_DB", "PLANNER_BASE_URL")
+
+
+def _isolate_user_paths(mp: pytest.MonkeyPatch, root: Path) -> None:
+    for var in _USER_PATH_VARS:
+        mp.delenv(var, raising=False)
+    mp.setenv("PLANNER_HOME", str(root / "planner-home"))
+    mp.setenv("XDG_DATA_HOME", str(root / "xdg-data"))
+    mp.setenv("XDG_CACHE_HOME", str(root / "xdg-cache"))
+    mp.setenv("XDG_CONFIG_HOME", str(root / "xdg-config"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_user_paths_in_session(tmp_path_factory):
+    """Module and session fixtures (the catalog, fits) already run with the user's paths pointed away."""
+    with pytest.MonkeyPatch.context() as mp:
+        _isolate_user_paths(mp, tmp_path_factory.mktemp("user-paths"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_user_paths(monkeypatch, tmp_path_factory):
+    """Each test gets an empty PLANNER_HOME of its own: a calibration, profile or price history in the user's
+    PLANNER_HOME (or one written by another test) never changes an answer a test checks. A test that wants a
+    home of its own sets PLANNER_HOME itself, which wins."""
+    _isolate_user_paths(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
 @pytest.fixture(scope="session")
 def repo_dir() -> Path:
     return REPO
