@@ -56,6 +56,7 @@ class Request(BaseModel):
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
+    run_vram_gb: Optional[float] = Field(default=None, gt=0, le=1024)  # one run's VRAM (nvidia-smi); None: memfit
     used: Literal["none", "gpu", "all"] = "none"  # which categories may take used offers (opt in: issue 26)
     avoid_warnings: bool = True
     # unknown is not yes: a part whose PSU-cable, connector or slot data is missing is left out; when only such parts

@@ -43,6 +43,23 @@ def _no_user_paths(monkeypatch, tmp_path_factory):
     _isolate_user_paths(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
+@pytest.fixture(autouse=True)
+def _headline_rule_on_every_answer(monkeypatch):
+    """Issue 32, item 2: every answer the suite builds through the service (CLI in-process, web UI, scripts) keeps
+    the headline rule (planner.service.headline): the pipeline's side-by-side step sees the recommendation, the
+    request and the target, so it is wrapped here to check them first."""
+    from planner.service import headline, uncertainty
+
+    original = uncertainty.side_by_side
+
+    def checked(rec, req, target=None):
+        broken = headline.violations(rec, req, headline.shown_plans(rec, target[0] if target else None))
+        assert not broken, "headline rule broken: " + "; ".join(broken)
+        return original(rec, req, target)
+
+    monkeypatch.setattr(uncertainty, "side_by_side", checked)
+
+
 @pytest.fixture(scope="session")
 def repo_dir() -> Path:
     return REPO

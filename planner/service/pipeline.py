@@ -109,7 +109,8 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     req = planned.request
     views = [p.view() for p in planned.plans]
     data = with_sweeps(planned.to_json(), views, runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
-                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
+                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start,
+                       run_vram_gb=req.run_vram_gb)
     if planned.plans:
         from planner.service.trials import trials
 

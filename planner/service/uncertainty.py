@@ -7,6 +7,7 @@ import re
 from typing import Any, Callable, Optional
 
 from planner.errors import InputError
+from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
 
@@ -15,8 +16,9 @@ Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
 
 
 def sweep_range(plan: Any, req: Request) -> Estimate:
-    """Wall hours of the runs still to do on a plan: estimate, fast end (low) and slow end (high)."""
-    return sweep_time(req.runs_left or req.runs, req.baseline_hours, plan.speed, plan.gpu_count).wall
+    """Wall hours of the runs still to do on a plan, as planned (runs per GPU, waves: planner.perf.planned_sweep,
+    the figure the solver ranks on): estimate, fast end (low) and slow end (high)."""
+    return plan_sweep(plan, req).wall
 
 
 def overlap(a: Estimate, b: Estimate) -> bool:
@@ -78,8 +80,8 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
 
 
 def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
-    wall = sweep_range(plan, req)
-    per_run = sweep_time(1, req.baseline_hours, plan.speed, 1).wall
+    planned = plan_sweep(plan, req)
+    wall, per_run = planned.wall, planned.sweep.per_run
     return {"role": role, "gpu": {"chip": plan.chip.id, "name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
             "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
             "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
@@ -89,15 +91,19 @@ def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
 
 
 def _shared(plan: Any, req: Request) -> dict[str, Any]:
-    """The sweep with several runs per GPU where the user's model fits the card several times (sweep_report)."""
-    from planner.service.sweep_report import shared_sweep
+    """How many runs share each GPU in the planned sweep, when several do (their gain measured or estimated)."""
+    planned = plan_sweep(plan, req)
+    if planned.sharing is None:
+        return {}
+    alone = plan_sweep(plan, req, gain=1.0).sweep if planned.estimated_gain else None
+    one = sweep_time(req.runs_left or req.runs, req.baseline_hours, _ordered(plan.speed), plan.gpu_count).wall
+    return {"runs_sharing_each_gpu": {**planned.sharing.to_json(), "wall_hours": planned.wall.to_json(2),
+                                      "one_run_per_gpu_hours": one.to_json(2),
+                                      **({"no_gain_hours": alone.wall.to_json(2)} if alone else {})}}
 
-    speed = plan.speed
-    shared = shared_sweep({"gpu": {"chip": plan.chip.id, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
-                           "speedup_vs_1080ti": speed.value, "speedup_range": [speed.low, speed.high]},
-                          runs=req.runs_left or req.runs, baseline_hours=req.baseline_hours, precision=req.precision,
-                          model_params=req.model_params)
-    return {"runs_sharing_each_gpu": shared} if shared else {}
+
+def _ordered(speed: Estimate) -> Estimate:
+    return Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value), speed.basis)
 
 
 def _best(plans: list[Any], req: Request) -> Optional[Any]:
@@ -155,19 +161,48 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
                    + ", ".join(f"{v:g} GB ({k})" for k, v in vram.items() if k != big)
                    + "; independent runs do not pool VRAM across GPUs, so the largest model or batch you can grow "
                      "into is set per card")
-    per_run = {f"{p.gpu_count} x {p.chip.name}": req.baseline_hours / p.speed.value for p in plans}
+    per_run = {f"{p.gpu_count} x {p.chip.name}": plan_sweep(p, req).sweep.hours_per_run for p in plans}
     if max(per_run.values()) > 1.1 * min(per_run.values()):
         out.append("one run's time: " + ", ".join(f"{v:.1f} h per run on {k}" for k, v in per_run.items())
                    + " (the first result arrives sooner on the faster card, whatever the sweep total)")
     shared = [(p, _shared(p, req).get("runs_sharing_each_gpu")) for p in plans]
     for p, sh in shared:
         if sh:
-            out.append(f"several runs per GPU: {p.chip.name} holds {sh['runs_per_gpu']} of your runs at once "
-                       f"({sh['gain']:.2f}x one run, {'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}"
-                       f"): the sweep in about {sh['wall_hours']['value']:.1f} h; measure it with planner calibrate "
-                       "--concurrent K")
+            out.append(f"several runs per GPU: the sweep on {p.gpu_count} x {p.chip.name} counts {sh['runs_per_gpu']} "
+                       f"of your runs on each card at once ({sh['gain']:.2f}x one run, "
+                       f"{'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}): about "
+                       f"{sh['wall_hours']['value']:.1f} h against {sh['one_run_per_gpu_hours']['value']:.1f} h with "
+                       "one run per GPU; measure it with planner calibrate --concurrent K")
+    out.extend(gain_could_reverse(plans, req))
     counts = sorted({p.gpu_count for p in plans})
     if len(counts) > 1:
         out.append("simplicity: one GPU means a smaller PSU, no multi-GPU airflow or slot spacing, one card to "
                    "resell; several GPUs finish a sweep in waves and lose their edge when runs do not divide evenly")
+    return out
+
+
+def gain_could_reverse(plans: list[Any], req: Request) -> list[str]:
+    """Where the headline (plans[0]) rests on an estimated gain of runs sharing a card, or another build would pass it
+    with a better one: the measurement that could reverse the order, said as such (issue 32, item 2)."""
+    first, out = plans[0], []
+    mine = plan_sweep(first, req)
+    for other in plans[1:]:
+        theirs = plan_sweep(other, req)
+        name = lambda p: f"{p.gpu_count} x {p.chip.name}"  # noqa: E731
+        if mine.estimated_gain:
+            worst = plan_sweep(first, req, gain=1.0).wall.value
+            if worst > theirs.wall.value:
+                k = mine.sharing.runs_per_gpu  # type: ignore[union-attr]
+                out.append(f"the recommendation rests on an estimated gain: {k} runs sharing each {first.chip.name} "
+                           f"at {mine.sharing.gain:.2f}x one run; if they gained nothing its sweep would take "  # type: ignore[union-attr]
+                           f"{worst:.1f} h, slower than {name(other)} ({theirs.wall.value:.1f} h): measure it "
+                           f"before buying (planner calibrate LOG --gpu '{first.chip.name}' --concurrent {k})")
+        if theirs.estimated_gain:
+            k = theirs.sharing.runs_per_gpu  # type: ignore[union-attr]
+            best = plan_sweep(other, req, gain=float(k)).wall.value
+            if best < mine.wall.value:
+                out.append(f"{name(other)} rests on an estimated gain of {theirs.sharing.gain:.2f}x for {k} runs "  # type: ignore[union-attr]
+                           f"sharing a card; at up to {k:.0f}x (runs that barely slow each other) its sweep would take "
+                           f"{best:.1f} h, sooner than the recommendation's {mine.wall.value:.1f} h: a measurement "
+                           f"(planner calibrate --concurrent {k}) could reverse the order")
     return out
