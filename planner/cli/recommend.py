@@ -219,7 +219,7 @@ def register(app: typer.Typer) -> None:
         extra = {} if min_storage is None else {"min_storage_gb": min_storage}
         req = Request.parse(
             budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
-            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=v["runs"] or DEFAULT_RUNS,
+            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=DEFAULT_RUNS if v["runs"] is None else v["runs"],
             runs_left=runs_left, baseline_hours=hours, workload=v["workload"], precision=v["precision"],
             model_params=v["model_params"], run_vram_gb=v["run_vram_gb"], gpu_count=gpus, power_fraction=POWER_FRACTION_MAX if power_limit is None else power_limit,
             suggest_power_limit=power_limit is None, allow_power_limit=allow_power_limit, owned=tuple(v["owned"]), pinned=tuple(pin), excluded=tuple(exclude),

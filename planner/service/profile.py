@@ -174,6 +174,10 @@ def apply(**given: Any) -> Applied:
             used.append(key)
         else:
             values[key] = DEFAULTS.get(key, () if key == "owned" else None)
+    if ("run_vram_gb" in used and "model_params" in given and given["model_params"] is not None and prof is not None
+            and given["model_params"] != prof.model_params and (prof.run_vram_source or "").startswith("estimate")):
+        values["run_vram_gb"] = None  # estimated for the stored model, not for the size given on the command line
+        used.remove("run_vram_gb")
     if prof is not None and not prof.is_empty():
         note = f"profile: stored in {profile_path()} ({prof.summary()})"
         if not used:
