@@ -43,6 +43,9 @@ class Request(BaseModel):
     max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
     min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
+    # which end of the sweep's range the solver holds to the deadline; the pipeline asks for the slow end first and
+    # falls back to the estimate, saying so (planner.service.uncertainty.deadline_at_slow_end)
+    deadline_at: Literal["estimate", "slow end"] = "estimate"
     runs: int = Field(default=DEFAULT_RUNS, ge=1, le=10_000)
     runs_left: Optional[int] = Field(default=None, ge=1, le=10_000)  # None: the whole sweep is still to run
     baseline_hours: float = Field(default=DEFAULT_BASELINE_HOURS, ge=1 / 3600, le=100_000)

@@ -72,6 +72,11 @@ def sweep_units(ps: PlannedSweep) -> int:
     return max(1, round(UNITS_PER_BASELINE_RUN * ps.sweep.wall_hours / ps.sweep.baseline_hours))
 
 
+def sweep_units_high(ps: PlannedSweep) -> int:
+    """The same for the slow end of the sweep's range (the deadline held at the slow end)."""
+    return max(1, round(UNITS_PER_BASELINE_RUN * ps.sweep.wall_hours_high / ps.sweep.baseline_hours))
+
+
 def deadline_units(deadline_hours: float, baseline_hours: float) -> int:
     """A deadline in the same units (rounded down: a sweep meeting it in units meets it in hours, to the unit)."""
     return int(UNITS_PER_BASELINE_RUN * deadline_hours / baseline_hours)

@@ -19,7 +19,8 @@ from planner.solver.plan import SAME_SPEED
 def shown_plans(rec: Any, target: Optional[Any] = None) -> list[Any]:
     """Every build an answer shows beside its headline: alternatives, the best per GPU count tried, the target."""
     seen, out = set(), []
-    for p in [*rec.plans[1:], *(getattr(rec, "by_count", None) or []), *([target] if target is not None else [])]:
+    for p in [*rec.plans[1:], *(getattr(rec, "by_count", None) or []), getattr(rec, "at_estimate", None),
+              *([target] if target is not None else [])]:
         if p is not None and id(p) not in seen and p is not rec.plans[0]:
             seen.add(id(p))
             out.append(p)

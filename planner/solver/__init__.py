@@ -256,7 +256,9 @@ class _Problem:
                 by_frac[f] = build_candidates(catalog, self.reqs[(n, f)], to_eur)
         self.cands = {k: replace(by_frac[k[1]], score={g: score_units(sp, k[0]) for g, sp in by_frac[k[1]].speed.items()},
                                  sweep=sweep_by_gpu(by_frac[k[1]].parts["gpu"], by_frac[k[1]].speed, catalog.chips,
-                                                    self.reqs[k], k[0]))
+                                                    self.reqs[k], k[0]),
+                                 sweep_high=sweep_by_gpu(by_frac[k[1]].parts["gpu"], by_frac[k[1]].speed,
+                                                         catalog.chips, self.reqs[k], k[0], slow=True))
                       for k in opts}
         first = self.cands[opts[0]]
         self.missing = first.missing
@@ -307,7 +309,7 @@ class _Problem:
         return self.lits[kind]
 
     def _floor_key(self, req: Request) -> tuple:
-        return (req.min_speedup or None, req.deadline_hours)
+        return (req.min_speedup or None, req.deadline_hours, req.deadline_at)
 
     def _floor_literal(self, req: Request) -> Any:
         """The literal enforcing `req`'s speed floor (deadline, minimum speedup) on every option; added on demand
@@ -316,7 +318,8 @@ class _Problem:
         if key not in self.floors:
             lit = self.model.NewBoolVar(f"speed floor {key}")
             for k in self.opts:
-                for _, make in speed_floors(req, self.terms[k]["score"], self.terms[k]["sweep"], k[0]):
+                sweep = self.terms[k]["sweep_high" if req.deadline_at == "slow end" else "sweep"]
+                for _, make in speed_floors(req, self.terms[k]["score"], sweep, k[0]):
                     self.model.Add(make()).OnlyEnforceIf([lit, self.lits[f"option {k}"]])
             self.floors[key] = lit
         return self.floors[key]
@@ -339,7 +342,8 @@ class _Problem:
             return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
         return ("optimal" if status == cp_model.OPTIMAL else "feasible"), self.encoders[k].chosen(solver)
 
-    VARIANT_FIELDS = frozenset({"budget", "mode", "deadline_hours", "min_speedup", "gpu_count", "min_vram_gb"})
+    VARIANT_FIELDS = frozenset({"budget", "mode", "deadline_hours", "deadline_at", "min_speedup", "gpu_count",
+                                "min_vram_gb"})
 
     def variant(self, r: Request) -> Recommendation:
         """The notes' questions (the next faster build, the steps up) answered on the same model when they differ
