@@ -32,3 +32,25 @@ def test_a_larger_budget_never_sweeps_slower_and_money_left_is_explained(catalog
             notes = " ".join(p2.notes)
             assert "left unspent" in notes
             assert "the next faster build costs" in notes or "no build in the catalog finishes this sweep sooner" in notes
+
+
+def test_money_left_says_what_it_would_buy_in_rented_hours_of_the_same_card(catalog) -> None:
+    import re
+    from decimal import Decimal
+
+    from planner.costs.cloud import latest_offers, load_cloud_offers
+    from planner.fx import convert_exact, load_rates
+
+    planned = plan(catalog, Request.parse(budget=10000, model_params=15e6))
+    head = planned.plans[0]
+    note = next(n for n in head.notes if n.startswith("what the EUR"))
+    left = Decimal(10000) - head.total
+    rates = load_rates()
+    price = min(convert_exact(o.price_per_gpu_hour, o.currency, "EUR", rates)
+                for o in latest_offers(load_cloud_offers()) if o.chip == head.chip.id)
+    hours = float(re.search(r"about ([\d ]+) GPU-hours", note).group(1).replace(" ", ""))
+    assert hours == pytest.approx(float(left / price), abs=1)
+    assert head.chip.name in note and "estimate" in note
+    # a plan spending its budget says nothing of the kind
+    tight = plan(catalog, Request.parse(budget=float(head.total) + 10, model_params=15e6)).plans[0]
+    assert not any(n.startswith("what the EUR") for n in tight.notes)

@@ -74,6 +74,12 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
 
     solve = lambda r: recommend(catalog, r, alternatives=r.alternatives, time_limit=time_limit, workers=workers)  # noqa: E731
     rec = uncertainty.deadline_at_slow_end(solve(solved), solved, solve)
+    if rec.plans:
+        from planner.service.rest import rest_note
+
+        rest = rest_note(rec.plans[0], solved)
+        if rest:
+            rec.plans[0].notes.append(rest)
     aim = None
     if target is not None:
         aimed, label = uncertainty.target_request(catalog, solved, target)
