@@ -43,6 +43,9 @@ class Request(BaseModel):
     max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
     min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
+    # which end of the sweep's range the solver holds to the deadline; the pipeline asks for the slow end first and
+    # falls back to the estimate, saying so (planner.service.uncertainty.deadline_at_slow_end)
+    deadline_at: Literal["estimate", "slow end"] = "estimate"
     runs: int = Field(default=DEFAULT_RUNS, ge=1, le=10_000)
     runs_left: Optional[int] = Field(default=None, ge=1, le=10_000)  # None: the whole sweep is still to run
     baseline_hours: float = Field(default=DEFAULT_BASELINE_HOURS, ge=1 / 3600, le=100_000)
@@ -56,6 +59,7 @@ class Request(BaseModel):
     workload: Workload = "transformer"
     precision: Precision = "amp"
     model_params: Optional[float] = Field(default=None, gt=0, le=1e13)  # None: the class's typical size
+    run_vram_gb: Optional[float] = Field(default=None, gt=0, le=1024)  # one run's VRAM (nvidia-smi); None: memfit
     used: Literal["none", "gpu", "all"] = "none"  # which categories may take used offers (opt in: issue 26)
     avoid_warnings: bool = True
     # unknown is not yes: a part whose PSU-cable, connector or slot data is missing is left out; when only such parts

@@ -12,6 +12,54 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+# Every variable through which the planner finds the user's own files (planner/resources.py, prices/store.py,
+# prices/http_cache.py, fx.py, catalog/load.py) or a user's server (share links), plus the platform directories
+# platformdirs falls back on. Tests never read the user's data (issue 32, item 6).
+_USER_PATH_VARS = ("PLANNER_DATA_DIR", "PLANNER_FX_DIR", "PLANNER_HTTP_CACHE", "PLANNER_PRICE_DB", "PLANNER_BASE_URL")
+
+
+def _isolate_user_paths(mp: pytest.MonkeyPatch, root: Path) -> None:
+    for var in _USER_PATH_VARS:
+        mp.delenv(var, raising=False)
+    mp.setenv("PLANNER_HOME", str(root / "planner-home"))
+    mp.setenv("XDG_DATA_HOME", str(root / "xdg-data"))
+    mp.setenv("XDG_CACHE_HOME", str(root / "xdg-cache"))
+    mp.setenv("XDG_CONFIG_HOME", str(root / "xdg-config"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_user_paths_in_session(tmp_path_factory):
+    """Module and session fixtures (the catalog, fits) already run with the user's paths pointed away."""
+    with pytest.MonkeyPatch.context() as mp:
+        _isolate_user_paths(mp, tmp_path_factory.mktemp("user-paths"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_user_paths(monkeypatch, tmp_path_factory):
+    """Each test gets an empty PLANNER_HOME of its own: a calibration, profile or price history in the user's
+    PLANNER_HOME (or one written by another test) never changes an answer a test checks. A test that wants a
+    home of its own sets PLANNER_HOME itself, which wins."""
+    _isolate_user_paths(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture(autouse=True)
+def _headline_rule_on_every_answer(monkeypatch):
+    """Issue 32, item 2: every answer the suite builds through the service (CLI in-process, web UI, scripts) keeps
+    the headline rule (planner.service.headline): the pipeline's side-by-side step sees the recommendation, the
+    request and the target, so it is wrapped here to check them first."""
+    from planner.service import headline, uncertainty
+
+    original = uncertainty.side_by_side
+
+    def checked(rec, req, target=None):
+        broken = headline.violations(rec, req, headline.shown_plans(rec, target[0] if target else None))
+        assert not broken, "headline rule broken: " + "; ".join(broken)
+        return original(rec, req, target)
+
+    monkeypatch.setattr(uncertainty, "side_by_side", checked)
+
+
 @pytest.fixture(scope="session")
 def repo_dir() -> Path:
     return REPO

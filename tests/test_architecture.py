@@ -101,7 +101,7 @@ def test_front_ends_call_the_service_only(path: Path) -> None:
 # solver stay behind it.
 SERVICE_NAMES = {
     "plan", "recommend", "describe", "check", "compare", "load_priced_catalog", "Catalog", "AnyPart", "default_data_dir",
-    "rule_summary", "unused_sentence", "warning_rules", "sweep_report", "gpu_speed", "Estimate", "sweep_time",
+    "rule_summary", "unused_sentence", "warning_rules", "sweep_report", "profile", "gpu_speed", "Estimate", "sweep_time",
     "costs_model", "verdict", "cheapest_rent", "CONSIDERED_FAMILIES",
     "TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json", "import_build", "permalink", "to_csv",
     "to_json_text", "to_markdown", "decode_token", "encode_token",

@@ -50,3 +50,26 @@ def test_explicit_paths_still_win(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("PLANNER_HTTP_CACHE")
     assert default_path().parent == tmp_path / "home"
     assert default_cache_path().parent == tmp_path / "home" / "cache"
+
+
+def test_tests_never_read_the_users_planner_home(tmp_path: Path, repo_dir: Path) -> None:
+    """Issue 32, item 6: with a PLANNER_HOME that holds the user's calibrations (and junk where a profile, a price
+    history and FX rates go), tests that check modelled figures still pass: conftest points every user path away."""
+    home = tmp_path / "users-home"
+    env = dict(os.environ, PLANNER_HOME=str(home))
+    for args in (["tests/data/calibrate/gtx1080ti-metrics.csv", "--gpu", "GTX 1080 Ti"],
+                 ["tests/data/calibrate/rtx4090-wandb.jsonl", "--gpu", "RTX 4090"]):
+        subprocess.run([sys.executable, "-m", "planner", "calibrate", *args], env=env, check=True, cwd=repo_dir,
+                       capture_output=True)
+    assert (home / "calibration.json").is_file()
+    (home / "profile.json").write_text('{"model_params": 1}')
+    (home / "prices.sqlite").write_text("not a database")
+    env.update(PLANNER_PRICE_DB=str(home / "prices.sqlite"), PLANNER_FX_DIR=str(home / "fx"))
+    (home / "fx").mkdir()
+    (home / "fx" / "eurofxref-daily.xml").write_text("<not-rates/>")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "tests/test_perf_cli.py::test_speedup_json_contract", "tests/test_perf_cli.py"],
+                       env=env, cwd=repo_dir, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-2000:]
+    # and the user's home is untouched by the run
+    assert sorted(p.name for p in home.iterdir()) == ["calibration.json", "fx", "prices.sqlite", "profile.json"]

@@ -24,7 +24,8 @@ from planner.catalog.models import CATEGORIES, Severity
 from planner.request import Request
 from planner.solver.model import ram_floor_gb
 from planner.compat.rules import Build
-from planner.solver import quality, recommend, set_objective, throughput
+from planner.perf.planned_sweep import plan_sweep, sweep_units
+from planner.solver import quality, recommend, set_objective
 from planner.solver.currency import to_eur
 from planner.solver.model import build_candidates, build_model, record
 from planner.solver.prune import prune
@@ -146,7 +147,7 @@ def catalogs(draw) -> Catalog:
 def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = frozenset()
                 ) -> dict[str, Any]:
     """Every combination at every GPU count and power limit the request allows, checked by the checker (and the
-    user's requirements, written out here). Returns the best (sweep throughput, quality points, -price) and the
+    user's requirements, written out here). Returns the best (-planned sweep units, quality points, -price) and the
     cheapest price, with and without the blocking warnings allowed."""
     from planner.compat.rules.base import power_terms, psu_efficiency_permille
 
@@ -161,7 +162,8 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                                             and req.power_fraction == 1.0 else [])
         for frac in fractions:
             # the speed model is not under test here: per-GPU speed units from the candidates
-            score = build_candidates(cat, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), to_eur).score
+            cands = build_candidates(cat, req.model_copy(update={"gpu_count": n, "power_fraction": frac}), to_eur)
+            score, sweep = cands.score, cands.sweep  # the planned sweep's units: what the solver ranks on
             need = req.required_speedup(n)
             for combo in itertools.product(*pools):
                 parts = dict(zip(CATEGORIES, combo))
@@ -193,7 +195,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                     continue
                 strict = not blocking(findings)
                 q = quality.points(build) if req.goal == "expert" else 0
-                value = (Fraction(per_gpu, -(-req.runs // n)), q, -price)
+                value = (-sweep[g.id], q, -price)
                 for tag, ok in (("strict", strict), ("loose", True)):
                     if not ok:
                         continue
@@ -211,7 +213,7 @@ def solver_value(cat: Catalog, req: Request) -> Optional[tuple[Fraction, int, in
     if not rec.plans:
         return None
     plan = rec.plans[0]
-    return throughput(plan, req.runs), plan.quality, -plan.total_cents_eur
+    return -sweep_units(plan_sweep(plan, req)), plan.quality, -plan.total_cents_eur
 
 
 def req_for(mode: str, avoid: bool, n: Optional[int], budget: Optional[int], extra: dict[str, Any]) -> Request:
@@ -271,7 +273,7 @@ def test_each_alternative_is_the_best_build_on_a_chip_not_used_before(cat, budge
     used: set[str] = set()
     for plan in rec.plans:
         expected = brute_force(cat, req, frozenset(used))["best_" + ("strict" if avoid else "loose")]
-        assert (throughput(plan, req.runs), plan.quality, -plan.total_cents_eur) == expected
+        assert (-sweep_units(plan_sweep(plan, req)), plan.quality, -plan.total_cents_eur) == expected
         used.add(plan.gpu.chip)
     # the list stops only when no other chip can make a valid build
     assert brute_force(cat, req, frozenset(used))["best_" + ("strict" if avoid else "loose")] is None \

@@ -9,8 +9,11 @@ from planner.solver import SAME_SPEED, pick_across_counts
 
 
 def plan(gpus: int, speed: float, power: float = 1.0, quality: int = 10, cents: int = 299_900):
-    return SimpleNamespace(gpu_count=gpus, speed=SimpleNamespace(value=speed), power_fraction=power, quality=quality,
-                           total_cents_eur=cents, chip=SimpleNamespace(name=f"card{gpus}"))
+    from planner.perf.sweep import Estimate
+
+    return SimpleNamespace(gpu_count=gpus, speed=Estimate(speed, speed, speed), power_fraction=power, quality=quality,
+                           total_cents_eur=cents, chip=SimpleNamespace(id=f"card{gpus}", name=f"card{gpus}"),
+                           gpu=SimpleNamespace(vram_gb=24.0))
 
 
 REQ = Request(budget="3000", runs=8)

@@ -136,8 +136,11 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
                                                inputs.model_params) or basis
         c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
                              f"({basis})" + (f". On this card: {sp['limit']}" if sp.get("limit") else "")))
+        gpu = (view.get("plan_json") or {}).get("gpu") or {}
         sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
-                          baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
+                                     baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"],
+                                     chip=gpu.get("chip"), vram_gb=gpu.get("vram_gb"), precision=inputs.precision,
+                                     model_params=inputs.model_params, run_vram_gb=inputs.run_vram_gb)
         left = sw["runs_left"]
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
                   hours_text(sw["wall_hours"]["value"]))
@@ -197,11 +200,14 @@ def alternatives(plans: list[PlanView]) -> None:
 def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
     """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
     rows = []
-    for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
+    for label, speed, low, high, gpus, gpu in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, None)] + [
             (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
-             p.gpu_count) for p in plans]:
+             p.gpu_count, p.gpu) for p in plans]:
         sw = sweep_text.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
-                          baseline_hours=inputs.baseline_hours, gpu_count=gpus)
+                                     baseline_hours=inputs.baseline_hours, gpu_count=gpus,
+                                     chip=gpu.chip if gpu else None, vram_gb=gpu.vram_gb if gpu else None,
+                                     precision=inputs.precision, model_params=inputs.model_params,
+                                     run_vram_gb=inputs.run_vram_gb)
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
                      "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.finish_text(sw)})

@@ -41,6 +41,7 @@ DEFAULTS: dict[str, Any] = {
     "in_alts": UI_ALTERNATIVES,
     "in_parts_open": False,  # the part lists and maker filters are drawn when opened
     "in_more_open": False,  # constraints and preferences likewise
+    "profile_run_vram": None,  # (model params, GiB per run) from the stored profile
 }
 
 # Sidebar inputs drawn only when their switch is on (in_parts_open, in_more_open); the switch names what is set.
@@ -61,9 +62,37 @@ def changed_settings(ss: MutableMapping[str, Any]) -> list[str]:
 
 
 def ensure_defaults(ss: MutableMapping[str, Any]) -> None:
+    """The widgets' first values: the user's stored workload profile (planner profile) where it has one, else the
+    defaults; `profile_note` says which (the sidebar shows it)."""
+    if "profile_note" not in ss:
+        start_from_profile(ss)
     for key, value in DEFAULTS.items():
         if key not in ss:
             ss[key] = list(value) if isinstance(value, list) else value
+
+
+PROFILE_KEYS = {"model_params": "in_model_m", "workload": "in_workload", "precision": "in_precision",
+                "runs": "in_runs", "baseline_hours": "in_hours", "owned": "in_owned"}
+
+
+def start_from_profile(ss: MutableMapping[str, Any]) -> None:
+    """Fill the workload inputs from the stored profile (through planner.service), once per session."""
+    from planner.service import profile
+
+    try:
+        applied = profile.apply(model_params=None, workload=None, precision=None, runs=None, baseline_hours=None,
+                                run_vram_gb=None, owned=())
+    except PlannerError as exc:  # a broken profile file: say so, start from the defaults
+        ss["profile_note"] = str(exc)
+        return
+    ss["profile_note"] = applied.note
+    for field in applied.from_profile:
+        if field in PROFILE_KEYS and PROFILE_KEYS[field] not in ss:
+            value = applied.values[field]
+            ss[PROFILE_KEYS[field]] = (float(value) / 1e6 if field == "model_params" else list(value)
+                                       if field == "owned" else float(value) if field == "baseline_hours" else value)
+    if applied.values.get("run_vram_gb") is not None and applied.values.get("model_params") is not None:
+        ss["profile_run_vram"] = (float(applied.values["model_params"]), float(applied.values["run_vram_gb"]))
 
 
 # Inputs that are not drawn on every run: the other tabs' (only the open tab is drawn) and the sidebar's part lists
@@ -108,7 +137,17 @@ def _parse(g: Any, opt: Any, model_m: Optional[float]) -> Request:
         gpu_count=int(g("in_gpus")) or None, power_fraction=int(g("in_power")) / 100, used=g("in_used"),
         allow_power_limit=bool(g("in_allow_limit")),
         alternatives=int(g("in_alts")), accepted_warnings=tuple(g("in_accept")),
+        run_vram_gb=_run_vram(g, model_m),
     )
+
+
+def _run_vram(g: Any, model_m: Optional[float]) -> Optional[float]:
+    """The profile's VRAM per run, while the model size is still the profile's (else memfit decides)."""
+    try:
+        params, gib = g("profile_run_vram")
+    except (KeyError, TypeError, ValueError):
+        return None
+    return gib if model_m is not None and abs(model_m * 1e6 - params) <= 1e-6 * params else None
 
 
 # widget key -> (min, max) of the number widgets (ui.widgets); a shared value outside is clamped.

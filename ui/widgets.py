@@ -35,6 +35,8 @@ def sidebar(cat: Catalog) -> None:
                   "airflow for months of 24/7 training. Minimum: the cheapest parts that pass the rules.")
 
     sb.subheader("Workload")
+    if st.session_state.get("profile_note"):
+        sb.caption(st.session_state["profile_note"].replace("`", "'"))
     c1, c2 = sb.columns(2)
     c1.number_input("Hours per run on the GTX 1080 Ti", min_value=0.1, max_value=10_000.0, step=0.5, key="in_hours")
     c2.number_input("Runs in the sweep", min_value=1, max_value=10_000, step=1, key="in_runs")

@@ -32,6 +32,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("perf", "Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."),
     "calibrate": ("calibrate", "Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, "
                   "recommend and costs use it."),
+    "profile": ("profile", "Your workload profile: model size, sequence and batch, precision, runs, hours per run, VRAM "
+                "per run, owned parts; recommend, speedup, sweep, costs and the web UI use it unless a flag says "
+                "otherwise."),
     "memfit": ("perf", "Training memory for a model, which GPUs fit it and the largest batch each allows."),
     "costs": ("costs", "Rent or buy: time and cost to finish a sweep on a build vs cloud GPUs, with break-even."),
     "catalog": ("catalog", "Browse and validate the component catalog."),

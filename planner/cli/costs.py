@@ -172,14 +172,18 @@ def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
 
 @handle_errors
 def costs(
-    runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Number of training runs in the sweep."),
+    runs: Optional[int] = typer.Option(None, "--runs", help=f"Number of training runs in the sweep (default: your "
+                                       f"profile, else {DEFAULT_RUNS})."),
     hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the GTX 1080 Ti (the baseline; "
                                           f"default: from your calibrated 1080 Ti log, else {DEFAULT_BASELINE_HOURS:g})."),
-    precision: str = typer.Option("amp", "--precision", help="fp32, tf32 or amp on the target GPU."),
+    precision: Optional[str] = typer.Option(None, "--precision", help="fp32, tf32 or amp on the target GPU (default: "
+                                            "your profile, else amp)."),
     model_params: Optional[float] = typer.Option(
-        None, "--model-params", help="Model size in parameters, e.g. 15e6 (default: the workload class's typical size)."),
-    workload: str = typer.Option(
-        "transformer", "--workload", help="Workload class for the speed model (transformer, cnn, generic)."),
+        None, "--model-params", help="Model size in parameters, e.g. 15e6 (default: your profile, else the workload "
+        "class's typical size)."),
+    workload: Optional[str] = typer.Option(
+        None, "--workload", help="Workload class for the speed model (transformer, cnn, generic; default: your "
+        "profile, else transformer)."),
     budget: Optional[str] = typer.Option(
         None, "--budget", help="Ask the solver for the best build within this budget (7000, 7k, '7 000 €')."),
     build: Optional[Path] = typer.Option(
@@ -228,7 +232,14 @@ def costs(
     from planner.service import calibration
     resolve_baseline_hours = calibration.resolve_baseline_hours
 
-    hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
+    from planner.service import profile
+
+    prof = profile.apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
+                         baseline_hours=hours, owned=tuple(owned))
+    model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
+                                                                         "baseline_hours"))
+    runs, owned = (DEFAULT_RUNS if prof.values["runs"] is None else prof.values["runs"]), list(prof.values["owned"])
+    hours, _ = resolve_baseline_hours(hours)  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params)
     typed = read_amount(budget, "--budget") if budget is not None else None
@@ -274,6 +285,7 @@ def costs(
         "break_even": [b.to_json() for b in comp.break_even],
         "assumptions": _assumptions(params, rates, notes, comp),
         "skipped": comp.skipped,
+        "profile": prof.to_json(),  # which workload the answer describes: the stored profile or the default
     }
     if comp.options:
         payload["verdict"] = verdict(payload["options"], payload["break_even"], runs=work.runs,
@@ -282,6 +294,7 @@ def costs(
     if as_json:
         emit_json(payload)
     else:
+        console.print(prof.note, markup=False, highlight=False)
         _render(comp, payload, limit)
 
 

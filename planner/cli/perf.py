@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from planner.service import (RANGE_NOTE, REFERENCE_CHIP, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
                              estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
@@ -144,6 +145,13 @@ def _part_chip(part: PricedLine, plan: PlanView, m: PerfModel) -> GpuChip:
     raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
 
 
+def _profile(**given):  # noqa: ANN202 - the service's Applied
+    """The values a command runs with: each flag given, else the stored workload profile, else the default."""
+    from planner.service import profile
+
+    return profile.apply(**given)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("speedup")
     @handle_errors
@@ -151,14 +159,16 @@ def register(app: typer.Typer) -> None:
         names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: planner speedup 'RTX 5090'"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name (repeatable): 'RTX 4090', 'A100 80GB', 'H100 SXM'; none = all"),
         vs: str = typer.Option("GTX 1080 Ti", "--vs", help="Baseline GPU (runs fp32 if it has no tensor cores)"),
-        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
-        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp (fp16/bf16 mixed precision)"),
+        workload: Optional[str] = typer.Option(None, "--workload", help="transformer | cnn | generic (default: your profile, else transformer)"),
+        precision: Optional[str] = typer.Option(None, "--precision", help="fp32 | tf32 | amp (fp16/bf16 mixed precision; default: your profile, else amp)"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
         model_params: Optional[float] = typer.Option(
-            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
+            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: your profile, else the workload's typical size)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."""
+        prof = _profile(model_params=model_params, workload=workload, precision=precision)
+        model_params, workload, precision = (prof.values[k] for k in ("model_params", "workload", "precision"))
         m = load_perf_model()
         base = m.resolve(vs)
         rows = speedup_rows(m, [*(names or []), *gpu], base.id, workload, precision, _fraction(power_limit), model_params)
@@ -167,8 +177,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json({"baseline": base.name, "baseline_precision": base_prec, "workload": workload,
                        "precision": precision, "power_fraction": _fraction(power_limit), **size, "results": rows,
-                       "model": _model_info(m)})
+                       "model": _model_info(m), "profile": prof.to_json()})
             return
+        console.print(Text(prof.note))
         table = Table(title=f"Speedup vs {base.name} ({base_prec}), {workload}, {precision}, {_size_label(size)}")
         for col in ("GPU", "speedup", "range (low-high)", "runs as", "basis", "limited by"):
             table.add_column(col)
@@ -201,26 +212,31 @@ def register(app: typer.Typer) -> None:
     def sweep_cmd(
         names: Optional[list[str]] = typer.Argument(None, metavar="GPU", help="GPU names, as with --gpu: "
                                                     "planner sweep '2x RTX 3090' --runs 8 --hours 7"),
-        runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Independent runs (seeds x variants)"),
+        runs: Optional[int] = typer.Option(None, "--runs", help=f"Independent runs (seeds x variants; default: your profile, else {DEFAULT_RUNS})"),
         hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the baseline GPU (default: "
                                               f"from your calibrated baseline log, else {DEFAULT_BASELINE_HOURS:g})"),
         gpu: list[str] = typer.Option([], "--gpu", help="GPU name, repeatable; '2x RTX 3090' sets a count"),
         count: int = typer.Option(1, "--count", help="GPUs of each --gpu without an 'Nx' prefix"),
         build: Optional[Path] = typer.Option(None, "--build", help="Plan JSON from `planner recommend --json`"),
         vs: str = typer.Option("GTX 1080 Ti", "--vs", help="GPU the --hours were measured on"),
-        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
-        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp on the new GPU"),
+        workload: Optional[str] = typer.Option(None, "--workload", help="transformer | cnn | generic (default: your profile, else transformer)"),
+        precision: Optional[str] = typer.Option(None, "--precision", help="fp32 | tf32 | amp on the new GPU (default: your profile, else amp)"),
         power_limit: float = typer.Option(1.0, "--power-limit", help="GPU power limit, fraction of stock (0.4-1.0)"),
         model_params: Optional[float] = typer.Option(
-            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: the workload's typical size)"),
+            None, "--model-params", help="Trainable parameters of your model, e.g. 15e6 (default: your profile, else the workload's typical size)"),
         wall_power: Optional[float] = typer.Option(None, "--wall-power", help="Machine power at the wall in W (overrides the estimate)"),
         runs_per_gpu: str = typer.Option("auto", "--runs-per-gpu", help="Runs sharing each GPU: auto (as many as fit "
                                          "VRAM and add throughput, with --model-params) or a number 1-4"),
         run_vram_gb: Optional[float] = typer.Option(None, "--run-vram-gb", help="VRAM one run takes, GiB (nvidia-smi "
-                                                    "on your 1080 Ti; default: up to its 11 GB)"),
+                                                    "on your 1080 Ti; default: your profile, else up to its 11 GB)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
+        prof = _profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
+                        baseline_hours=hours, run_vram_gb=run_vram_gb)
+        model_params, workload, precision, hours, run_vram_gb = (prof.values[k] for k in (
+            "model_params", "workload", "precision", "baseline_hours", "run_vram_gb"))
+        runs = (DEFAULT_RUNS if prof.values["runs"] is None else prof.values["runs"])
         gpu = [*(names or []), *gpu]
         if not gpu and build is None:
             raise InputError("give a GPU ('2x RTX 3090', as an argument or --gpu, repeatable) or --build FILE.json")
@@ -271,8 +287,9 @@ def register(app: typer.Typer) -> None:
             emit_json({"runs": runs, "baseline_hours": hours, "baseline_hours_source": hours_source,
                        "baseline": base.name, "workload": workload,
                        "precision": precision, "power_fraction": fraction, **size, "results": results,
-                       "model": _model_info(m)})
+                       "model": _model_info(m), "profile": prof.to_json()})
             return
+        console.print(Text(prof.note))
         table = Table(title=f"{runs} runs of {hours:g} h on {base.name} -> {workload}, {precision}, {_size_label(size)}"
                       + (f", power limit {fraction:.0%}" if fraction < 1 else ""))
         for col in ("GPUs", "speedup", "hours per run", "sweep wall time", "energy"):

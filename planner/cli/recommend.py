@@ -155,15 +155,18 @@ def register(app: typer.Typer) -> None:
         min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),
-        runs: int = typer.Option(DEFAULT_RUNS, "--runs", help="Runs in the sweep"),
+        runs: Optional[int] = typer.Option(None, "--runs", help=f"Runs in the sweep (default: your profile, else {DEFAULT_RUNS})"),
         runs_left: Optional[int] = typer.Option(None, "--runs-left",
                                                 help="Runs still to do (e.g. 6 of 8); the sweep time and --deadline-hours count these"),
         hours: Optional[float] = typer.Option(None, "--hours", help="Hours per run on the GTX 1080 Ti (default: from "
                                               f"your calibrated 1080 Ti log, else {DEFAULT_BASELINE_HOURS:g})"),
-        workload: str = typer.Option("transformer", "--workload", help="transformer | cnn | generic"),
-        precision: str = typer.Option("amp", "--precision", help="fp32 | tf32 | amp"),
+        workload: Optional[str] = typer.Option(None, "--workload", help="transformer | cnn | generic (default: your profile, else transformer)"),
+        precision: Optional[str] = typer.Option(None, "--precision", help="fp32 | tf32 | amp (default: your profile, else amp)"),
         model_params: Optional[float] = typer.Option(None, "--model-params",
-                                                     help="Model size in parameters, e.g. 15e6 (default: typical for the workload)"),
+                                                     help="Model size in parameters, e.g. 15e6 (default: your profile "
+                                                          "(planner profile set), else typical for the workload)"),
+        run_vram_gb: Optional[float] = typer.Option(None, "--run-vram-gb", help="VRAM one run takes, GiB (nvidia-smi; "
+                                                    "default: your profile, else memfit): how many runs share a card"),
         gpus: Optional[int] = typer.Option(None, "--gpus", help=f"Fixed number of identical GPUs (1-{MAX_GPUS}; default: decided)"),
         max_gpus: int = typer.Option(MAX_GPUS, "--max-gpus", help=f"Most GPUs the solver may choose (1-{MAX_GPUS})"),
         goal: str = typer.Option("expert", "--goal",
@@ -203,23 +206,32 @@ def register(app: typer.Typer) -> None:
         from planner.service import calibration
         resolve_baseline_hours = calibration.resolve_baseline_hours
 
-        hours, _ = resolve_baseline_hours(hours)  # given, else your calibrated 1080 Ti run, else 7 h
+        from planner.service import profile as _profile
+        apply_profile = _profile.apply
+
+        prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
+                             baseline_hours=hours, run_vram_gb=run_vram_gb, owned=tuple(owned))
+        v = prof.values
+        hours, _ = resolve_baseline_hours(v["baseline_hours"])  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)
         extra = {} if min_storage is None else {"min_storage_gb": min_storage}
         req = Request.parse(
             budget=budget, currency=currency, mode=mode, goal=goal, min_vram_gb=min_vram, min_ram_gb=min_ram,
-            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=runs,
-            runs_left=runs_left, baseline_hours=hours, workload=workload, precision=precision,
-            model_params=model_params, gpu_count=gpus, power_fraction=POWER_FRACTION_MAX if power_limit is None else power_limit,
-            suggest_power_limit=power_limit is None, allow_power_limit=allow_power_limit, owned=tuple(owned), pinned=tuple(pin), excluded=tuple(exclude),
+            max_gpus=max_gpus, **extra, min_speedup=min_speedup, deadline_hours=deadline, runs=DEFAULT_RUNS if v["runs"] is None else v["runs"],
+            runs_left=runs_left, baseline_hours=hours, workload=v["workload"], precision=v["precision"],
+            model_params=v["model_params"], run_vram_gb=v["run_vram_gb"], gpu_count=gpus, power_fraction=POWER_FRACTION_MAX if power_limit is None else power_limit,
+            suggest_power_limit=power_limit is None, allow_power_limit=allow_power_limit, owned=tuple(v["owned"]), pinned=tuple(pin), excluded=tuple(exclude),
             excluded_brands=tuple(exclude_brand), excluded_chip_makers=tuple(exclude_chip_maker), cooler_type=cooler,
             max_wall_w=max_wall, used=used, accepted_warnings=tuple(accept_warning), alternatives=alternatives,
             strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
         data = describe(cat, planned, time_limit=time_limit)
+        data["profile"] = prof.to_json()  # which workload the answer describes: the stored profile or the default
+        if not as_json:
+            console.print(Text(prof.note))
         if as_json:
             emit_json(data)
         else:

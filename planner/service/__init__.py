@@ -58,6 +58,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "unused_sentence": ("planner.service.owned", "unused_sentence"),
     "warning_rules": ("planner.service.owned", "warning_rules"),
     "sweep_report": ("planner.service.sweep_report", None),
+    "profile": ("planner.service.profile", None),  # the user's workload profile (planner profile)
     # speed and costs
     "gpu_speed": ("planner.perf.speed", "gpu_speed"),
     "calibration_fingerprint": ("planner.perf.calibration", "fingerprint"),

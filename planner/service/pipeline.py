@@ -74,6 +74,12 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
 
     solve = lambda r: recommend(catalog, r, alternatives=r.alternatives, time_limit=time_limit, workers=workers)  # noqa: E731
     rec = uncertainty.deadline_at_slow_end(solve(solved), solved, solve)
+    if rec.plans:
+        from planner.service.rest import rest_note
+
+        rest = rest_note(rec.plans[0], solved)
+        if rest:
+            rec.plans[0].notes.append(rest)
     aim = None
     if target is not None:
         aimed, label = uncertainty.target_request(catalog, solved, target)
@@ -109,7 +115,8 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     req = planned.request
     views = [p.view() for p in planned.plans]
     data = with_sweeps(planned.to_json(), views, runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
-                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start)
+                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start,
+                       run_vram_gb=req.run_vram_gb)
     if planned.plans:
         from planner.service.trials import trials
 

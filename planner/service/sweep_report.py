@@ -47,13 +47,23 @@ def _clock(start: datetime, hours: float) -> Optional[str]:
 
 
 def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_hours: float, gpu_count: int,
-                 runs_left: Optional[int] = None, start: Optional[datetime] = None) -> dict[str, Any]:
+                 runs_left: Optional[int] = None, start: Optional[datetime] = None, chip: Optional[str] = None,
+                 vram_gb: Optional[float] = None, precision: str = "amp", model_params: Optional[float] = None,
+                 run_vram_gb: Optional[float] = None) -> dict[str, Any]:
     """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local);
-    a finish more than a year away has no clock time (None) and is said in days (`finish_days`)."""
+    a finish more than a year away has no clock time (None) and is said in days (`finish_days`).
+
+    With the card (`chip` id, `vram_gb`) and a model size, the sweep is the planned one (planner.perf.planned_sweep:
+    as many runs per GPU as fit and add throughput), the figure the solver ranked the build on; the sharing is then
+    described under `runs_sharing_each_gpu`."""
     left = runs if runs_left is None else runs_left
-    est = sweep_time(left, baseline_hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpu_count))
+    speed_est = Estimate(speed, min(low, speed), max(high, speed))
+    planned = _planned(chip, vram_gb, max(1, gpu_count), speed_est, runs=left, baseline_hours=baseline_hours,
+                       precision=precision, model_params=model_params, run_vram_gb=run_vram_gb)
+    est = planned.sweep if planned is not None else sweep_time(left, baseline_hours, speed_est,
+                                                               gpu_count=max(1, gpu_count))
     start = start or datetime.now().astimezone()
-    return {
+    out = {
         "runs": runs, "runs_left": left, "baseline_hours_per_run": baseline_hours, "gpu_count": est.gpu_count,
         "rounds": est.waves,
         "hours_per_run": est.per_run.to_json(2), "wall_hours": est.wall.to_json(2),
@@ -63,6 +73,27 @@ def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_h
         "finish_days": {"value": round(est.wall_hours / 24, 1), "low": round(est.wall_hours_low / 24, 1),
                         "high": round(est.wall_hours_high / 24, 1)},
     }
+    if planned is not None and planned.sharing is not None:
+        alone = sweep_time(left, baseline_hours, speed_est, gpu_count=max(1, gpu_count))
+        out["runs_sharing_each_gpu"] = {**planned.sharing.to_json(), "wall_hours": est.wall.to_json(2),
+                                        "hours_per_run": est.per_run.to_json(2),
+                                        "one_run_per_gpu_hours": alone.wall.to_json(2)}
+    return out
+
+
+def _planned(chip: Optional[str], vram_gb: Optional[float], gpu_count: int, speed: Estimate, *, runs: int,
+             baseline_hours: float, precision: str, model_params: Optional[float],
+             run_vram_gb: Optional[float]) -> Any:
+    if chip is None or vram_gb is None or model_params is None:
+        return None
+    from planner.catalog.load import load_chips
+    from planner.perf.planned_sweep import planned_sweep
+
+    card = load_chips().get(chip)
+    if card is None:
+        return None
+    return planned_sweep(card, float(vram_gb), gpu_count, speed, runs=runs, baseline_hours=baseline_hours,
+                         precision=precision, model_params=model_params, run_vram_gib=run_vram_gb)
 
 
 def clock_text(iso: str, start: str) -> str:
@@ -113,51 +144,27 @@ def finish_sentence(report: dict[str, Any]) -> str:
             f"({short(f['low'])} to {short(f['high'])}) if started now")
 
 
-def shared_sweep(plan: dict[str, Any], *, runs: int, baseline_hours: float, precision: str,
-                 model_params: Optional[float]) -> Optional[dict[str, Any]]:
-    """For a model of known size whose runs fit the card several times over: the sweep with runs sharing each GPU
-    (planner.perf.concurrency; a labelled estimate until `planner calibrate --concurrent K` measures it)."""
-    if model_params is None:
-        return None
-    from planner.catalog.load import load_chips
-    from planner.perf.calibration import concurrency_gain
-    from planner.perf.concurrency import plan_concurrency
-
-    chip = load_chips().get(plan["gpu"]["chip"])
-    if chip is None:
-        return None
-    c = plan_concurrency(float(plan["gpu"]["vram_gb"]), float(model_params), precision=precision,
-                         measured=concurrency_gain(chip, precision))
-    if c.runs_per_gpu < 2:
-        return None
-    speed = Estimate(plan["speedup_vs_1080ti"], *plan["speedup_range"])
-    est = sweep_time(runs, baseline_hours, Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value)),
-                     max(1, plan["gpu"]["count"]), runs_per_gpu=c.runs_per_gpu, concurrency_gain=c.gain)
-    return {**c.to_json(), "wall_hours": est.wall.to_json(2), "hours_per_run": est.per_run.to_json(2)}
-
-
 def shared_sentence(shared: dict[str, Any]) -> str:
-    w = shared["wall_hours"]
+    w, alone = shared["wall_hours"], shared["one_run_per_gpu_hours"]
     basis = "measured" if shared["gain_basis"].startswith("measured") else "estimate"
-    return (f"with {shared['runs_per_gpu']} runs sharing each GPU ({shared['gain']:.2f}x one run's throughput, "
-            f"{basis}; {shared['per_run_vram_gib']:.0f} GiB per run): about {hours_text(w['value'])} "
-            f"({hours_text(w['low'])} to {hours_text(w['high'])})")
+    return (f"the sweep above puts {shared['runs_per_gpu']} runs on each GPU at once ({shared['gain']:.2f}x one run's "
+            f"throughput, {basis}; {shared['per_run_vram_gib']:.0f} GiB per run): about {hours_text(w['value'])} "
+            f"({hours_text(w['low'])} to {hours_text(w['high'])}) against {hours_text(alone['value'])} with one run "
+            "per GPU")
 
 
 def with_sweeps(rec_json: dict[str, Any], views: Sequence[PlanView], *, runs: int, baseline_hours: float,
                 workload: str, precision: str, model_params: Optional[float], runs_left: Optional[int] = None,
-                start: Optional[datetime] = None) -> dict[str, Any]:
-    """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its sweep
-    (hours and finish time)."""
+                start: Optional[datetime] = None, run_vram_gb: Optional[float] = None) -> dict[str, Any]:
+    """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its planned
+    sweep (hours and finish time, runs sharing each GPU where they do)."""
     out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
     plans = []
     for p, v in zip(rec_json.get("plans", []), views):
         sweep = sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
-                             baseline_hours=baseline_hours, gpu_count=v.gpu_count, runs_left=runs_left, start=start)
-        shared = shared_sweep(p, runs=runs_left or runs, baseline_hours=baseline_hours, precision=precision,
-                              model_params=model_params)
-        if shared is not None:
-            sweep["runs_sharing_each_gpu"] = shared
+                             baseline_hours=baseline_hours, gpu_count=v.gpu_count, runs_left=runs_left, start=start,
+                             chip=v.gpu.chip if v.gpu else None, vram_gb=v.gpu.vram_gb if v.gpu else None,
+                             precision=precision, model_params=model_params, run_vram_gb=run_vram_gb)
         plans.append({**p, "sweep": sweep, "sweep_hours": sweep["wall_hours"]["value"],
                       "sweep_hours_high": sweep["wall_hours"]["high"]})  # the slow end of the speed range
     out["plans"] = plans

@@ -7,6 +7,7 @@ import re
 from typing import Any, Callable, Optional
 
 from planner.errors import InputError
+from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
 
@@ -15,8 +16,9 @@ Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
 
 
 def sweep_range(plan: Any, req: Request) -> Estimate:
-    """Wall hours of the runs still to do on a plan: estimate, fast end (low) and slow end (high)."""
-    return sweep_time(req.runs_left or req.runs, req.baseline_hours, plan.speed, plan.gpu_count).wall
+    """Wall hours of the runs still to do on a plan, as planned (runs per GPU, waves: planner.perf.planned_sweep,
+    the figure the solver ranks on): estimate, fast end (low) and slow end (high)."""
+    return plan_sweep(plan, req).wall
 
 
 def overlap(a: Estimate, b: Estimate) -> bool:
@@ -25,36 +27,32 @@ def overlap(a: Estimate, b: Estimate) -> bool:
 
 # ---------------------------------------------------------------- deadline at the slow end
 
-def deadline_at_slow_end(rec: Any, req: Request, solve: Solve, tries: int = 4) -> Any:
-    """A plan meeting --deadline-hours H at its slow end, re-solving with a tighter deadline where the first plan
-    meets H only at the estimate; when none does, the plan is kept with a note saying so."""
+def deadline_at_slow_end(rec: Any, req: Request, solve: Solve) -> Any:
+    """One rule for --deadline-hours H, whatever the GPU count: the build must meet H at the slow end of its sweep's
+    range (the solver holds each card's slow-end sweep to H, exactly); when no build does, the build meeting H at the
+    estimate stays, with a note saying so. The cheapest (or fastest) build meeting H only at the estimate is kept on
+    the answer (`at_estimate`), so the side-by-side shows both."""
     if req.deadline_hours is None or not rec.plans:
         return rec
-    h = req.deadline_hours
-    first = rec.plans[0]
-    current, tight = rec, h
-    for _ in range(tries):
-        plan = current.plans[0]
-        slow = sweep_range(plan, req).high
-        if slow <= h * (1 + 1e-9):
-            if current is not rec:
-                plan.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({slow:.1f} h); "
-                                  f"the cheaper {first.gpu_count} x {first.chip.name} met it only at the estimate "
-                                  f"({sweep_range(first, req).value:.1f} h, slow end "
-                                  f"{sweep_range(first, req).high:.1f} h)")
-            else:
-                plan.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({slow:.1f} h)")
-            return current
-        tight = tight * h / slow * 0.995  # what this plan's range says the estimate must reach (a hair under)
-        nxt = solve(req.model_copy(update={"deadline_hours": max(tight, 1 / 60)}))
-        if not nxt.plans:
-            break
-        current = nxt
+    h, first = req.deadline_hours, rec.plans[0]
     est = sweep_range(first, req)
-    first.notes.append(f"meets {h:g} h at the estimate ({est.value:.1f} h), misses it at the slow end "
-                       f"({est.high:.1f} h): no build in the catalog meets it at the slow end within the other "
-                       "requirements; a measurement of your script (planner calibrate) narrows the range")
-    return rec
+    if est.high <= h * (1 + 1e-9):
+        first.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({est.high:.1f} h)")
+        return rec
+    slow = solve(req.model_copy(update={"deadline_at": "slow end"}))
+    if not slow.plans:
+        first.notes.append(f"meets {h:g} h at the estimate ({est.value:.1f} h), misses it at the slow end "
+                           f"({est.high:.1f} h): no build in the catalog meets it at the slow end within the other "
+                           "requirements; a measurement of your script (planner calibrate) narrows the range")
+        return rec
+    plan = slow.plans[0]
+    mine = sweep_range(plan, req)
+    plan.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({mine.high:.1f} h); the "
+                      f"{'cheaper' if plan.total > first.total else 'other'} {first.gpu_count} x {first.chip.name} "
+                      f"({first.total} {first.currency}) meets it only at the estimate ({est.value:.1f} h, slow end "
+                      f"{est.high:.1f} h): both are side by side")
+    slow.at_estimate = first
+    return slow
 
 
 # ---------------------------------------------------------------- side by side
@@ -78,8 +76,8 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
 
 
 def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
-    wall = sweep_range(plan, req)
-    per_run = sweep_time(1, req.baseline_hours, plan.speed, 1).wall
+    planned = plan_sweep(plan, req)
+    wall, per_run = planned.wall, planned.sweep.per_run
     return {"role": role, "gpu": {"chip": plan.chip.id, "name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
             "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
             "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
@@ -89,15 +87,19 @@ def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
 
 
 def _shared(plan: Any, req: Request) -> dict[str, Any]:
-    """The sweep with several runs per GPU where the user's model fits the card several times (sweep_report)."""
-    from planner.service.sweep_report import shared_sweep
+    """How many runs share each GPU in the planned sweep, when several do (their gain measured or estimated)."""
+    planned = plan_sweep(plan, req)
+    if planned.sharing is None:
+        return {}
+    alone = plan_sweep(plan, req, gain=1.0).sweep if planned.estimated_gain else None
+    one = sweep_time(req.runs_left or req.runs, req.baseline_hours, _ordered(plan.speed), plan.gpu_count).wall
+    return {"runs_sharing_each_gpu": {**planned.sharing.to_json(), "wall_hours": planned.wall.to_json(2),
+                                      "one_run_per_gpu_hours": one.to_json(2),
+                                      **({"no_gain_hours": alone.wall.to_json(2)} if alone else {})}}
 
-    speed = plan.speed
-    shared = shared_sweep({"gpu": {"chip": plan.chip.id, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
-                           "speedup_vs_1080ti": speed.value, "speedup_range": [speed.low, speed.high]},
-                          runs=req.runs_left or req.runs, baseline_hours=req.baseline_hours, precision=req.precision,
-                          model_params=req.model_params)
-    return {"runs_sharing_each_gpu": shared} if shared else {}
+
+def _ordered(speed: Estimate) -> Estimate:
+    return Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value), speed.basis)
 
 
 def _best(plans: list[Any], req: Request) -> Optional[Any]:
@@ -118,6 +120,10 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
         best = _best(plans, req)
         if best is not None and not same(best) and overlap(sweep_range(best, req), sweep_range(first, req)):
             entries.append(_entry(role, best, req))
+    at_estimate = getattr(rec, "at_estimate", None)
+    if at_estimate is not None and req.deadline_hours is not None:
+        entries[0]["role"] += f", meets {req.deadline_hours:g} h at the slow end"
+        entries.append(_entry(f"meets {req.deadline_hours:g} h only at the estimate", at_estimate, req))
     missing = None
     if target is not None:
         plan, label = target
@@ -155,19 +161,48 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
                    + ", ".join(f"{v:g} GB ({k})" for k, v in vram.items() if k != big)
                    + "; independent runs do not pool VRAM across GPUs, so the largest model or batch you can grow "
                      "into is set per card")
-    per_run = {f"{p.gpu_count} x {p.chip.name}": req.baseline_hours / p.speed.value for p in plans}
+    per_run = {f"{p.gpu_count} x {p.chip.name}": plan_sweep(p, req).sweep.hours_per_run for p in plans}
     if max(per_run.values()) > 1.1 * min(per_run.values()):
         out.append("one run's time: " + ", ".join(f"{v:.1f} h per run on {k}" for k, v in per_run.items())
                    + " (the first result arrives sooner on the faster card, whatever the sweep total)")
     shared = [(p, _shared(p, req).get("runs_sharing_each_gpu")) for p in plans]
     for p, sh in shared:
         if sh:
-            out.append(f"several runs per GPU: {p.chip.name} holds {sh['runs_per_gpu']} of your runs at once "
-                       f"({sh['gain']:.2f}x one run, {'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}"
-                       f"): the sweep in about {sh['wall_hours']['value']:.1f} h; measure it with planner calibrate "
-                       "--concurrent K")
+            out.append(f"several runs per GPU: the sweep on {p.gpu_count} x {p.chip.name} counts {sh['runs_per_gpu']} "
+                       f"of your runs on each card at once ({sh['gain']:.2f}x one run, "
+                       f"{'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}): about "
+                       f"{sh['wall_hours']['value']:.1f} h against {sh['one_run_per_gpu_hours']['value']:.1f} h with "
+                       "one run per GPU; measure it with planner calibrate --concurrent K")
+    out.extend(gain_could_reverse(plans, req))
     counts = sorted({p.gpu_count for p in plans})
     if len(counts) > 1:
         out.append("simplicity: one GPU means a smaller PSU, no multi-GPU airflow or slot spacing, one card to "
                    "resell; several GPUs finish a sweep in waves and lose their edge when runs do not divide evenly")
+    return out
+
+
+def gain_could_reverse(plans: list[Any], req: Request) -> list[str]:
+    """Where the headline (plans[0]) rests on an estimated gain of runs sharing a card, or another build would pass it
+    with a better one: the measurement that could reverse the order, said as such (issue 32, item 2)."""
+    first, out = plans[0], []
+    mine = plan_sweep(first, req)
+    for other in plans[1:]:
+        theirs = plan_sweep(other, req)
+        name = lambda p: f"{p.gpu_count} x {p.chip.name}"  # noqa: E731
+        if mine.estimated_gain:
+            worst = plan_sweep(first, req, gain=1.0).wall.value
+            if worst > theirs.wall.value:
+                k = mine.sharing.runs_per_gpu  # type: ignore[union-attr]
+                out.append(f"the recommendation rests on an estimated gain: {k} runs sharing each {first.chip.name} "
+                           f"at {mine.sharing.gain:.2f}x one run; if they gained nothing its sweep would take "  # type: ignore[union-attr]
+                           f"{worst:.1f} h, slower than {name(other)} ({theirs.wall.value:.1f} h): measure it "
+                           f"before buying (planner calibrate LOG --gpu '{first.chip.name}' --concurrent {k})")
+        if theirs.estimated_gain:
+            k = theirs.sharing.runs_per_gpu  # type: ignore[union-attr]
+            best = plan_sweep(other, req, gain=float(k)).wall.value
+            if best < mine.wall.value:
+                out.append(f"{name(other)} rests on an estimated gain of {theirs.sharing.gain:.2f}x for {k} runs "  # type: ignore[union-attr]
+                           f"sharing a card; at up to {k:.0f}x (runs that barely slow each other) its sweep would take "
+                           f"{best:.1f} h, sooner than the recommendation's {mine.wall.value:.1f} h: a measurement "
+                           f"(planner calibrate --concurrent {k}) could reverse the order")
     return out

@@ -22,7 +22,7 @@ from planner.compat.rules import RULES_BY_NAME
 from planner.solver import quality
 from planner.solver.currency import from_eur, to_eur
 from planner.solver.model import (BUDGET, OTHER, SPEED_FLOOR, Candidates, Gate, build_candidates, build_model, encode_all,
-                                  pinned_ids, record)
+                                  pinned_ids, record, speed_floors, sweep_by_gpu)
 from planner.solver.encoder import ModelEncoder
 from planner.solver.notes import (
     channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
@@ -30,7 +30,7 @@ from planner.solver.notes import (
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
-from planner.solver.objective import pick_across_counts, rank_key, set_objective, simpler_key, throughput
+from planner.solver.objective import pick_across_counts, rank_key, set_objective, simpler_key
 from planner.perf.speed import score_units
 
 
@@ -223,9 +223,10 @@ class _Session:
         bits = []
         if req.min_vram_gb:
             bits.append(f">= {req.min_vram_gb:g} GB VRAM")
-        need = req.required_speedup()
-        if need:
-            bits.append(f">= {need:.2g}x the GTX 1080 Ti")
+        if req.min_speedup:
+            bits.append(f">= {req.min_speedup:.2g}x the GTX 1080 Ti")
+        if req.deadline_hours:
+            bits.append(f"the sweep within {req.deadline_hours:g} h")
         return f" with {' and '.join(bits)}" if bits else " meeting the other requirements"
 
     def max_vram(self, req: Request) -> Optional[float]:
@@ -253,7 +254,11 @@ class _Problem:
         for n, f in opts:  # candidates and speeds once per power limit; the score once per option
             if f not in by_frac:
                 by_frac[f] = build_candidates(catalog, self.reqs[(n, f)], to_eur)
-        self.cands = {k: replace(by_frac[k[1]], score={g: score_units(sp, k[0]) for g, sp in by_frac[k[1]].speed.items()})
+        self.cands = {k: replace(by_frac[k[1]], score={g: score_units(sp, k[0]) for g, sp in by_frac[k[1]].speed.items()},
+                                 sweep=sweep_by_gpu(by_frac[k[1]].parts["gpu"], by_frac[k[1]].speed, catalog.chips,
+                                                    self.reqs[k], k[0]),
+                                 sweep_high=sweep_by_gpu(by_frac[k[1]].parts["gpu"], by_frac[k[1]].speed,
+                                                         catalog.chips, self.reqs[k], k[0], slow=True))
                       for k in opts}
         first = self.cands[opts[0]]
         self.missing = first.missing
@@ -304,7 +309,7 @@ class _Problem:
         return self.lits[kind]
 
     def _floor_key(self, req: Request) -> tuple:
-        return tuple(req.required_speedup(n) for n, _ in self.opts)
+        return (req.min_speedup or None, req.deadline_hours, req.deadline_at)
 
     def _floor_literal(self, req: Request) -> Any:
         """The literal enforcing `req`'s speed floor (deadline, minimum speedup) on every option; added on demand
@@ -313,10 +318,9 @@ class _Problem:
         if key not in self.floors:
             lit = self.model.NewBoolVar(f"speed floor {key}")
             for k in self.opts:
-                need = req.required_speedup(k[0])
-                if need:
-                    self.model.Add(self.terms[k]["score"] >= int(round(need * 1000)) * k[0]).OnlyEnforceIf(
-                        [lit, self.lits[f"option {k}"]])
+                sweep = self.terms[k]["sweep_high" if req.deadline_at == "slow end" else "sweep"]
+                for _, make in speed_floors(req, self.terms[k]["score"], sweep, k[0]):
+                    self.model.Add(make()).OnlyEnforceIf([lit, self.lits[f"option {k}"]])
             self.floors[key] = lit
         return self.floors[key]
 
@@ -338,7 +342,8 @@ class _Problem:
             return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
         return ("optimal" if status == cp_model.OPTIMAL else "feasible"), self.encoders[k].chosen(solver)
 
-    VARIANT_FIELDS = frozenset({"budget", "mode", "deadline_hours", "min_speedup", "gpu_count", "min_vram_gb"})
+    VARIANT_FIELDS = frozenset({"budget", "mode", "deadline_hours", "deadline_at", "min_speedup", "gpu_count",
+                                "min_vram_gb"})
 
     def variant(self, r: Request) -> Recommendation:
         """The notes' questions (the next faster build, the steps up) answered on the same model when they differ

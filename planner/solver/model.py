@@ -20,6 +20,7 @@ from planner.solver.encoder import BaseEncoder, ModelEncoder, RecordingEncoder, 
 from planner.perf.model import MIN_POWER_FRACTION
 from planner.perf.speed import gpu_speed, score_units
 from planner.perf.sweep import Estimate
+from planner.perf.planned_sweep import deadline_units, planned_sweep, sweep_units, sweep_units_high
 
 
 @dataclass
@@ -30,6 +31,8 @@ class Candidates:
     price_cents: dict[str, int]
     speed: dict[str, Estimate]  # by gpu part id (a power-limited variant such as a Max-Q is slower than its chip)
     score: dict[str, int]  # by gpu part id
+    sweep: dict[str, int] = field(default_factory=dict)  # by gpu part id: the planned sweep's units (lower: sooner)
+    sweep_high: dict[str, int] = field(default_factory=dict)  # the same at the slow end of the speed range
     owned: frozenset[str] = frozenset()
     offers: dict[str, Any] = field(default_factory=dict)  # the offer each price came from
     missing: list[str] = field(default_factory=list)  # categories with nothing to choose from
@@ -66,7 +69,22 @@ def build_candidates(catalog: Catalog, req: Request, to_eur: Callable[[Decimal, 
                                 card_power_fraction(g, catalog.chips, req.power_fraction), req.model_params)
         score[g.id] = score_units(speed[g.id], req.gpu_count or 1)
     return Candidates(parts=parts, price_cents=prices, speed=speed, score=score, owned=owned, offers=offers,
-                      missing=[c for c in CATEGORIES if not parts[c]])
+                      missing=[c for c in CATEGORIES if not parts[c]],
+                      sweep=sweep_by_gpu(parts["gpu"], speed, catalog.chips, req, req.gpu_count or 1),
+                      sweep_high=sweep_by_gpu(parts["gpu"], speed, catalog.chips, req, req.gpu_count or 1, slow=True))
+
+
+def sweep_by_gpu(gpus: Sequence[Any], speed: dict[str, Estimate], chips: dict[str, Any], req: Request,
+                 gpu_count: int, slow: bool = False) -> dict[str, int]:
+    """Each card's planned sweep on `gpu_count` of them, in the solver's integer units (planner.perf.planned_sweep:
+    runs per GPU within its VRAM, their gain, waves): a constant per card once the GPU count is fixed, so the
+    objective stays linear."""
+    units = sweep_units_high if slow else sweep_units
+    return {g.id: units(planned_sweep(chips[g.chip], float(g.vram_gb), gpu_count, speed[g.id],
+                                            runs=req.runs_left or req.runs, baseline_hours=req.baseline_hours,
+                                            precision=req.precision, model_params=req.model_params,
+                                            run_vram_gib=req.run_vram_gb))
+            for g in gpus}
 
 
 def card_power_fraction(gpu: Any, chips: dict[str, Any], power_fraction: float) -> float:
@@ -116,6 +134,8 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     for cat in CATEGORIES[1:]:
         price = price + m.attr(cat, lambda p: cands.price_cents[p.id])
     score = m.attr("gpu", lambda g: cands.score[g.id])
+    sweep = m.attr("gpu", lambda g: cands.sweep[g.id])
+    sweep_high = m.attr("gpu", lambda g: cands.sweep_high[g.id])
     quality_pts = quality.encode(m) if req.goal == "expert" else 0
     model = m.model
 
@@ -151,15 +171,27 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     if req.max_wall_w:
         gated(f"at most {req.max_wall_w} W sustained at the wall",
               lambda: 1000 * m.power()["sustained_w"] <= req.max_wall_w * m.attr("psu", psu_efficiency_permille))
-    need = req.required_speedup(n)
-    if need:
-        units = int(round(need * 1000)) * n
-        why = f"sweep done within {req.deadline_hours:g} h" if req.deadline_hours else f"at least {need:g}x the GTX 1080 Ti"
-        gated(why, lambda: score >= units, kind=SPEED_FLOOR)
+    for why, make in speed_floors(req, score, sweep_high if req.deadline_at == "slow end" else sweep, n):
+        gated(why, make, kind=SPEED_FLOOR)
     for pid in req.pinned:
         part = catalog.get(pid)
         gated(f"use {part.name} (pinned)", lambda part=part: m.has(part.category, lambda p: p.id == part.id) == 1)
-    return {"price": price, "score": score, "quality": quality_pts}
+    return {"price": price, "score": score, "sweep": sweep, "sweep_high": sweep_high, "quality": quality_pts}
+
+
+def speed_floors(req: Request, score: Any, sweep: Any, n: int) -> list[tuple[str, Callable[[], Any]]]:
+    """The request's speed requirements as constraints: --min-speedup on each GPU's speed, --deadline-hours on the
+    planned sweep (runs per GPU and waves counted, the same figure the answer shows, whatever the GPU count);
+    `sweep` is the estimate's or the slow end's units, as the request's deadline_at says."""
+    out: list[tuple[str, Callable[[], Any]]] = []
+    if req.min_speedup:
+        units = int(round(req.min_speedup * 1000)) * n
+        out.append((f"at least {req.min_speedup:g}x the GTX 1080 Ti", lambda: score >= units))
+    if req.deadline_hours:
+        limit = deadline_units(req.deadline_hours, req.baseline_hours)
+        at = " at the slow end of the speed range" if req.deadline_at == "slow end" else ""
+        out.append((f"sweep done within {req.deadline_hours:g} h{at}", lambda: sweep <= limit))
+    return out
 
 
 def ram_floor_gb(req: Request, gpu_count: int) -> int:
@@ -187,6 +219,8 @@ def record(cands: Candidates, req: Request, catalog: Catalog,
         terms = encode_all(rec, r, c, lambda s, kind: None, catalog)
         rec.model.note(Rel(Term.of(terms["price"]), eq=False))  # cheaper is better
         rec.model.note(Rel(-Term.of(terms["score"]), eq=False))  # faster is better
+        rec.model.note(Rel(Term.of(terms["sweep"]), eq=False))  # a sooner sweep is better
+        rec.model.note(Rel(Term.of(terms["sweep_high"]), eq=False))  # at the slow end too
         rec.model.note(Rel(-Term.of(terms["quality"]), eq=False))  # more quality points are better
     return rec
 

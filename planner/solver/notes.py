@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, Sequence
 from planner.compat.power import size_psu
 from planner.compat.rules.base import gpu_power_w, power_terms
 from planner.money import format_money
-from planner.perf.sweep import wall_hours
+from planner.perf.planned_sweep import plan_sweep
 from planner.request import Request
 from planner.solver import quality
 from planner.solver.plan import SAME_SPEED, Plan, WhyNot
@@ -53,8 +53,9 @@ def psu_load_note(plan: Plan, psu_ratings: Sequence[int]) -> Optional[str]:
 
 
 def sweep_hours(plan: Plan, req: Request, runs: Optional[int] = None) -> float:
-    """Hours for `runs` runs (default: the whole sweep), in rounds of one run per GPU."""
-    return wall_hours(runs or req.runs, req.baseline_hours, plan.speed.value, plan.gpu_count)
+    """Hours for `runs` runs (default: the whole sweep) as planned: runs per GPU within VRAM, waves
+    (planner.perf.planned_sweep, the figure the solver ranks on)."""
+    return plan_sweep(plan, req, runs or req.runs).sweep.wall_hours
 
 
 def rounds_hours(plan: Plan, req: Request) -> float:

@@ -128,6 +128,7 @@ class Recommendation:
     solve_seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
     by_count: list[Plan] = field(default_factory=list)  # the best plan of each GPU count and power limit tried
+    at_estimate: Optional[Plan] = None  # a deadline's best build meeting it only at the estimate (service.uncertainty)
 
     def to_json(self) -> dict[str, Any]:
         return {
