@@ -11,7 +11,7 @@ from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import PriceLabel, offer_note, price_label
 from planner.service import TYPE_LABELS, SharedBuild
-from planner.plan_view import PlanView, PricedLine
+from planner.plan_view import UNVERIFIED_MARK, PlanView, PricedLine
 
 
 def key_spec(part: AnyPart) -> str:
@@ -62,7 +62,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             price += f" @ {ln.retailer}" if ln.retailer and label.seen_on else ""  # a shop's price, not an estimate
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),
-            "Part": ln.name,
+            "Part": ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else ""),
             "Key spec": key_spec(part) if part is not None else "",
             "Price": price,
             "Condition": "" if ln.owned else (ln.condition or "new"),

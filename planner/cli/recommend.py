@@ -16,6 +16,7 @@ from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
 from planner.request import Request
+from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import sweep_report as sweep_text
@@ -58,8 +59,10 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
             when = "" if ln.owned else ", ".join(
                 x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
                             ln.retailer if ln.retailer != "market estimate" else None) if x)
-            table.add_row(ln.category, Text(ln.name), price, Text(when))
+            table.add_row(ln.category, Text(ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else "")), price, Text(when))
         console.print(table)
+        if any(ln.unverified for ln in plan.view().parts):
+            console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
         s = plan.report.sizing
         console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(data['model'])} "
                            f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
