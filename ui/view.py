@@ -62,7 +62,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             price += f" @ {ln.retailer}" if ln.retailer and label.seen_on else ""  # a shop's price, not an estimate
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),
-            "Part": ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else ""),
+            "Part": ln.name,
             "Key spec": key_spec(part) if part is not None else "",
             "Price": price,
             "Condition": "" if ln.owned else (ln.condition or "new"),
@@ -70,6 +70,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             "Price date": label.when,
             "Age": label.age_text(today),
             "Link": ln.url or "",
+            "Specs": UNVERIFIED_MARK.strip("()") if ln.unverified else "checked" if ln.verified else "",
             "id": ln.part_id,
         })
     return rows
