@@ -85,3 +85,23 @@ def test_three_alternatives_are_diverse(tmp_path) -> None:
     chips = [p["gpu"]["chip"] for p in plans]
     assert len(counts) >= 2, f"alternatives all with {counts} GPUs"
     assert len(set(chips)) == len(chips)
+
+
+def test_check_prices_the_fix_of_a_warning_and_the_fix_clears_it(tmp_path) -> None:
+    """The issue's own example: 2 x RTX 5080 on an MSI MEG Ai1300P (one native 16-pin cable)."""
+    parts = ["gpu-nvidia-rtx5080-fe", "gpu-nvidia-rtx5080-fe", "cpu-amd-ryzen9-9900x", "mb-asus-proart-x870e-creator-wifi",
+             "psu-msi-meg-ai1300p-pcie5", "case-fractal-meshify-2-xl", "mem-gskill-flare-x5-ddr5-2x16-6000-cl30",
+             "cooler-arctic-liquid-freezer-iii-360", "ssd-wd-black-sn850x-4tb"]
+    res = run("check", *parts, "--json", home=tmp_path)
+    data = json.loads(res.stdout)
+    assert "gpu_adapter" in {w["rule"] for w in data["warnings"]}
+    fix = data["fixes"]["gpu_adapter"]
+    assert fix.startswith("swap the MSI MEG Ai1300P PCIE5 for the ") and "EUR" in fix
+    from planner.catalog.load import load_catalog
+
+    cat = load_catalog(REPO / "data")
+    new = next(p for p in cat.by_category("psu") if f"for the {p.name} (" in fix)
+    again = run("check", *[new.id if p.startswith("psu-") else p for p in parts], "--json", home=tmp_path)
+    assert "gpu_adapter" not in {w["rule"] for w in json.loads(again.stdout)["warnings"]}
+    text = run("check", *parts, columns=200, home=tmp_path).stdout
+    assert text.index("! gpu_adapter") < text.index("fix: swap the MSI MEG Ai1300P")
