@@ -91,10 +91,10 @@ def test_the_markdown_export_marks_unverified_rows() -> None:
     from planner.service import build_from_catalog, to_markdown
 
     cat = load_catalog(REPO / "data")
-    build = build_from_catalog(cat, [("mb-asus-proart-x870e-creator-wifi", 1), ("case-fractal-torrent", 1)])
+    build = build_from_catalog(cat, [("mb-asus-proart-x870e-creator-wifi", 1), ("case-lianli-a3-matx", 1)])
     md = to_markdown(build).splitlines()
     assert UNVERIFIED_MARK not in next(r for r in md if "ProArt" in r)
-    assert UNVERIFIED_MARK in next(r for r in md if "Torrent" in r)
+    assert UNVERIFIED_MARK in next(r for r in md if "A3-mATX" in r)
 
 
 def test_a_catalog_without_a_register_marks_nothing(tmp_path) -> None:
