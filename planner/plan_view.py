@@ -27,6 +27,10 @@ MAX_LINES = 64  # parts in one plan or shared build
 MAX_QUANTITY = 8  # units of one part in a build (the checker takes 1-8 GPUs)
 MAX_WATTS = 100_000
 CONDITIONS = ("new", "used", "refurbished")
+# how every front end marks a part whose catalog row was not re-read against a dated source (data/verified_rows.csv)
+UNVERIFIED_MARK = "(unverified)"
+UNVERIFIED_NOTE = ("catalog row not yet re-read against a dated maker's page or review (data/verified_rows.csv); "
+                   "check its length, connectors and slots on the maker's page before ordering")
 
 Text = Annotated[str, StringConstraints(max_length=MAX_TEXT, strict=True)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT, strict=True)]
@@ -71,6 +75,8 @@ class PricedLine(BaseModel):
     chip: Optional[Name] = None  # GPU chip id (data/gpu_chips.csv)
     wattage_w: Optional[int] = Field(default=None, gt=0, le=MAX_WATTS, strict=True)  # PSU rating
     efficiency: Optional[Efficiency] = None  # PSU 80 PLUS level
+    # the part's row was re-read against a dated source (data/verified_rows.csv); None: no register to ask
+    verified: Optional[bool] = Field(default=None, strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -116,7 +122,7 @@ class PricedLine(BaseModel):
 
     @classmethod
     def priced(cls, part: Any, quantity: int, offer: Any, currency: str, *, owned: bool = False,
-               amount: Optional[Decimal] = None) -> "PricedLine":
+               amount: Optional[Decimal] = None, verified: Optional[bool] = None) -> "PricedLine":
         """The one writer of a priced line: a catalog part, its offer (or None) and the price converted to
         `currency` (`amount`; computed with the shared conversion when not given)."""
         if amount is None and offer is not None:
@@ -130,7 +136,7 @@ class PricedLine(BaseModel):
                    price_source="owned" if owned else (None if offer is None else offer.source),
                    owned=owned, condition=None if offer is None else offer.condition,
                    chip=getattr(part, "chip", None), wattage_w=getattr(part, "wattage_w", None),
-                   efficiency=getattr(part, "efficiency", None))
+                   efficiency=getattr(part, "efficiency", None), verified=verified)
 
     # ---- what readers ask
 
@@ -148,6 +154,11 @@ class PricedLine(BaseModel):
         return Decimal(0) if self.owned or self.unit_price is None else self.unit_price * self.quantity
 
     @property
+    def unverified(self) -> bool:
+        """The catalog has a register of re-read rows and this part is not in it (or did not pass)."""
+        return self.verified is False
+
+    @property
     def label(self) -> PriceLabel:
         """The kind of price and the date it stands for, as people read them (planner.price_label)."""
         return price_label(self.price_source, self.observed_text, owned=self.owned)
@@ -162,7 +173,7 @@ class PricedLine(BaseModel):
                "price_observed_on": self.observed_text, "condition": self.condition, "owned": self.owned}
         if self.owned and self.unit_price:  # what the owned part is worth at today's prices (costs count it)
             out["value"] = {"amount": str(quantize(self.unit_price)), "currency": self.currency}
-        for key in ("chip", "wattage_w", "efficiency"):
+        for key in ("chip", "wattage_w", "efficiency", "verified"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out

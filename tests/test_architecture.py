@@ -115,7 +115,7 @@ SERVICE_NAMES = {
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
     "parse_window", "metrics_windows", "series_windows", "metrics_report", "metrics_markdown", "stamp_text",
     "as_source", "Signal", "read_smi", "Watch", "WatchOptions", "DEFAULT_TEMP_LIMIT_C", "EventReport", "MetricsReport",
-    "check_burnin", "burnin_plan", "burnin_plan_text", "burnin_pointer",
+    "check_burnin", "burnin_plan", "burnin_plan_text", "burnin_pointer", "priced_fixes",
 }
 
 

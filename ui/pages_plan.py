@@ -14,7 +14,7 @@ from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
 from planner.service import sweep_report as sweep_text
-from planner.service import rule_summary, unused_sentence
+from planner.service import priced_fixes, rule_summary, unused_sentence
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 
@@ -56,7 +56,8 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     """What the page shows for a hand-picked, imported or shared list of parts (checked and priced today)."""
     gpus = next((q for i, q in parts if cat.parts[i].category == "gpu"), inputs.gpu_count)
     owned = tuple(i for i in inputs.owned if any(i == p for p, _ in parts))
-    report = check(cat, [i for i, _ in parts], inputs.model_copy(update={"gpu_count": gpus, "owned": owned}))
+    request = inputs.model_copy(update={"gpu_count": gpus, "owned": owned})
+    report = check(cat, [i for i, _ in parts], request)
     build = build_from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
                                currency=inputs.currency, inputs=inputs, owned=owned, used=inputs.used)
     data = report.to_json()
@@ -72,6 +73,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     return {"origin": origin, "build": build, "plan_json": plan_json, "problems": data["problems"],
             "warnings": data["warnings"], "unverified": data["unverified"], "power": data["power"], "gpus": gpus,
             "speed": speed, "trade_offs": [], "report": report, "chip": gpu.chip if gpu is not None else None,
+            "fixes": priced_fixes(cat, [i for i, _ in parts], request) if data["problems"] or data["warnings"] else {},
             "headline": (cat.chips[gpu.chip].name if gpu is not None else "no GPU") + (f" x {gpus}" if gpus > 1 else "")}  # type: ignore[attr-defined]
 
 
@@ -88,12 +90,14 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
 
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
-    drop = {"id"} | {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column
+    drop = {"id"} | {k for k in ("Age", "Link", "Specs") if not any(r[k] for r in rows)}  # nothing to show: no column
     rows_table([{k: v for k, v in r.items() if k not in drop} for r in rows], links=("Link",))
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
     st.caption("Price @ shop as last seen there; Age = days since that shop showed it (estimates and undated "
-               "research have no age; the Age and Link columns appear when a shop price is in the build).")
+               "research have no age; the Age and Link columns appear when a shop price is in the build). Specs: "
+               "'checked' = the catalog row was re-read against a dated maker's page or review; 'unverified' = "
+               "check its length, connectors and slots on the maker's page before ordering.")
 
 
 def verdicts(view: dict[str, Any]) -> None:
@@ -107,10 +111,13 @@ def verdicts(view: dict[str, Any]) -> None:
             st.warning(f"Compatible, with {len(view['warnings'])} warning(s) worth a look before ordering (below)")
         else:
             st.success("Compatible: every rule verified, no problem and no warning")
+    fixes = view.get("fixes") or {}
     for f in view["problems"]:
-        st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}")
+        st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+                 + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     for f in view["warnings"]:
-        st.warning(f"! Worth a look: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}")
+        st.warning(f"! Worth a look: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+                   + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:
@@ -170,6 +177,13 @@ def render_view(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     build_table(view["build"], cat)
     verdicts(view)
     pages_burnin.pointer(view, cat)  # the burn-in of this build, before it runs a sweep
+
+
+def build_notes(notes: list[str]) -> None:
+    """The recommendation's notes (airflow, unspent money, the next faster build, steps up, power limits) as one
+    list under the build, not as boxes above it."""
+    if notes:
+        st.markdown("**Notes on this build**\n" + "\n".join(f"- {md_escape(n)}" for n in notes))
 
 
 def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
@@ -253,12 +267,11 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         pages_calibrate.render()
         return None
     first = view_from_plan(planned.plans[0], inputs)
-    for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
-        st.info(md_escape(note))
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
     render_view(first, inputs, cat)
+    build_notes(planned.plans[0].notes)  # the answer first, its notes after (issue 34 item 9)
     for entry in rec.get("owned_not_used", []):
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
@@ -281,13 +294,17 @@ def side_by_side(sbs: Optional[dict[str, Any]], inputs: Optional[Request] = None
         g, shared = b["gpu"], b.get("runs_sharing_each_gpu")
         rows.append({"": b["role"], "GPUs": f"{g['count']} x {g['name']}",
                      "total": money(b["total"]["amount"], b["total"]["currency"]),
-                     "sweep (fast-slow end)": f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-"
-                                              f"{b['sweep_hours_high']:.1f})",
-                     "per run": f"{b['hours_per_run']:.2f} h", "VRAM per GPU": f"{g['vram_gb']:g} GB",
+                     "sweep (fast to slow end)": f"{hours_text(b['sweep_hours'])} ({hours_text(b['sweep_hours_low'])}"
+                                                 f" to {hours_text(b['sweep_hours_high'])})",
+                     "per run": hours_text(b["hours_per_run"]), "VRAM per GPU": f"{g['vram_gb']:g} GB",
                      "speed from": _basis(b, inputs),
-                     "runs sharing a GPU": f"{shared['runs_per_gpu']}: {shared['wall_hours']['value']:.1f} h"
+                     "runs sharing a GPU": f"{shared['runs_per_gpu']}: {hours_text(shared['wall_hours']['value'])}"
                                            if shared else "-"})
     rows_table(rows)
+    for b in sbs["builds"]:
+        if b["role"] != "recommended" and b.get("parts"):
+            st.caption(md_escape(f"Parts of the {b['role']} build: " + ", ".join(
+                (f"{p['quantity']} x " if p["quantity"] > 1 else "") + p["name"] for p in b["parts"])))
     if sbs.get("target_missing"):
         st.caption(md_escape(sbs["target_missing"]))
     st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))

@@ -11,7 +11,7 @@ from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import PriceLabel, offer_note, price_label
 from planner.service import TYPE_LABELS, SharedBuild
-from planner.plan_view import PlanView, PricedLine
+from planner.plan_view import UNVERIFIED_MARK, PlanView, PricedLine
 
 
 def key_spec(part: AnyPart) -> str:
@@ -70,6 +70,7 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             "Price date": label.when,
             "Age": label.age_text(today),
             "Link": ln.url or "",
+            "Specs": UNVERIFIED_MARK.strip("()") if ln.unverified else "checked" if ln.verified else "",
             "id": ln.part_id,
         })
     return rows

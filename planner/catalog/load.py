@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,6 +17,9 @@ from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
 from planner.fx import convert_money
 from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer
+
+if TYPE_CHECKING:
+    from planner.catalog.verified import VerifiedRow
 
 CHIPS_FILE = "gpu_chips.csv"
 OFFERS_DIR = "offers"
@@ -136,6 +139,15 @@ class Catalog:
     parts: dict[str, AnyPart]
     offers: dict[str, list[Offer]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # e.g. a price history that could not be read
+    register: Optional[dict[str, "VerifiedRow"]] = None  # data/verified_rows.csv by part id; None: no register
+
+    def verified(self, part_id: str) -> Optional[bool]:
+        """Whether the part's row was re-read against a dated source (planner.catalog.verified); None when the
+        catalog has no register."""
+        if self.register is None:
+            return None
+        row = self.register.get(part_id)
+        return row is not None and row.passes
 
     def by_category(self, category: str) -> list[AnyPart]:
         return [p for p in self.parts.values() if p.category == category]
@@ -205,7 +217,10 @@ def load_catalog(data_dir: Optional[Path | str] = None, *, extra_offers: Optiona
     for part_id, offer in (extra_offers or {}).items():
         if part_id in parts:
             offers.setdefault(part_id, []).append(offer)
-    return Catalog(data_dir=root, chips=chips, parts=parts, offers=offers, warnings=list(warnings))
+    from planner.catalog.verified import load_register
+
+    return Catalog(data_dir=root, chips=chips, parts=parts, offers=offers, warnings=list(warnings),
+                   register=load_register(root))
 
 
 _CACHE: dict[tuple, Catalog] = {}

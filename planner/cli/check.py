@@ -9,14 +9,16 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import CheckReport, check, load_priced_catalog
+from planner.service import CheckReport, check, load_priced_catalog, priced_fixes
+from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.money import format_money
 from planner.request import Request
 from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
 
 
-def print_report(report: CheckReport) -> None:
+def print_report(report: CheckReport, fixes: Optional[dict[str, str]] = None) -> None:
+    fixes = fixes or {}
     table = Table(title="Build")
     for col in ("category", "part", "price", "price date / source"):
         table.add_column(col)
@@ -30,7 +32,8 @@ def print_report(report: CheckReport) -> None:
             qty = report.build.gpu_count if p.category == "gpu" else 1
             price = (f"{qty} x " if qty > 1 else "") + format_money(o.price, o.currency)
             when = f"{o.observed_on}, {o.source}, {o.retailer}"
-        table.add_row(p.category, styled("{} [dim]({})[/]", p.name, p.id), price, when)
+        mark = f" {UNVERIFIED_MARK}" if report.verified.get(p.id) is False else ""
+        table.add_row(p.category, styled("{}{} [dim]({})[/]", p.name, mark, p.id), price, when)
     console.print(table)
     console.print(styled("Total: [bold]{}[/]", report.total))
     if report.sizing:
@@ -42,7 +45,8 @@ def print_report(report: CheckReport) -> None:
                       + (f", vendor floor {s.vendor_floor_w} W" if s.vendor_floor_w else "")
                       + f" → recommended {s.recommended_w} W ATX 3.1")
     if report.verdict == "compatible" and report.warnings:
-        verdict = styled("[green]compatible[/], with {} warning(s) worth a look before ordering", len(report.warnings))
+        verdict = styled("[yellow]compatible, with {} warning(s)[/] worth a look before ordering (below, each with "
+                         "its fix where one swap clears it)", len(report.warnings))
     elif report.verdict == "compatible":
         verdict = styled("[green]compatible[/]: every rule verified, no warning")
     elif report.verdict == "unconfirmed":
@@ -60,8 +64,14 @@ def print_report(report: CheckReport) -> None:
     console.print(Text("Verdict: ") + verdict)
     for f in report.problems:
         console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
+        if f.rule in fixes:
+            console.print(Text(f"    fix: {fixes[f.rule]}"))
     for f in report.warnings:
         console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
+        if f.rule in fixes:
+            console.print(Text(f"    fix: {fixes[f.rule]}"))
+    if any(v is False for v in report.verified.values()):
+        console.print(Text(f"{UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
     for f in report.unverified:
         console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
 
@@ -96,10 +106,13 @@ def register(app: typer.Typer) -> None:
         req = Request.parse(gpu_count=gpu_count, power_fraction=power_limit, owned=tuple(owned), workload=workload,
                             precision=precision, model_params=model_params, used=used, currency=currency)
         report = check(cat, parts, req)
+        fixes = (priced_fixes(cat, [p.id for p in report.build.parts.values()],
+                              req.model_copy(update={"gpu_count": report.build.gpu_count}))
+                 if report.problems or report.warnings else {})
         if as_json:
-            emit_json(report.to_json())
+            emit_json({**report.to_json(), "fixes": fixes})
         else:
-            print_report(report)
+            print_report(report, fixes)
         if report.problems:  # a script can tell a build with problems from a compatible one
             raise typer.Exit(1)
         if report.verdict == "unconfirmed":  # ... and one resting on an unknown fact from both

@@ -16,6 +16,7 @@ from planner.errors import InputError
 from planner.money import format_money
 from planner.price_label import offer_note, price_label
 from planner.request import Request
+from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import sweep_report as sweep_text
@@ -58,8 +59,10 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
             when = "" if ln.owned else ", ".join(
                 x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
                             ln.retailer if ln.retailer != "market estimate" else None) if x)
-            table.add_row(ln.category, Text(ln.name), price, Text(when))
+            table.add_row(ln.category, Text(ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else "")), price, Text(when))
         console.print(table)
+        if any(ln.unverified for ln in plan.view().parts):
+            console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
         s = plan.report.sizing
         console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(data['model'])} "
                            f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
@@ -90,21 +93,51 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
                          f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
 
 
+WIDE_SIDE_BY_SIDE = 120  # columns from which the side-by-side builds print as one table; narrower: one block each
+
+
+def side_by_side_cells(b: dict) -> dict[str, str]:
+    """One build of the side-by-side comparison as the cells both layouts print (one hours formatter for all)."""
+    g = b["gpu"]
+    return {"role": b["role"], "GPUs": f"{g['count']} x {g['name']}",
+            "total": format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
+            "sweep": f"{sweep_text.hours_text(b['sweep_hours'])} ({sweep_text.hours_text(b['sweep_hours_low'])} to "
+                     f"{sweep_text.hours_text(b['sweep_hours_high'])})",
+            "per run": sweep_text.hours_text(b["hours_per_run"]), "VRAM/GPU": f"{g['vram_gb']:g} GB",
+            "speed from": b["speedup_basis"]}
+
+
+def parts_sentence(b: dict) -> str:
+    """'2 x NVIDIA GeForce RTX 5080 FE, AMD Ryzen 9 9900X, ...' (each part of a side-by-side build)."""
+    return ", ".join((f"{p['quantity']} x " if p["quantity"] > 1 else "") + p["name"]
+                     + (f" {UNVERIFIED_MARK}" if p.get("verified") is False else "") for p in b.get("parts", []))
+
+
 def print_side_by_side(sbs: Optional[dict]) -> None:
-    """Builds whose sweep ranges overlap, in one table, and what would decide between them."""
+    """Builds whose sweep ranges overlap and what would decide between them: one table on a wide terminal, one
+    block per build on a narrow one (an 80-column terminal cut the ranges and names of the table), each build with
+    its parts."""
     if not sbs:
         return
     title = "Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side"
-    table = Table(title=Text(title))
-    for col in ("", "GPUs", "total", "sweep (fast-slow end)", "per run", "VRAM/GPU", "speed from"):
-        table.add_column(col)
+    rows = [side_by_side_cells(b) for b in sbs["builds"]]
+    if console.width >= WIDE_SIDE_BY_SIDE:
+        table = Table(title=Text(title))
+        for col, head in (("role", ""), ("GPUs", "GPUs"), ("total", "total"), ("sweep", "sweep (fast to slow end)"),
+                          ("per run", "per run"), ("VRAM/GPU", "VRAM/GPU"), ("speed from", "speed from")):
+            table.add_column(head, no_wrap=col in ("total", "sweep", "per run"))
+        for r in rows:
+            table.add_row(*(Text(v) for v in r.values()))
+        console.print(table)
+    else:
+        console.print(Text(title))
+        for r in rows:
+            console.print(Text(f"  {r['role']}: {r['GPUs']}, {r['total']}"))
+            console.print(Text(f"    sweep {r['sweep']}; {r['per run']} per run; {r['VRAM/GPU']} VRAM per GPU; "
+                               f"speed from {r['speed from']}"))
     for b in sbs["builds"]:
-        g = b["gpu"]
-        table.add_row(Text(b["role"]), Text(f"{g['count']} x {g['name']}"),
-                      format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
-                      f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-{b['sweep_hours_high']:.1f})",
-                      f"{b['hours_per_run']:.2f} h", f"{g['vram_gb']:g} GB", b["speedup_basis"])
-    console.print(table)
+        if b["role"] != "recommended" and b.get("parts"):
+            console.print(Text(f"  parts of the {b['role']} build: {parts_sentence(b)}"))
     if sbs.get("target_missing"):
         console.print(Text(f"  {sbs['target_missing']}"))
     for line in sbs["what_would_decide"]:

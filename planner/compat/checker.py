@@ -28,6 +28,7 @@ class CheckReport:
     total: Money
     offers: dict[str, Optional[Offer]] = field(default_factory=dict)
     owned: frozenset[str] = frozenset()
+    verified: dict[str, Optional[bool]] = field(default_factory=dict)  # part id -> its row re-read (register)
 
     def by(self, severity: Severity) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]
@@ -105,7 +106,8 @@ class CheckReport:
             offer = self.offers.get(p.id)
             amount = None if offer is None else convert_money(offer.price, offer.currency, cur)
             out.append(PricedLine.priced(p, self.build.gpu_count if p.category == "gpu" else 1,
-                                         None if p.id in mine else offer, cur, owned=p.id in mine, amount=amount))
+                                         None if p.id in mine else offer, cur, owned=p.id in mine, amount=amount,
+                                         verified=self.verified.get(p.id)))
         return out
 
     def view(self) -> PlanView:
@@ -191,4 +193,5 @@ def check_parts(
             qty = gpu_count if p.category == "gpu" else 1
             total += convert_money(offer.price, offer.currency, currency) * qty  # never add mixed currencies
     return CheckReport(build=build, findings=check_build(build), sizing=sizing_for(build),
-                       total=Money(amount=total, currency=currency), offers=offers, owned=owned_set)
+                       total=Money(amount=total, currency=currency), offers=offers, owned=owned_set,
+                       verified={p.id: catalog.verified(p.id) for p in by_cat.values()})

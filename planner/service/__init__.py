@@ -49,6 +49,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "generate_catalog": ("planner.catalog.synth", "generate"),
     "describe": ("planner.service.pipeline", "describe"),
     "check": ("planner.service.pipeline", "check"),
+    "priced_fixes": ("planner.service.fixes", "priced_fixes"),  # the cheapest one-part swap per finding
     "compare": ("planner.service.pipeline", "compare"),
     "load_priced_catalog": ("planner.service.catalogs", "load_priced_catalog"),
     "Catalog": ("planner.catalog.load", "Catalog"),

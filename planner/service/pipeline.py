@@ -74,6 +74,9 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
 
     solve = lambda r: recommend(catalog, r, alternatives=r.alternatives, time_limit=time_limit, workers=workers)  # noqa: E731
     rec = uncertainty.deadline_at_slow_end(solve(solved), solved, solve)
+    from planner.service.upgrade import upgrade_first
+
+    rec = upgrade_first(catalog, solved, rec, solve)  # an owned platform: its upgrade leads (issue 34 item 7)
     if rec.plans:
         from planner.service.rest import rest_note
 

@@ -83,6 +83,8 @@ def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
             "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
             "sweep_hours_high": round(wall.high, 2), "hours_per_run": round(per_run.value, 2),
             "sustained_w": plan.report.sizing.sustained_w if plan.report.sizing else None, "_plan": plan,
+            "parts": [{"category": ln.category, "id": ln.part_id, "name": ln.name, "quantity": ln.quantity,
+                       "verified": ln.verified} for ln in plan.view().parts],
             **_shared(plan, req)}
 
 
@@ -161,9 +163,11 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
                    + ", ".join(f"{v:g} GB ({k})" for k, v in vram.items() if k != big)
                    + "; independent runs do not pool VRAM across GPUs, so the largest model or batch you can grow "
                      "into is set per card")
+    from planner.service.sweep_report import hours_text
+
     per_run = {f"{p.gpu_count} x {p.chip.name}": plan_sweep(p, req).sweep.hours_per_run for p in plans}
     if max(per_run.values()) > 1.1 * min(per_run.values()):
-        out.append("one run's time: " + ", ".join(f"{v:.1f} h per run on {k}" for k, v in per_run.items())
+        out.append("one run's time: " + ", ".join(f"{hours_text(v)} per run on {k}" for k, v in per_run.items())
                    + " (the first result arrives sooner on the faster card, whatever the sweep total)")
     shared = [(p, _shared(p, req).get("runs_sharing_each_gpu")) for p in plans]
     for p, sh in shared:

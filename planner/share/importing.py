@@ -18,6 +18,7 @@ from planner.catalog.match import rank
 from planner.share.part_index import index_for
 from planner.request import Request
 from planner.validation import load_json
+from planner.plan_view import UNVERIFIED_MARK
 from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
 from planner.share.answer import check_listed, list_findings
 from planner.share.lines import kind_of, match_line
@@ -141,6 +142,8 @@ def parse_markdown(text: str) -> list[tuple[Optional[str], str, int, str]]:
         if m:
             qty, name = int(m.group(1)), m.group(2)
         name = re.sub(r"\\(.)", r"\1", name).strip()
+        if name.endswith(UNVERIFIED_MARK):  # our own export's mark of a row not re-read (planner.plan_view)
+            name = name[: -len(UNVERIFIED_MARK)].strip()
         if name:
             cat = _TYPE_ALIASES.get(label)
             rows.append((cat, name if cat else f"{label}: {name}", qty, cells[2] if len(cells) > 2 else ""))

@@ -477,17 +477,25 @@ class _Problem:
             stats["unverified_only"] = True
         plans = [first]
         forbid = {first.gpu.chip}
+        # diverse alternatives (issue 34 item 9): the fastest build of each GPU count not shown yet comes first
+        # (a 1-GPU build beside a 2-GPU pick), then other chips at the pick's count
+        other_counts = sorted((p for _, _, p in found if p is not first and p.gpu_count != first.gpu_count),
+                              key=lambda p: (sweep_hours(p, req), p.total_cents_eur))
         for _ in range(alternatives):
-            if fallback is None:
-                _, alt = self.solve(k, req, forbid_chips=frozenset(forbid))
-            else:
-                _, alt = fallback.solve(fallback.req, forbid_chips=forbid, trust_unknown=True)
-            if alt is None:
-                break
-            plan = self.plan(k, alt) if fallback is None else fallback.plan(alt)
+            shown = {p.gpu_count for p in plans}
+            plan = next((p for p in other_counts if p.gpu_count not in shown and p.gpu.chip not in forbid), None)
+            if plan is None:
+                if fallback is None:
+                    _, alt = self.solve(k, req, forbid_chips=frozenset(forbid))
+                else:
+                    _, alt = fallback.solve(fallback.req, forbid_chips=forbid, trust_unknown=True)
+                if alt is None:
+                    break
+                plan = self.plan(k, alt) if fallback is None else fallback.plan(alt)
             plan.trade_offs = trade_offs(plans[0], plan)
             plans.append(plan)
-            forbid.add(alt["gpu"].chip)
+            forbid.add(plan.gpu.chip)
+        plans[1:] = sorted(plans[1:], key=lambda p: (sweep_hours(p, req), p.total_cents_eur))  # ranked by the sweep
         stats.update({"models_built": self.stats["models_built"], "solves": self.stats["solves"]})
         return Recommendation(status, plans, None, time.perf_counter() - start, stats, [p for _, _, p in found])
 

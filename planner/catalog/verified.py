@@ -1,0 +1,63 @@
+"""The verified-rows register (data/verified_rows.csv): which catalog rows a person re-read against a dated source.
+
+One row per part id: the facts checked, the source read (an address), the date it was read and the verdict.
+A plan marks every part whose row is not in the register, or whose verdict is not a pass, as "unverified";
+a catalog directory without a register has no verdicts (None), so nothing is marked there.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Literal, Optional  # noqa: F401
+
+from pydantic import Field, field_validator
+
+from planner.catalog.models import OptStr, Record
+from planner.validation import not_future
+
+REGISTER_FILE = "verified_rows.csv"
+# confirmed: the row matched the source; corrected: the row was changed to match it;
+# unconfirmed: the source was read but did not settle every fact listed (the row stays marked unverified)
+VERDICTS = ("confirmed", "corrected", "unconfirmed")
+PASSING = ("confirmed", "corrected")
+
+
+class VerifiedRow(Record):
+    """One register row: part id, the facts checked, the source address, the day it was read, the verdict."""
+
+    part_id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    facts: str = Field(min_length=1)
+    source_url: str = Field(min_length=1, pattern=r"^https?://\S+( ; https?://\S+)*$")
+    read_on: date
+    verdict: Literal["confirmed", "corrected", "unconfirmed"]
+    notes: OptStr = None
+
+    @field_validator("read_on")
+    @classmethod
+    def _past(cls, v: date) -> date:
+        return not_future(v, "read_on")
+
+    @property
+    def passes(self) -> bool:
+        return self.verdict in PASSING
+
+    def sources(self) -> list[str]:
+        """Every address in source_url (several separated by ' ; ')."""
+        return [s.strip() for s in self.source_url.split(" ; ") if s.strip()]
+
+
+def load_register(data_dir: Path) -> Optional[dict[str, VerifiedRow]]:
+    """The register of a catalog directory by part id; None when the directory has none."""
+    from planner.catalog.load import load_records
+    from planner.errors import CatalogError
+
+    path = Path(data_dir) / REGISTER_FILE
+    if not path.exists():
+        return None
+    out: dict[str, VerifiedRow] = {}
+    for row in load_records(path, VerifiedRow):
+        if row.part_id in out:
+            raise CatalogError(f"{REGISTER_FILE}: part {row.part_id!r} is listed twice")
+        out[row.part_id] = row
+    return out
