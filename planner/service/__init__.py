@@ -79,6 +79,12 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "probe_shops": ("planner.service.prices", "probe_shops"),
     "part_history": ("planner.service.prices", "part_history"),
     "confirm_price": ("planner.service.prices", "confirm_price"),
+    "add_price": ("planner.service.prices", "add_price"),
+    "forget_prices": ("planner.service.prices", "forget_prices"),
+    "keep_list_prices": ("planner.service.prices", "keep_list_prices"),
+    "read_given_price": ("planner.service.prices", "read_given_price"),
+    "given_prices": ("planner.service.prices", "given_prices"),
+    "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
     "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),

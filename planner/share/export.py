@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from planner.catalog.load import Catalog
 from planner.errors import ShareError
-from planner.price_label import DATED_SOURCES, price_label
+from planner.price_label import DATED_SOURCES
 from planner.money import check_currency, format_money, quantize
 from planner.textsafe import csv_cell, md_cell, safe_url
 from planner.plan_view import PlanView, PricedLine, first_plan, read_plan_view
@@ -102,7 +102,7 @@ def build_from_catalog(catalog: Catalog, parts: list[tuple[str, int]], *, curren
 # ---------------------------------------------------------------- exports
 
 
-def _price_cell(ln: SharedLine, currency: str) -> str:
+def _price_cell(ln: SharedLine, currency: str, today: Optional[date] = None) -> str:
     if ln.owned:
         return "owned"
     if ln.unit_price is None:
@@ -110,8 +110,7 @@ def _price_cell(ln: SharedLine, currency: str) -> str:
     bits = [format_money(ln.unit_price, currency) + (f" ({ln.condition})" if ln.used else "")]
     if ln.retailer:
         bits.append(f"@ {md_cell(ln.retailer)}")
-    label = price_label(ln.price_source, ln.observed_text)
-    meta = md_cell(f"{label.kind} {label.when}" if label.seen_on else ", ".join(x for x in (label.kind, label.when) if x))
+    meta = md_cell(ln.label.text(today))
     return " ".join(bits) + (f" ({meta})" if meta else "")
 
 
@@ -123,7 +122,7 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
         name = md_cell(ln.name)
         item = f"[{name}]({ln.url})" if safe_url(ln.url) else name
         for _ in range(ln.quantity):
-            out.append(f"**{TYPE_LABELS.get(ln.category, ln.category)}** | {item} | {_price_cell(ln, cur)}")
+            out.append(f"**{TYPE_LABELS.get(ln.category, ln.category)}** | {item} | {_price_cell(ln, cur, today)}")
     dates = sorted({ln.observed_text for ln in build.lines if ln.price_source in DATED_SOURCES and ln.observed_on
                     and not ln.owned})
     when = (f"seen at shops {dates[0]}" if len(dates) == 1 else f"seen at shops {dates[0]} to {dates[-1]}"
@@ -140,7 +139,7 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
 
 CSV_COLUMNS = ("type", "category", "id", "name", "quantity", "unit_price", "line_total", "currency",
                "retailer", "url", "price_observed_on", "price_source", "owned", "condition", "price_kind",
-               "price_date_means")
+               "price_date_means", "price_seen_on", "price_age_days")
 
 
 def to_csv(build: SharedBuild) -> str:
@@ -154,7 +153,7 @@ def to_csv(build: SharedBuild) -> str:
                     str(quantize(ln.line_total)), build.currency, csv_cell(ln.retailer), csv_cell(ln.url),
                     csv_cell(ln.observed_text), "owned" if ln.owned else csv_cell(ln.price_source), str(ln.owned).lower(),
                     "" if ln.owned else csv_cell(ln.condition or "new"), csv_cell(label.kind),
-                    csv_cell(f"seen at the shop on {label.when}" if label.seen_on else label.when)])
+                    csv_cell(label.text()), label.seen_on or "", "" if label.age_days() is None else label.age_days()])
     w.writerow(["Total", "", "", "", "", "", str(build.total), build.currency] + [""] * (len(CSV_COLUMNS) - 8))
     return buf.getvalue()
 
