@@ -33,6 +33,26 @@ def _read_text(path: Path) -> str:
     return read_text_capped(path, max_bytes=MAX_FILE_BYTES, what="build list")
 
 
+def _print_list_prices(prices: list) -> None:
+    """The list's price of each line beside the catalog's, and the list's total."""
+    from planner.share.list_prices import list_total
+
+    if not prices:
+        return
+    table = Table(title="The list's prices against the catalog's")
+    for col in ("part", "list price", "shop", "catalog price", "difference"):
+        table.add_column(col, justify="right" if col in ("list price", "catalog price", "difference") else "left")
+    for p in prices:
+        ref = "—" if p.catalog_amount is None else f"{format_money(p.catalog_amount, p.currency)} ({p.catalog_kind})"
+        diff = "—" if p.difference is None else ("+" if p.difference > 0 else "") + format_money(p.difference, p.currency)
+        qty = f"{p.quantity} x " if p.quantity > 1 else ""
+        table.add_row(p.name, qty + format_money(p.amount, p.currency), p.shop or "—", ref, diff)
+    console.print(table)
+    total = list_total(prices)
+    if total is not None:
+        console.print(styled("The list's total: {} ({} priced line(s))", format_money(*total), len(prices)))
+
+
 def _is_file(source: str) -> bool:
     try:
         return len(source) < 4096 and Path(source).is_file()
@@ -96,9 +116,13 @@ def export_cmd(
 def import_cmd(
     source: str = typer.Argument(..., help="A file (Markdown table, our JSON, recommend output) or a link/token"),
     currency: Optional[str] = typer.Option(None, "--currency", help="Price the build in this currency"),
+    keep_prices: bool = typer.Option(False, "--keep-prices", help="Keep the list's prices (kind 'from the shared "
+                                     "list', dated today) and plan with them from now on"),
+    force: bool = typer.Option(False, "--force", help="With --keep-prices: keep a price far from other shops' too"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
-    """Import a shared build: match its parts to the catalog, check them and price them."""
+    """Import a shared build: match its parts to the catalog, check them and price them; show the list's own
+    prices beside the catalog's, and keep them with --keep-prices."""
     if _is_file(source):
         text = _read_text(Path(source))
     elif re.match(r"v\d+\.", source.strip()) or "b=" in source:
@@ -106,8 +130,18 @@ def import_cmd(
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
     result = import_build(text, load_priced_catalog(), currency=currency)
+    kept, refused = [], []
+    if keep_prices and result.list_prices:
+        from planner.service import keep_list_prices
+
+        kept, refused = keep_list_prices(result.list_prices, force=force)
+        before = result.list_prices
+        result = import_build(text, load_priced_catalog(), currency=currency)  # priced as every answer now prices it
+        result.list_prices = before
     if as_json:
-        emit_json(result.to_json())
+        out = result.to_json()
+        out["kept_prices"] = {"asked": keep_prices, "kept": len(kept), "refused": refused}
+        emit_json(out)
         return
     table = Table(title=f"Imported from {result.kind}")
     for col in ("type", "part", "qty", "matched from", "how"):
@@ -126,8 +160,18 @@ def import_cmd(
     rep, shared = result.report, result.build
     verdict = ("[green]compatible[/]" if rep.verdict == "compatible" else f"[red]{len(rep.problems)} problem(s)[/]"
                if rep.problems else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
+    _print_list_prices(result.list_prices)
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
-    console.print(styled("Verdict: " + verdict + "; total {} (today's catalog prices)", total))
+    if kept:
+        basis = (f"with the list's prices: {len(kept)} kept as 'from the shared list' (dated today); every answer "
+                 "plans with them until `planner prices forget PART --shared`")
+    else:
+        basis = "today's catalog prices"
+        if result.list_prices:
+            basis += "; the list's own prices are not kept: pass --keep-prices to plan with them"
+    console.print(styled("Verdict: " + verdict + "; total {} ({})", total, basis))
+    for why in refused:
+        console.print(styled("  [yellow]not kept[/]: {}", why))
     for f in rep.problems:
         console.print(styled("  [red]✗ {}[/]: {}", f.rule, f.message))
     for f in rep.warnings:

@@ -82,7 +82,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "add_price": ("planner.service.prices", "add_price"),
     "forget_prices": ("planner.service.prices", "forget_prices"),
     "keep_list_prices": ("planner.service.prices", "keep_list_prices"),
-    "read_given_price": ("planner.service.prices", "read_given_price"),
+    "read_given_price": ("planner.prices.given", "read_given_price"),
     "given_prices": ("planner.service.prices", "given_prices"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     # doctor

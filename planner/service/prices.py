@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime, time, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -145,33 +144,6 @@ def confirm_price(observation: int, db: Optional[Path] = None, force: bool = Fal
 
 # ---------------------------------------------------------------- prices a person gives
 
-_EX_VAT = re.compile(r"\b(?:HT|H\.T\.|hors\s+taxes?|ex\.?\s*VAT|excl\.?\s*VAT|excluding\s+VAT|net|o\.?\s*MwSt\.?|"
-                     r"zzgl\.?\s*MwSt\.?)\s*$", re.I)
-_INCL_VAT = re.compile(r"\b(?:TTC|incl\.?\s*VAT|including\s+VAT|inkl\.?\s*MwSt\.?|VAT\s+incl\.?)\s*$", re.I)
-
-
-def read_given_price(text: str, currency: Optional[str] = None) -> tuple[Decimal, str]:
-    """(amount, currency) of a price a person typed: '2349', '2 349,00 €', '2349 EUR', 'USD 1999.99 incl. VAT'.
-    An ex-VAT price is refused (every price in the planner is what a buyer pays, VAT included); so is an amount a
-    shop could not charge. Text without a currency is in `currency` (EUR when not given)."""
-    from planner.errors import InputError
-    from planner.money import check_currency, read_amount
-    from planner.prices.sanity import amount_problem
-
-    raw = " ".join(str(text).split())
-    if _EX_VAT.search(raw):
-        raise InputError(f"price {raw[:40]!r} is without VAT; give the price a buyer pays, VAT included")
-    raw = _INCL_VAT.sub("", raw).strip()
-    got = read_amount(raw, "price")
-    cur = check_currency(currency) if currency else None
-    if got.currency and cur and got.currency != cur:
-        raise InputError(f"price {raw!r} is in {got.currency} but --currency says {cur}; give one")
-    problem = amount_problem(got.value)
-    if problem:
-        raise InputError(f"price {raw!r}: {problem}")
-    return got.value, got.currency or cur or "EUR"
-
-
 def _given_day(day: Optional[date]) -> Optional[datetime]:
     """The observation time of a price a person gives for a day: noon UTC of that day (now for today or none)."""
     from planner.errors import InputError
@@ -192,6 +164,7 @@ def add_price(part: str, price: str, *, shop: Optional[str] = None, url: Optiona
     against other shops' prices or the catalog's (outside ±50 % only with `force`). Returns the stored row."""
     from planner.catalog.load import load_catalog
     from planner.errors import InputError
+    from planner.prices.given import read_given_price
     from planner.prices.store import NewObservation, PriceStore
     from planner.textsafe import safe_url
 

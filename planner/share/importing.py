@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from planner.catalog.load import Catalog
@@ -30,6 +30,7 @@ class Match:
     part: Optional[AnyPart] = None
     how: str = "none"  # id | name | fuzzy | none
     note: str = ""
+    price: str = ""  # the list's price cell for the line ('2 349,00 € @ LDLC'), when it gives one
 
 
 def match_part(catalog: Catalog, text: str, category: Optional[str], quantity: int = 1) -> Match:
@@ -144,6 +145,7 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
+    list_prices: list[Any] = field(default_factory=list)  # planner.share.list_prices.ListPrice per priced line
 
     @property
     def matched(self) -> list[Match]:
@@ -166,6 +168,7 @@ class ImportResult:
             "inputs": None if self.inputs is None else self.inputs.model_dump(mode="json"),
             "check": None if self.report is None else self.report.to_json(),
             "build": None if self.build is None else self.build.to_json(),
+            "list_prices": [p.to_json() for p in self.list_prices],
         }
 
 
@@ -184,7 +187,7 @@ def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
         elif prev.part.id == m.part.id:  # type: ignore[union-attr]
             i = out.index(prev)
             out[i] = merged[m.part.category] = Match(prev.category, prev.text, prev.quantity + m.quantity,
-                                                     prev.part, prev.how, prev.note)
+                                                     prev.part, prev.how, prev.note, prev.price)
         else:
             notes.append(f"a build takes one {m.part.category}; kept {prev.part.id}, left out {m.part.id}")  # type: ignore[union-attr]
     return out
@@ -220,7 +223,7 @@ def _from_markdown(raw: str, catalog: Catalog, notes: list[str]) -> tuple[list[M
             notes.append(f"skipped {name!r}: not a part type the planner builds with")
             continue
         m = match_part(catalog, name, cat, qty)
-        matches.append(m)
+        matches.append(replace(m, price=price))
         if m.part is not None and price.strip().lower() == "owned":
             owned.append(m.part.id)
     return matches, tuple(owned)
@@ -283,4 +286,9 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
                                 model_params=inputs.model_params)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
+    from planner.share.list_prices import list_prices
+
+    result.list_prices, unread = list_prices([m for m in result.matched if m.part.id not in owned_here],  # type: ignore[union-attr]
+                                             catalog, inputs.used)
+    result.notes.extend(unread)
     return result
