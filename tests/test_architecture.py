@@ -107,7 +107,7 @@ SERVICE_NAMES = {
     "to_json_text", "to_markdown", "decode_token", "encode_token",
     "price_db_path", "refresh_prices", "price_history", "polite_fetcher", "extract_page", "probe_shops",
     "part_history", "confirm_price", "add_price", "forget_prices", "keep_list_prices", "read_given_price",
-    "given_prices", "given_prices_sentence",
+    "given_prices", "given_prices_sentence", "list_total",
     "DEFAULT_BASE_URL",
     "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
     "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",

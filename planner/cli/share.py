@@ -35,7 +35,7 @@ def _read_text(path: Path) -> str:
 
 def _print_list_prices(prices: list) -> None:
     """The list's price of each line beside the catalog's, and the list's total."""
-    from planner.share.list_prices import list_total
+    from planner.service import list_total
 
     if not prices:
         return

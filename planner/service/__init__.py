@@ -84,6 +84,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "keep_list_prices": ("planner.service.prices", "keep_list_prices"),
     "read_given_price": ("planner.prices.given", "read_given_price"),
     "given_prices": ("planner.service.prices", "given_prices"),
+    "list_total": ("planner.share.list_prices", "list_total"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
