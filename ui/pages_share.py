@@ -29,10 +29,58 @@ def _do_import(cat: Catalog) -> None:
         ss["import_msg"] = {"error": f"the import failed unexpectedly ({type(exc).__name__}: {services.one_line(exc)})"}
         return
     ss["import_msg"] = {"kind": result.kind, "json": result.to_json()}
+    ss.pop("import_keep", None)
     if result.parts():
-        apply_inputs(ss, result.inputs or inputs_from_state(ss), cat)
+        mine = inputs_from_state(ss)
+        if result.from_sender and result.inputs is not None:  # a link or our JSON: the sender's settings
+            apply_inputs(ss, result.inputs, cat)
+        else:  # a plain list names parts only: the user's own inputs stay, the GPU count and owned parts follow it
+            got = result.inputs or mine
+            apply_inputs(ss, mine.model_copy(update={"gpu_count": got.gpu_count,
+                                                     "owned": tuple(dict.fromkeys((*mine.owned, *got.owned)))}), cat)
         ss["shared"] = {"origin": "import", "parts": [(m.part.id, m.quantity) for m in result.matched],  # type: ignore[union-attr]
                         "inputs": inputs_from_state(ss)}
+
+
+def _keep_list_prices() -> None:
+    """Button callback: keep the imported list's prices (kind 'from the shared list') so every answer uses them."""
+    from types import SimpleNamespace
+
+    from planner.service import keep_list_prices
+
+    ss = st.session_state
+    rows = (ss.get("import_msg") or {}).get("json", {}).get("list_prices") or []
+    lines = [SimpleNamespace(part_id=r["id"], amount=r["price"]["amount"], currency=r["price"]["currency"],
+                             shop=r["shop"], url=r["url"]) for r in rows]
+    try:
+        kept, refused = keep_list_prices(lines)
+    except PlannerError as exc:
+        ss["import_keep"] = {"error": services.one_line(exc)}
+        return
+    ss["import_keep"] = {"kept": len(kept), "refused": refused}
+
+
+def list_prices_report(data: dict[str, Any]) -> None:
+    """The list's own prices beside the catalog's, and the choice to plan with them."""
+    rows = data.get("list_prices") or []
+    if not rows:
+        return
+    money = lambda m: "—" if m is None else f"{m['currency']} {m['amount']}"  # noqa: E731
+    st.markdown("**The list's prices against the catalog's**")
+    st.table(pd.DataFrame([{"Part": r["name"], "List price": money(r["price"]), "Shop": r["shop"] or "—",
+                            "Catalog price": money(r["catalog_price"]) + (f" ({r['catalog_kind']})" if r["catalog_kind"] else ""),
+                            "Difference": money(r["difference"])} for r in rows]), hide_index=True)
+    kept = st.session_state.get("import_keep")
+    if kept and "error" not in kept:
+        st.success(f"Planning with the list's prices: {kept['kept']} kept as 'from the shared list' (dated today). "
+                   "Forget them per part on the Prices tab.")
+        for why in kept["refused"]:
+            st.warning(md_escape(f"Not kept: {why}"))
+        return
+    if kept and "error" in kept:
+        st.error(md_escape(kept["error"]))
+    st.caption("The plan uses the catalog's prices until you choose to plan with the list's.")
+    st.button("Plan with the list's prices", key="import_keep_btn", on_click=_keep_list_prices)
 
 
 def import_report() -> None:
@@ -54,6 +102,7 @@ def import_report() -> None:
                      hide_index=True)
     else:
         st.error("No part of the list matched the catalog.")
+    list_prices_report(data)
     for m in data["unmatched"]:
         st.warning(f"Not matched ({md_escape(m['category'] or '?')}): {md_escape(m['text'])} — {md_escape(m['reason'])}")
     for n in data["notes"]:

@@ -34,8 +34,10 @@ def catalog_key() -> str:
     root = default_data_dir()
     stamps = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
     db = _price_db()
-    if db is not None:
-        stamps.append((str(db), db.stat().st_mtime_ns))
+    if db is not None:  # and its write-ahead log, where a price just given may still sit
+        for f in (db, db.with_name(db.name + "-wal")):
+            if f.exists():
+                stamps.append((str(f), f.stat().st_mtime_ns, f.stat().st_size))
     from planner.service import calibration_fingerprint
 
     stamps.append(calibration_fingerprint())  # your measurements (planner calibrate) change every speed

@@ -146,6 +146,7 @@ class ImportResult:
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
     list_prices: list[Any] = field(default_factory=list)  # planner.share.list_prices.ListPrice per priced line
+    from_sender: bool = False  # the inputs are the sender's (a link, a token, our JSON): else only parts came
 
     @property
     def matched(self) -> list[Match]:
@@ -168,7 +169,7 @@ class ImportResult:
             "inputs": None if self.inputs is None else self.inputs.model_dump(mode="json"),
             "check": None if self.report is None else self.report.to_json(),
             "build": None if self.build is None else self.build.to_json(),
-            "list_prices": [p.to_json() for p in self.list_prices],
+            "list_prices": [p.to_json() for p in self.list_prices], "from_sender": self.from_sender,
         }
 
 
@@ -266,7 +267,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
         kind = "token"
     else:
         raise ShareError("not a build link, token, JSON or Markdown table")
-    result = ImportResult(kind, _merge(matches, notes), inputs, notes)
+    result = ImportResult(kind, _merge(matches, notes), inputs, notes, from_sender=inputs is not None)
     parts = result.parts()
     if not parts:
         return result
