@@ -50,6 +50,7 @@ def test_an_import_keeps_the_users_inputs_and_asks_before_planning_at_the_lists_
     frame = build_frame(at).set_index("Type")
     assert frame.loc["Video Card", "Price"].startswith("EUR 2 349.00 @ LDLC")
     assert frame.loc["Video Card", "Price kind"] == "from the shared list"
+    assert any(i.value.startswith("Planned at 8 prices kept from a shared list") for i in at.info)  # and says so
     assert "4 568.53" in texts(at) or any("4 568.53" in str(m.value) for m in at.metric)
 
 

@@ -80,14 +80,23 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
                                 for r in rows]))
 
 
+def given_prices_note(cat: Catalog, view: dict[str, Any]) -> None:
+    """Say which prices a person gave the answer rests on (as `planner recommend` does)."""
+    from planner.service import given_prices_sentence
+
+    said = given_prices_sentence(cat, [ln.part_id for ln in view["build"].lines])
+    if said:
+        st.info(md_escape(said))
+
+
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
     drop = {"id"} | {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column
     rows_table([{k: v for k, v in r.items() if k not in drop} for r in rows], links=("Link",))
     st.markdown(f"**Total: {money(build.total, build.currency)}**" +
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
-    st.caption("Price @ shop as last seen there; Age = days since that shop showed it (estimates and undated "
-               "research have no age; the Age and Link columns appear when a shop price is in the build).")
+    st.caption("Price @ shop as last seen there; Age = days since the number was observed (at the shop, by you, in "
+               "a shared list, or in the data an estimate rests on); undated research has no age.")
 
 
 def verdicts(view: dict[str, Any]) -> None:
@@ -223,7 +232,9 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     if shared is not None:
         view = view_of(cat, inputs, shared)
         st.subheader(f"{ORIGIN_TITLES.get(shared['origin'], 'Shared build')}: {view['headline']}")
-        st.caption("Prices are today's catalog prices. Change any input in the sidebar to re-plan from scratch.")
+        st.caption("Prices are the ones every answer uses today (the catalog's, the shops', and any you gave or kept "
+                   "from a shared list). Change any input in the sidebar to re-plan from scratch.")
+        given_prices_note(cat, view)
         render_view(view, inputs, cat)
         return view
     with st.spinner("Solving..."):
@@ -240,6 +251,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
+    given_prices_note(cat, first)
     render_view(first, inputs, cat)
     for entry in rec.get("owned_not_used", []):
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
