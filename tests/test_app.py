@@ -350,9 +350,11 @@ def test_prices_and_share_tabs() -> None:
     assert any("No price history yet" in i.value and "planner prices refresh" in i.value for i in prices.info)
     share = open_tab(at, "Share").tabs[4]
     labels = [b.label for b in share.get("download_button")]
-    assert labels == ["Download Markdown", "Download CSV", "Download JSON"]
-    link = next(c.value for c in share.code if "?b=v2." in c.value)
-    assert link.endswith(at.query_params["b"])
+    assert labels == ["Download HTML (one file)", "Download Markdown", "Download CSV", "Download JSON"]
+    # no public address configured: no localhost link, the token itself (it opens the build in any planner)
+    assert not any("localhost" in c.value for c in share.code)
+    assert any("No public address" in w.value for w in share.warning)
+    assert any(c.value.strip() == at.query_params["b"] for c in share.code)
 
 
 def test_doctor_tab_reads_training_metrics() -> None:

@@ -11,6 +11,7 @@ from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
 from planner.service import import_build, permalink, to_csv, to_json_text, to_markdown
+from planner.settings import is_local_address
 from planner.textsafe import md_escape
 from ui import services
 from ui.state import apply_inputs, inputs_from_state
@@ -109,25 +110,51 @@ def import_report() -> None:
         st.caption(md_escape(n))
 
 
+def html_page(view: dict[str, Any], inputs: Request, link: Optional[str], token: str) -> str:
+    """The self-contained HTML page of the build on show, with its verdicts, speed and sweep."""
+    from planner.service import html_details, to_html
+
+    details = html_details(speed=view.get("speed"), gpus=int(view.get("gpus") or 1), inputs=inputs,
+                           problems=view.get("problems") or [], warnings=view.get("warnings") or [],
+                           unverified=view.get("unverified") or [], link=link, token=token)
+    return to_html(view["build"], details)
+
+
 def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> None:
     st.subheader("Share this build")
     if view is not None:
         build = view["build"]
-        base = st.text_input("Address of this planner, for links", value=services.app_url(), key="share_base",
-                             help="Where the people you share with open the planner. Default: the env var "
-                                  "PLANNER_BASE_URL, else this page's address.").strip()
-        if not base.startswith(("http://", "https://")):
+        base = st.text_input("Public address of this planner, for links", value=services.app_url(), key="share_base",
+                             placeholder="https://your-planner.streamlit.app/",
+                             help="Where the people you share with open the planner (README: Share with a friend). "
+                                  "Default: the env var PLANNER_PUBLIC_URL, else this page's address when it is not "
+                                  "localhost.").strip()
+        if base and not base.startswith(("http://", "https://")):
             st.error(md_escape(f"The link address must start with http:// or https:// (got {base[:200]!r}); "
-                               f"using {services.app_url()}"))
-            base = services.app_url()
-        link = permalink(build.token(), base)
-        st.markdown("**Permalink** (also in the address bar): opening it restores these inputs and this exact build.")
-        st.code(link, language=None, wrap_lines=True)
-        md = to_markdown(build, link=link)
-        c1, c2, c3 = st.columns(3)
-        c1.download_button("Download Markdown", md, file_name="build.md", mime="text/markdown", key="dl_md")
-        c2.download_button("Download CSV", to_csv(build), file_name="build.csv", mime="text/csv", key="dl_csv")
-        c3.download_button("Download JSON", to_json_text(build), file_name="build.json", mime="application/json", key="dl_json")
+                               "no link until it does"))
+            base = ""
+        token = build.token()
+        link = permalink(token, base) if base else None
+        if link:
+            st.markdown("**Permalink**: opening it restores these inputs and this exact build.")
+            st.code(link, language=None, wrap_lines=True)
+            if is_local_address(base):
+                st.warning("This address opens only on this computer: a friend needs the deployed planner's "
+                           "address (README: Share with a friend). The HTML file below works anywhere.")
+        else:
+            st.warning("No public address of the planner is set, so there is no link (a localhost link opens "
+                       "nothing on a friend's machine). Send the HTML file below, or this token, which opens the "
+                       "build in any planner's Share tab:")
+            st.code(token, language=None, wrap_lines=True)
+        md = to_markdown(build, link=link, token=None if link else token)
+        html = html_page(view, inputs, link, token)
+        c1, c2, c3, c4 = st.columns(4)
+        c1.download_button("Download HTML (one file)", html, file_name="build.html", mime="text/html", key="dl_html",
+                           help="Parts, dated prices with shop links, verdicts, speed and sweep in one page that "
+                                "opens offline and prints")
+        c2.download_button("Download Markdown", md, file_name="build.md", mime="text/markdown", key="dl_md")
+        c3.download_button("Download CSV", to_csv(build), file_name="build.csv", mime="text/csv", key="dl_csv")
+        c4.download_button("Download JSON", to_json_text(build), file_name="build.json", mime="application/json", key="dl_json")
         with st.expander("Markdown to paste in a forum post"):
             st.code(md, language="markdown")
     else:

@@ -123,12 +123,19 @@ def run_guarded(what: str, fn: Callable[[], Any]) -> Any:
 
 
 def app_url() -> str:
-    """Base address of this page for permalinks: the browser's URL when Streamlit knows it."""
-    env = os.environ.get("PLANNER_BASE_URL")
+    """Public base address for permalinks: $PLANNER_PUBLIC_URL (or $PLANNER_BASE_URL), else this page's address
+    when others can open it (not localhost); '' when there is none, never a localhost default."""
+    from planner.settings import is_local_address, public_url
+
+    try:
+        env = public_url()
+    except PlannerError:
+        env = None
     if env:
         return env
     try:
         url = st.context.url  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - older Streamlit or no browser (AppTest)
         url = None
-    return (url or "http://localhost:8501/").split("?")[0]
+    url = (url or "").split("?")[0]
+    return "" if is_local_address(url) else url

@@ -21,7 +21,7 @@ from planner.service import (
 
 share_app = typer.Typer(help="Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back.",
                         no_args_is_help=True)
-FORMATS = ("md", "csv", "json", "link")
+FORMATS = ("md", "csv", "json", "link", "html")
 MAX_FILE_BYTES = 5_000_000
 
 
@@ -77,8 +77,9 @@ def _check_known(build: SharedBuild) -> None:
 def export_cmd(
     file: Optional[Path] = typer.Argument(None, metavar="FILE", help="The build: same as --build"),
     build: Optional[Path] = typer.Option(None, "--build", help="`planner recommend --json` output (first plan), one plan, or our JSON export"),
-    fmt: str = typer.Option("md", "--format", help="md | csv | json | link"),
-    base_url: str = typer.Option(DEFAULT_BASE_URL, "--base-url", help="Address of the web UI, for the link"),
+    fmt: str = typer.Option("md", "--format", help="md | csv | json | link | html (one self-contained page)"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Public address of the web UI, for the link "
+                                           "(default: $PLANNER_PUBLIC_URL; none: no link, the token instead)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
     as_json: bool = typer.Option(False, "--json", help="Print {format, content, token} as JSON"),
 ) -> None:
@@ -90,17 +91,33 @@ def export_cmd(
         raise InputError("give the build to export: a file from `planner recommend --json` (as an argument or --build)")
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if not base_url.startswith(("http://", "https://")):
+    from planner.settings import is_local_address, public_url
+
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
         raise InputError(f"--base-url must start with http:// or https:// (got {base_url!r})")
-    shared = _load_build(build)
+    base_url = base_url or public_url()
+    if base_url is not None and is_local_address(base_url):
+        err_console.print(f"note: {base_url} opens only on this computer; a friend needs the deployed planner's "
+                          "address (README: Share with a friend)", highlight=False, markup=False)
+    data = load_json(_read_text(build), str(build))
+    shared = build_from_json(data)
     if not shared.lines:
         raise InputError(f"{build}: the build has no parts")
     token = shared.token()
     if fmt == "link":
         _check_known(shared)
-    link = permalink(token, base_url)
-    content = {"md": lambda: to_markdown(shared, link=link), "csv": lambda: to_csv(shared),
-               "json": lambda: to_json_text(shared), "link": lambda: link + "\n"}[fmt]()
+    link = permalink(token, base_url) if base_url else None
+    if link is None and fmt in ("link", "md", "html"):
+        err_console.print("note: no public address of the planner is configured (PLANNER_PUBLIC_URL or --base-url), "
+                          "so there is no link; " + ("here is the build's token: the friend pastes it into the "
+                          "planner's Share tab" if fmt == "link" else "the token is in the export instead"),
+                          highlight=False, markup=False)
+    from planner.service import build_html
+
+    content = {"md": lambda: to_markdown(shared, link=link, token=None if link else token),
+               "csv": lambda: to_csv(shared), "json": lambda: to_json_text(shared),
+               "link": lambda: (link or token) + "\n",
+               "html": lambda: build_html(data, shared, link=link, token=token)}[fmt]()
     if output is not None:
         output.write_text(content, encoding="utf-8")
         err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)

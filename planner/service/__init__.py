@@ -85,6 +85,10 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "read_given_price": ("planner.prices.given", "read_given_price"),
     "given_prices": ("planner.service.prices", "given_prices"),
     "list_total": ("planner.share.list_prices", "list_total"),
+    "build_html": ("planner.service.share_html", "build_html"),
+    "html_details": ("planner.share.html_export", "details_for"),
+    "to_html": ("planner.share.html_export", "to_html"),
+    "public_url": ("planner.settings", "public_url"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     # doctor
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
