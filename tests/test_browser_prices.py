@@ -50,3 +50,48 @@ def test_the_friends_list_kept_on_the_share_tab_prices_the_plan(server: str, bro
     assert page.get_by_role("cell", name="from the shared list").count() >= 8
     page.screenshot(path=str(SHOTS / "plan-at-the-lists-prices.png"), full_page=True)
     page.close()
+
+
+def test_the_html_export_opens_offline_and_shows_every_part_and_price(browser, tmp_path, monkeypatch) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PLANNER_PRICE_DB", raising=False)
+    runner = CliRunner()
+    runner.invoke(app, ["prices", "add", "gpu-nvidia-rtx5090-fe", "2349", "--shop", "LDLC",
+                        "--url", "https://www.ldlc.com/fiche/PB00000000.html"])
+    res = runner.invoke(app, ["recommend", "--budget", "7000", "--gpus", "1", "--json"])
+    plan_path = tmp_path / "plan.json"
+    plan_path.write_text(res.stdout, encoding="utf-8")
+    page_path = tmp_path / "build.html"
+    assert runner.invoke(app, ["share", "export", str(plan_path), "--format", "html", "-o", str(page_path)]).exit_code == 0
+    context = browser.new_context(offline=True)
+    asked: list[str] = []
+
+    def block(route) -> None:  # nothing but the file itself may load
+        asked.append(route.request.url)
+        route.continue_() if route.request.url.startswith("file:") else route.abort()
+
+    context.route("**/*", block)
+    page = context.new_page()
+    page.goto(page_path.as_uri())
+    text = page.inner_text("body")
+    plan = json.loads(res.stdout)["plans"][0]
+    for ln in plan["parts"]:
+        assert ln["name"] in text
+        amount = f"{float(ln['price']['amount']):,.2f}".replace(",", " ")
+        assert f"EUR {amount}" in text, (ln["name"], amount)
+    assert f"EUR {float(plan['total']['amount']):,.2f}".replace(",", " ") in text
+    assert page.get_by_role("link", name="LDLC").get_attribute("href") == "https://www.ldlc.com/fiche/PB00000000.html"
+    assert [u for u in asked if not u.startswith("file:")] == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "share-html-offline.png"), full_page=True)
+    page.emulate_media(media="print")  # printable: the print layout keeps every part and prints the links' addresses
+    after = page.evaluate("getComputedStyle(document.querySelector('a[href]'), '::after').content")
+    assert "attr(href)" in after or "ldlc.com/fiche" in after
+    assert page.pdf(format="A4").startswith(b"%PDF")
+    context.close()
