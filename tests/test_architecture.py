@@ -108,7 +108,7 @@ SERVICE_NAMES = {
     "price_db_path", "refresh_prices", "price_history", "polite_fetcher", "extract_page", "probe_shops",
     "part_history", "confirm_price", "add_price", "forget_prices", "keep_list_prices", "read_given_price",
     "given_prices", "given_prices_sentence", "list_total", "build_html", "html_details",
-    "to_html", "public_url",
+    "to_html", "public_url", "my_measurements", "use_shared_measurements", "measurements_sentence",
     "DEFAULT_BASE_URL",
     "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
     "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Optional
 
 import pandas as pd
@@ -133,7 +134,7 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
             st.error(md_escape(f"The link address must start with http:// or https:// (got {base[:200]!r}); "
                                "no link until it does"))
             base = ""
-        token = build.token()
+        token = replace(build, measurements=services.my_measurements()).token()  # with your measured speeds
         link = permalink(token, base) if base else None
         if link:
             st.markdown("**Permalink**: opening it restores these inputs and this exact build.")

@@ -139,3 +139,40 @@ def app_url() -> str:
         url = None
     url = (url or "").split("?")[0]
     return "" if is_local_address(url) else url
+
+
+def my_measurements() -> tuple[Any, ...]:
+    """The user's own measured speeds (planner calibrate), which a shared link carries."""
+    from planner.service import my_measurements as mine
+
+    return mine()
+
+
+def _use_link_measurements() -> None:
+    from planner.service import use_shared_measurements
+
+    ss = st.session_state
+    try:
+        n = use_shared_measurements(ss.pop("_link_measurements", []))
+    except PlannerError as exc:
+        ss["_link_measure_msg"] = ("error", one_line(exc))
+        return
+    ss["_link_measure_msg"] = ("ok", f"Added {n} measured speed(s) to your calibration: those cards now read "
+                                     "'measured', as they do for the sender.")
+
+
+def offer_link_measurements() -> None:
+    """A link that carries the sender's measured speeds: say so and let the user plan with them."""
+    from planner.service import measurements_sentence
+
+    ss = st.session_state
+    msg = ss.pop("_link_measure_msg", None)
+    if msg:
+        (st.success if msg[0] == "ok" else st.error)(md_escape(msg[1]))
+    found = ss.get("_link_measurements")
+    if not found:
+        return
+    st.info(md_escape(measurements_sentence(found) + ". Your speeds stay modelled unless you use them."))
+    c1, c2 = st.columns(2)
+    c1.button("Use the sender's measured speeds", key="link_measure_use", on_click=_use_link_measurements)
+    c2.button("Keep my own speeds", key="link_measure_skip", on_click=lambda: ss.pop("_link_measurements", None))

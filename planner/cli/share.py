@@ -100,7 +100,11 @@ def export_cmd(
         err_console.print(f"note: {base_url} opens only on this computer; a friend needs the deployed planner's "
                           "address (README: Share with a friend)", highlight=False, markup=False)
     data = load_json(_read_text(build), str(build))
-    shared = build_from_json(data)
+    from dataclasses import replace as _replace
+
+    from planner.service import my_measurements
+
+    shared = _replace(build_from_json(data), measurements=my_measurements())  # the link carries your measured speeds
     if not shared.lines:
         raise InputError(f"{build}: the build has no parts")
     token = shared.token()
@@ -136,6 +140,8 @@ def import_cmd(
     keep_prices: bool = typer.Option(False, "--keep-prices", help="Keep the list's prices (kind 'from the shared "
                                      "list', dated today) and plan with them from now on"),
     force: bool = typer.Option(False, "--force", help="With --keep-prices: keep a price far from other shops' too"),
+    use_measurements: bool = typer.Option(False, "--use-measurements", help="Add the measured speeds a link "
+                                          "carries to your calibration, so speeds read 'measured' as for the sender"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Import a shared build: match its parts to the catalog, check them and price them; show the list's own
@@ -147,6 +153,11 @@ def import_cmd(
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
     result = import_build(text, load_priced_catalog(), currency=currency)
+    adopted = 0
+    if use_measurements and result.measurements:
+        from planner.service import use_shared_measurements
+
+        adopted = use_shared_measurements(result.measurements)
     kept, refused = [], []
     if keep_prices and result.list_prices:
         from planner.service import keep_list_prices
@@ -158,6 +169,7 @@ def import_cmd(
     if as_json:
         out = result.to_json()
         out["kept_prices"] = {"asked": keep_prices, "kept": len(kept), "refused": refused}
+        out["measurements_used"] = adopted
         emit_json(out)
         return
     table = Table(title=f"Imported from {result.kind}")
@@ -171,6 +183,12 @@ def import_cmd(
         console.print(styled("[yellow]not matched[/] ({}): {} — {}", m.category or "?", m.text, m.note))
     for n in result.notes:
         console.print(styled("[dim]note: {}[/]", n))
+    if result.measurements:
+        from planner.service import measurements_sentence
+
+        said = measurements_sentence(result.measurements)
+        console.print(styled("{}; " + ("added to your calibration: speeds of these cards now read 'measured'" if adopted
+                                       else "not used: pass --use-measurements to plan with them"), said))
     if result.report is None:
         console.print(styled("[red]no part could be matched; nothing to check[/]"))
         return

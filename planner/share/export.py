@@ -30,6 +30,7 @@ class SharedBuild:
     lines: tuple[SharedLine, ...]
     currency: str = "EUR"
     inputs: Optional[Request] = None
+    measurements: tuple[Any, ...] = ()  # the sender's measured speeds, carried by the token (planner calibrate)
 
     @classmethod
     def from_view(cls, view: PlanView, inputs: Optional[Request] = None) -> "SharedBuild":
@@ -54,7 +55,7 @@ class SharedBuild:
         gpu = next((ln for ln in self.lines if ln.category == "gpu"), None)
         if gpu is not None and gpu.quantity != inputs.gpu_count and 1 <= gpu.quantity <= 4:
             inputs = inputs.model_copy(update={"gpu_count": gpu.quantity})
-        return encode_token(inputs, self.parts())
+        return encode_token(inputs, self.parts(), self.measurements)
 
     def to_json(self, *, with_token: bool = True) -> dict[str, Any]:
         return {"schema": SCHEMA, "currency": self.currency,

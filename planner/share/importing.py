@@ -147,6 +147,7 @@ class ImportResult:
     build: Optional[SharedBuild] = None
     list_prices: list[Any] = field(default_factory=list)  # planner.share.list_prices.ListPrice per priced line
     from_sender: bool = False  # the inputs are the sender's (a link, a token, our JSON): else only parts came
+    measurements: tuple[Any, ...] = ()  # the sender's measured speeds a token carried
 
     @property
     def matched(self) -> list[Match]:
@@ -170,6 +171,7 @@ class ImportResult:
             "check": None if self.report is None else self.report.to_json(),
             "build": None if self.build is None else self.build.to_json(),
             "list_prices": [p.to_json() for p in self.list_prices], "from_sender": self.from_sender,
+            "measurements": [m.model_dump(mode="json") for m in self.measurements],
         }
 
 
@@ -194,9 +196,10 @@ def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
     return out
 
 
-def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request]]:
+def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[Any, ...]]:
     state = decode_token(raw, catalog)
-    return [Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs
+    return ([Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs,
+            state.measurements)
 
 
 def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[str, ...]]:
@@ -256,6 +259,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
         raise ShareError("the pasted text is over 1 MB; a build list is far smaller")
     notes: list[str] = []
     owned: tuple[str, ...] = ()
+    measured: tuple[Any, ...] = ()
     if raw.startswith("{"):
         matches, inputs, owned = _from_json(raw, catalog)
         kind = "json"
@@ -263,11 +267,12 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None)
         matches, owned = _from_markdown(raw, catalog, notes)
         inputs, kind = _sender_settings(raw, catalog, notes), "markdown"
     elif "\n" not in raw:
-        matches, inputs = _from_token(raw, catalog)
+        matches, inputs, measured = _from_token(raw, catalog)
         kind = "token"
     else:
         raise ShareError("not a build link, token, JSON or Markdown table")
-    result = ImportResult(kind, _merge(matches, notes), inputs, notes, from_sender=inputs is not None)
+    result = ImportResult(kind, _merge(matches, notes), inputs, notes, from_sender=inputs is not None,
+                          measurements=measured)
     parts = result.parts()
     if not parts:
         return result
