@@ -81,3 +81,30 @@ def test_a_price_given_on_the_prices_tab_changes_the_plan_and_can_be_forgotten()
     at = run(at)
     at = open_tab(at, "Plan")
     assert build_frame(at).set_index("Type").loc["Video Card", "Price"].startswith("EUR 4 200.00")
+
+
+def test_a_link_with_the_senders_measured_speeds_offers_them(tmp_path, monkeypatch) -> None:
+    from datetime import date
+
+    from planner.perf.calibration import Measurement, Store, load_store, save_store
+    from tests.helpers_app import AppTest, APP
+
+    def m(gpu_id, name, median, precision):
+        return Measurement(gpu_id=gpu_id, gpu_name=name, precision=precision, unit="tokens/s", median=median,
+                           q25=median * 0.98, q75=median * 1.02, points=200, warmup_dropped=5, column="tps",
+                           how="median", log_file="m.csv", recorded_on=date(2026, 11, 20))
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "sender"))
+    save_store(Store(measurements=[m("gtx-1080-ti", "GeForce GTX 1080 Ti", 1000.0, "fp32"),
+                                   m("rtx-5080", "GeForce RTX 5080", 5000.0, "amp")]))
+    sender = run()
+    token = sender.query_params["b"]
+    token = token[0] if isinstance(token, list) else token
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "friend"))
+    friend = AppTest.from_file(APP, default_timeout=60)
+    friend = run(friend, b=token)
+    assert any("2 measured speeds from the sender" in i.value for i in friend.info)
+    friend.button(key="link_measure_use").click()
+    friend = run(friend)
+    assert any("Added 2 measured speed(s)" in s.value for s in friend.success)
+    assert len(load_store().measurements) == 2
