@@ -108,3 +108,18 @@ def test_a_link_with_the_senders_measured_speeds_offers_them(tmp_path, monkeypat
     friend = run(friend)
     assert any("Added 2 measured speed(s)" in s.value for s in friend.success)
     assert len(load_store().measurements) == 2
+
+
+def test_a_price_given_inline_beside_the_plan_changes_it() -> None:
+    at = run()
+    at.session_state["in_gpus"] = 1
+    at.session_state["in_pinned"] = [FE]
+    at = run(at)
+    at.selectbox(key="plan_give_part").set_value(FE)
+    at.text_input(key="plan_give_amount").set_value("2 349,00 €")
+    at.text_input(key="plan_give_shop").set_value("LDLC")
+    next(b for b in at.tabs[0].button if b.label == "Use this price").click()
+    at = run(at)
+    frame = build_frame(at).set_index("Type")
+    assert frame.loc["Video Card", "Price"].startswith("EUR 2 349.00 @ LDLC")
+    assert frame.loc["Video Card", "Price kind"] == "yours"

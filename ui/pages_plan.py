@@ -89,6 +89,17 @@ def given_prices_note(cat: Catalog, view: dict[str, Any]) -> None:
         st.info(md_escape(said))
 
 
+def inline_price(build: SharedBuild, cat: Catalog) -> None:
+    """Beside the plan's prices: give a better one for a part of this build (the Prices tab's form)."""
+    from ui.pages_prices import give_panel
+
+    ids = [ln.part_id for ln in build.lines if ln.part_id in cat.parts and not ln.owned]
+    if not ids:
+        return
+    with st.expander("Found a better price for one of these parts? Give it"):
+        give_panel(cat, ids[0], k="plan_give", choose=ids)
+
+
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
     drop = {"id"} | {k for k in ("Age", "Link") if not any(r[k] for r in rows)}  # no shop price seen: no column
@@ -97,6 +108,7 @@ def build_table(build: SharedBuild, cat: Catalog) -> None:
                 (" (owned parts at 0)" if any(ln.owned for ln in build.lines) else ""))
     st.caption("Price @ shop as last seen there; Age = days since the number was observed (at the shop, by you, in "
                "a shared list, or in the data an estimate rests on); undated research has no age.")
+    inline_price(build, cat)
 
 
 def verdicts(view: dict[str, Any]) -> None:

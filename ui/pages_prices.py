@@ -73,18 +73,20 @@ def refresh_panel(cat: Catalog) -> None:
         st.caption(f"no offer read on {url}: {why}")
 
 
-def _give_price(part_id: str) -> None:
+def _give_price(part_id: str, k: str = "price_give") -> None:
     """Form callback: store the price the user typed (kind 'yours'), or say in one line why not."""
     from datetime import date
 
     from planner.service import add_price
 
     ss = st.session_state
-    day = ss.get("price_give_date")
+    if callable(part_id):
+        part_id = part_id()
+    day = ss.get(f"{k}_date")
     try:
-        o = add_price(part_id, str(ss.get("price_give_amount") or ""), shop=ss.get("price_give_shop") or None,
-                      url=(ss.get("price_give_url") or "").strip() or None,
-                      day=day if isinstance(day, date) else None, force=bool(ss.get("price_give_force")))
+        o = add_price(part_id, str(ss.get(f"{k}_amount") or ""), shop=ss.get(f"{k}_shop") or None,
+                      url=(ss.get(f"{k}_url") or "").strip() or None,
+                      day=day if isinstance(day, date) else None, force=bool(ss.get(f"{k}_force")))
     except PlannerError as exc:
         ss["price_give_msg"] = ("error", services.one_line(exc))
         return
@@ -104,17 +106,21 @@ def _forget_price(part_id: str) -> None:
                                                 "plan falls back to the catalog's and the shops' prices.")
 
 
-def give_panel(cat: Catalog, part_id: str) -> None:
-    """Give a price yourself (`planner prices add`): checked like a scraped one, used by every answer at once."""
+def give_panel(cat: Catalog, part_id: str, k: str = "price_give", choose: Optional[list[str]] = None) -> None:
+    """Give a price yourself (`planner prices add`): checked like a scraped one, used by every answer at once.
+    `choose`: the parts to pick from inside the form (the Plan tab's inline form: the build's parts)."""
     st.markdown("**Give a price you found** (VAT included; checked against other shops and the catalog)")
-    with st.form("price_give", clear_on_submit=False, border=True):
+    with st.form(k, clear_on_submit=False, border=True):
+        if choose:
+            st.selectbox("Part", choose, key=f"{k}_part", format_func=lambda i: cat.parts[i].name)
         c1, c2 = st.columns(2)
-        c1.text_input("Price", key="price_give_amount", placeholder="2 349,00 € or 1999 USD")
-        c2.text_input("Shop", key="price_give_shop", placeholder="LDLC")
-        c1.text_input("Offer address (optional)", key="price_give_url", placeholder="https://...")
-        c2.date_input("Seen on", key="price_give_date", value="today", max_value="today")
-        st.checkbox("Store it even when it is far from other shops' prices", key="price_give_force")
-        st.form_submit_button("Use this price", on_click=_give_price, args=(part_id,), type="primary")
+        c1.text_input("Price", key=f"{k}_amount", placeholder="2 349,00 € or 1999 USD")
+        c2.text_input("Shop", key=f"{k}_shop", placeholder="LDLC")
+        c1.text_input("Offer address (optional)", key=f"{k}_url", placeholder="https://...")
+        c2.date_input("Seen on", key=f"{k}_date", value="today", max_value="today")
+        st.checkbox("Store it even when it is far from other shops' prices", key=f"{k}_force")
+        target = (lambda: st.session_state.get(f"{k}_part") or part_id) if choose else part_id
+        st.form_submit_button("Use this price", on_click=_give_price, args=(target, k), type="primary")
     mine = [o for o in cat.offers.get(part_id, []) if o.source in ("yours", "shared list")]
     if mine:
         st.button("Forget the prices given for this part", key="price_forget", on_click=_forget_price, args=(part_id,))
