@@ -122,11 +122,11 @@ def history_cmd(
     if not rows:
         console.print(f"no price observed for {part}", markup=False, highlight=False)
         return
-    t = Table("#", "observed (UTC)", "retailer", "price", "stock", "status", "route")
+    t = Table("#", "observed (UTC)", "kind", "retailer", "price", "stock", "status", "route")
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
         status = Text(o.status) if o.status == "trusted" else Text.assemble((o.status, "yellow"), f" ({o.reason})")
-        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), Text(o.retailer), f"{o.price} {o.currency}",
+        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.kind, Text(o.retailer), f"{o.price} {o.currency}",
                   stock, status, Text(o.route or ""))
     console.print(t)
 
