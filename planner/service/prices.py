@@ -250,4 +250,5 @@ def given_prices_sentence(catalog: Catalog, used: Sequence[str] = ()) -> Optiona
                       f"({r['record']}, {r['retailer']})" + (" — in this plan" if r["id"] in used else "")
                       for r in rows[:8])
     more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
-    return f"Planned at {head}: {items}{more} (`planner prices forget PART` to drop one)"
+    undo = "`planner prices forget PART`" + (" (`--shared` for a list's)" if kept else "")
+    return f"Planned at {head}: {items}{more} ({undo} to drop one)"
