@@ -123,3 +123,20 @@ def test_the_friends_list_kept_is_what_recommend_plans_with(home) -> None:
     assert text.startswith("Planned at 8 prices kept from a shared list")
     assert cli("prices", "forget", FE, "--shared").exit_code == 0
     assert gpu_line(recommend_json())["price"]["amount"] == "4200.00"
+
+
+def test_a_lists_implausible_or_ex_vat_price_is_not_kept_and_says_why(home, tmp_path) -> None:
+    text = FRIEND.read_text(encoding="utf-8")
+    text = text.replace("2 349,00 € @ LDLC", "349,00 € @ LDLC")  # a typo: -92 % from the catalog's 4 200
+    text = text.replace("329,90 € @ LDLC", "274,92 € HT @ LDLC")  # without VAT: not what a buyer pays
+    bad = tmp_path / "bad.md"
+    bad.write_text(text, encoding="utf-8")
+    res = cli("share", "import", str(bad), "--keep-prices")
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "without VAT" in out and "AMD Ryzen 7 9700X" in out  # the line priced from the catalog, said so
+    assert "not kept" in out and "gpu-nvidia-rtx5090-fe at 349.00 EUR" in out and "--force" in out
+    data = json.loads(cli("share", "import", str(bad), "--json").stdout)
+    assert {p["id"] for p in data["list_prices"]} >= {FE} and "cpu-amd-ryzen7-9700x" not in \
+        {p["id"] for p in data["list_prices"]}
+    assert gpu_line(recommend_json())["price"]["amount"] == "4200.00"  # the typo never reached a plan
