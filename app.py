@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
@@ -38,6 +39,8 @@ def restore_from_link() -> None:
     try:
         state = decode_token(token, cat)
         apply_inputs(ss, state.inputs, cat)
+        mine = {(m.gpu_id, m.precision, m.median) for m in services.my_measurements()}
+        ss["_link_measurements"] = [m for m in state.measurements if (m.gpu_id, m.precision, m.median) not in mine]
     except PlannerError as exc:  # every way a token can be wrong is bad input: one line, no traceback
         ss["_link_error"] = f"This link could not be opened: {services.one_line(exc)}"
         return
@@ -47,6 +50,7 @@ def restore_from_link() -> None:
 restore_from_link()
 if ss.get("_link_error"):
     st.error(services.md_escape(ss.pop("_link_error")))  # the token's text must not render as Markdown
+services.offer_link_measurements()
 
 # The widgets' values live in session state (defaults, a link, or the user's last edit), so the inputs are read
 # before the sidebar is drawn; the sidebar is drawn last so that the answer reaches the screen first.
@@ -84,7 +88,8 @@ with services.guard("Drawing the inputs"):
 
 # The address bar always holds the permalink of what is on screen.
 with services.guard("Making the permalink"):
-    token = view["build"].token() if view else encode_token(inputs, [])
+    mine = services.my_measurements()  # the link carries your measured speeds, as the CLI's does
+    token = replace(view["build"], measurements=mine).token() if view else encode_token(inputs, [], mine)
     if st.query_params.get("b") != token:
         st.query_params["b"] = token
     ss["_token"] = token

@@ -69,6 +69,7 @@ class PricedLine(BaseModel):
     url: Optional[Text] = None
     observed_on: Optional[date] = None
     price_source: Optional[Text] = None
+    price_based_on: Optional[date] = None  # an estimate: the date of the data it rests on (its age counts from it)
     owned: bool = Field(default=False, strict=True)
     condition: Optional[Condition] = None
     # facts of the part a plan file may carry beside an id the catalog lacks (the writer adds them too)
@@ -105,6 +106,7 @@ class PricedLine(BaseModel):
             out["observed_on"] = out["price_observed_on"]
         out.pop("price_observed_on", None)
         out["observed_on"] = _iso_day(out.get("observed_on"), f"part {pid!r}: 'price_observed_on'")
+        out["price_based_on"] = _iso_day(out.get("price_based_on"), f"part {pid!r}: 'price_based_on'")
         if out.get("unit_price") is not None and not isinstance(out["unit_price"], Decimal):
             out["unit_price"] = parse_amount(out["unit_price"], f"price of {pid}")
         if out.get("currency") is None:
@@ -134,6 +136,7 @@ class PricedLine(BaseModel):
                    url=None if offer is None else offer.url,
                    observed_on=None if offer is None else offer.observed_on,
                    price_source="owned" if owned else (None if offer is None else offer.source),
+                   price_based_on=_based_on(offer),
                    owned=owned, condition=None if offer is None else offer.condition,
                    chip=getattr(part, "chip", None), wattage_w=getattr(part, "wattage_w", None),
                    efficiency=getattr(part, "efficiency", None), verified=verified)
@@ -161,7 +164,8 @@ class PricedLine(BaseModel):
     @property
     def label(self) -> PriceLabel:
         """The kind of price and the date it stands for, as people read them (planner.price_label)."""
-        return price_label(self.price_source, self.observed_text, owned=self.owned)
+        return price_label(self.price_source, self.observed_text, owned=self.owned,
+                           basis_on=None if self.price_based_on is None else self.price_based_on.isoformat())
 
     def to_json(self) -> dict[str, Any]:
         """The line as `planner recommend --json` and the share export write it (keys unchanged since v1)."""
@@ -171,12 +175,30 @@ class PricedLine(BaseModel):
                "price": price, "retailer": self.retailer, "url": self.url,
                "price_source": "owned" if self.owned else self.price_source,
                "price_observed_on": self.observed_text, "condition": self.condition, "owned": self.owned}
+        if self.price_based_on is not None and not self.owned:
+            out["price_based_on"] = self.price_based_on.isoformat()
+        if not self.owned and self.price_source:  # the record every surface prints (planner.price_label)
+            label = self.label
+            out["price_kind"], out["price_seen_on"], out["price_age_days"] = label.kind, label.seen_on, label.age_days()
         if self.owned and self.unit_price:  # what the owned part is worth at today's prices (costs count it)
             out["value"] = {"amount": str(quantize(self.unit_price)), "currency": self.currency}
         for key in ("chip", "wattage_w", "efficiency", "verified"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out
+
+
+def _based_on(offer: Any) -> Optional[date]:
+    """The date of the data an estimate rests on, from its catalog note (None for other prices)."""
+    if offer is None or getattr(offer, "source", None) != "estimate":
+        return None
+    from planner.price_label import basis_date
+
+    found = basis_date(getattr(offer, "note", None))
+    try:
+        return None if found is None else date.fromisoformat(found)
+    except ValueError:
+        return None
 
 
 def _pid(data: dict[str, Any]) -> str:

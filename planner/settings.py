@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, Mapping, Optional, get_args
 
 # The solver: one time limit for every front end (the CLI's --time-limit default, the web UI, the service).
 SOLVER_TIME_LIMIT_S = 10.0
@@ -33,3 +33,32 @@ DEFAULT_MIN_STORAGE_GB = 2000  # 2 TB NVMe: datasets, checkpoints and a venv or 
 # The GPU temperature the doctor calls hot: GPU Boost's temperature target on Pascal, where clocks start to drop
 # (docs/doctor.md §4.1). The burn-in warns from it; nvidia-smi readers count samples at or above it.
 GPU_HOT_C = 83.0
+
+# Where the people you share a build with open the planner (the deployed web UI, see README "Share with a friend"):
+# $PLANNER_PUBLIC_URL (PLANNER_BASE_URL is read too, its older name). There is no default: a link to localhost opens
+# nothing on a friend's machine, so without one a share says so and gives the token or a file instead.
+PUBLIC_URL_ENV = ("PLANNER_PUBLIC_URL", "PLANNER_BASE_URL")
+
+
+def public_url(environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
+    """The configured public address of the web UI (http or https), or None when none is set."""
+    import os
+
+    env = os.environ if environ is None else environ
+    for name in PUBLIC_URL_ENV:
+        value = (env.get(name) or "").strip()
+        if value:
+            if not value.lower().startswith(("http://", "https://")):
+                from planner.errors import InputError
+
+                raise InputError(f"{name}={value[:60]!r} must start with http:// or https://")
+            return value
+    return None
+
+
+def is_local_address(url: "Optional[str]") -> bool:
+    """An address only this computer can open (localhost, 127.x, ::1, 0.0.0.0)."""
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url or "").hostname or "").lower()
+    return host in ("", "localhost", "0.0.0.0", "::1") or host.startswith("127.") or host.endswith(".localhost")

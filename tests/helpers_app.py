@@ -16,6 +16,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The shipped catalog, no personal price history, no base-URL override (autouse where imported)."""
     monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
     monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
+    monkeypatch.delenv("PLANNER_PUBLIC_URL", raising=False)
     monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
     monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))  # no calibration of the user's own (planner calibrate)
 

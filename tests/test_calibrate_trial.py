@@ -74,3 +74,30 @@ def test_recommend_names_a_rental_per_top_candidate(tmp_path, monkeypatch) -> No
         assert "planner calibrate" in t["steps"][-1]
     text = CliRunner().invoke(app, ["recommend", "7000", "--model-params", "15e6"]).output
     assert "try before you buy" in text and "planner calibrate LOG" in text
+
+
+def test_what_would_decide_and_try_before_you_buy_name_the_same_rentable_card(tmp_path, monkeypatch) -> None:
+    """Issue 36: 'what would decide' said to rent an RTX 5080 while 'try before you buy' said no dated 5080 rental
+    exists and rented a 5090; both now name the card the dated price list rents."""
+    import json as _json
+
+    from typer.testing import CliRunner as _Runner
+
+    from planner.cli import app as _app
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PLANNER_PRICE_DB", raising=False)
+    data = _json.loads(_Runner().invoke(_app, ["recommend", "--budget", "7000", "--json"]).stdout)
+    sbs = data.get("side_by_side") or {}
+    decide = next((d for d in sbs.get("what_would_decide", []) if d.startswith("a measurement:")), None)
+    assert decide is not None, "the default request has builds too close to call"
+    trials = data["try_before_you_buy"]
+    modelled = {b["gpu"]["name"] for b in sbs["builds"] if b["speedup_basis"] != "measured"}
+    served = {name: t for t in trials for name in t["for_gpus"]}
+    assert modelled <= set(served), (modelled, served)  # every card to decide on has its trial
+    for name in modelled:
+        t = served[name]
+        assert f"a rented {t['rent']}" in decide or f"and a {t['rent']}" in decide  # the same rentable card
+        if not t["exact_card"]:  # not rentable itself: never told to rent it
+            assert f"rented {name}," not in decide and f"rented {name} " not in decide
+            assert "stands in for the" in decide and name in decide.split("stands in for the", 1)[1]

@@ -19,6 +19,7 @@ INJECTION = "![x](http://host.example/track.png) [click](http://host.example/phi
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PLANNER_DATA_DIR", raising=False)
     monkeypatch.delenv("PLANNER_BASE_URL", raising=False)
+    monkeypatch.delenv("PLANNER_PUBLIC_URL", raising=False)
     monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "no-history.sqlite"))
 
 

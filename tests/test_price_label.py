@@ -12,14 +12,21 @@ from planner.request import Request
 from planner.share import build_from_catalog, encode_token, import_build, permalink, to_csv, to_markdown
 
 
-def test_only_shop_prices_carry_a_seen_date_and_an_age() -> None:
+def test_a_price_is_aged_from_when_its_number_was_observed_never_from_its_entry() -> None:
     scraped = price_label("scraped", "2026-08-13")
     assert scraped.seen_on == "2026-08-13" and scraped.age_days(date(2026, 8, 20)) == 7
     research = price_label("user research", "2026-11-30")
     assert research.kind == "your research (undated)" and research.when == "entered 2026-11-30"
     assert research.seen_on is None and research.age_text() == ""
     est = price_label("estimate", "2026-11-30", "PCPartPicker US price (PCPartPicker snapshot of 2025-07-23 in ...)")
-    assert est.kind == "estimate" and est.when == "based on 2025-07-23 data" and est.age_days() is None
+    assert est.kind == "estimate" and est.when == "based on 2025-07-23 data"
+    assert est.age_days(date(2026, 12, 5)) == 500  # the data it rests on is 500 days old, not the entry's 5
+    assert est.text(date(2026, 12, 5)) == "estimate, based on 2025-07-23 data, 500 d old"
+    assert price_label("estimate", "2026-11-30", "recalled; PCPartPicker US 2025-07-23 lists 124.99 USD").seen_on \
+        == "2025-07-23"
+    mine = price_label("yours", "2026-12-04")
+    assert mine.kind == "yours" and mine.text(date(2026, 12, 5)) == "yours 2026-12-04, 1 d old"
+    assert price_label("shared list", "2026-12-05").kind == "from the shared list"
     assert price_label("estimate", "2026-11-30", "recalled FR street price").when == "entered 2026-11-30"
     assert price_label("owned", None).kind == "owned" and basis_date(None) is None
 
@@ -30,8 +37,8 @@ def test_the_shipped_catalog_never_shows_an_estimate_as_fresh() -> None:
         for o in offers:
             label = price_label(o.source, o.observed_on.isoformat(), offer_note(cat.offers, pid, o.source,
                                                                                  o.observed_on.isoformat(), o.retailer))
-            if o.source in ("estimate", "user research"):
-                assert label.seen_on is None and label.when != o.observed_on.isoformat(), (pid, label)
+            if o.source in ("estimate", "user research"):  # an entry date is never shown as the price's date
+                assert label.seen_on != o.observed_on.isoformat() and label.when != o.observed_on.isoformat(), (pid, label)
 
 
 def _used_build(cat):

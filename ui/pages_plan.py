@@ -88,6 +88,26 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
                                 for r in rows]))
 
 
+def given_prices_note(cat: Catalog, view: dict[str, Any]) -> None:
+    """Say which prices a person gave the answer rests on (as `planner recommend` does)."""
+    from planner.service import given_prices_sentence
+
+    said = given_prices_sentence(cat, [ln.part_id for ln in view["build"].lines])
+    if said:
+        st.info(md_escape(said))
+
+
+def inline_price(build: SharedBuild, cat: Catalog) -> None:
+    """Beside the plan's prices: give a better one for a part of this build (the Prices tab's form)."""
+    from ui.pages_prices import give_panel
+
+    ids = [ln.part_id for ln in build.lines if ln.part_id in cat.parts and not ln.owned]
+    if not ids:
+        return
+    with st.expander("Found a better price for one of these parts? Give it"):
+        give_panel(cat, ids[0], k="plan_give", choose=ids)
+
+
 def build_table(build: SharedBuild, cat: Catalog) -> None:
     rows = build_rows(build, cat)
     drop = {"id"} | {k for k in ("Age", "Link", "Specs") if not any(r[k] for r in rows)}  # nothing to show: no column
@@ -98,6 +118,7 @@ def build_table(build: SharedBuild, cat: Catalog) -> None:
                "research have no age; the Age and Link columns appear when a shop price is in the build). Specs: "
                "'checked' = the catalog row was re-read against a dated maker's page or review; 'unverified' = "
                "check its length, connectors and slots on the maker's page before ordering.")
+    inline_price(build, cat)
 
 
 def verdicts(view: dict[str, Any]) -> None:
@@ -254,7 +275,9 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     if shared is not None:
         view = view_of(cat, inputs, shared)
         st.subheader(f"{ORIGIN_TITLES.get(shared['origin'], 'Shared build')}: {view['headline']}")
-        st.caption("Prices are today's catalog prices. Change any input in the sidebar to re-plan from scratch.")
+        st.caption("Prices are the ones every answer uses today (the catalog's, the shops', and any you gave or kept "
+                   "from a shared list). Change any input in the sidebar to re-plan from scratch.")
+        given_prices_note(cat, view)
         render_view(view, inputs, cat)
         return view
     with st.spinner("Solving..."):
@@ -270,6 +293,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
     st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
                f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
+    given_prices_note(cat, first)
     render_view(first, inputs, cat)
     build_notes(planned.plans[0].notes)  # the answer first, its notes after (issue 34 item 9)
     for entry in rec.get("owned_not_used", []):

@@ -7,8 +7,11 @@ from typing import Any, Callable, Optional
 import pandas as pd
 import streamlit as st
 
+from planner.errors import PlannerError
 from planner.service import Catalog
 from planner.service import TYPE_LABELS
+from planner.textsafe import md_escape
+from ui import services
 
 
 def history_frame(part_id: str) -> Optional[pd.DataFrame]:
@@ -26,9 +29,15 @@ def history_frame(part_id: str) -> Optional[pd.DataFrame]:
 
 
 def offers_frame(cat: Catalog, part_id: str) -> pd.DataFrame:
-    return pd.DataFrame([{"Price": f"{o.currency} {o.price}", "Condition": o.condition, "Retailer": o.retailer,
-                          "Observed on": o.observed_on.isoformat(), "Source": o.source, "Note": o.note or "",
-                          "Link": o.url} for o in cat.offers.get(part_id, [])])
+    """Every offer of the part with its one price record (kind, the date its number was observed, age); the one
+    the plan uses first."""
+    from planner.price_label import offer_label
+
+    used = cat.offer_for(part_id)
+    rows = [{"Used": "✓" if o is used else "", "Price": f"{o.currency} {o.price}", "Condition": o.condition,
+             "Retailer": o.retailer, "Price record": offer_label(o).text(), "Note": o.note or "", "Link": o.url or ""}
+            for o in cat.offers.get(part_id, [])]
+    return pd.DataFrame(rows)
 
 
 def make_fetcher(registry: Any) -> Any:
@@ -64,6 +73,62 @@ def refresh_panel(cat: Catalog) -> None:
         st.caption(f"no offer read on {url}: {why}")
 
 
+def _give_price(part_id: str, k: str = "price_give") -> None:
+    """Form callback: store the price the user typed (kind 'yours'), or say in one line why not."""
+    from datetime import date
+
+    from planner.service import add_price
+
+    ss = st.session_state
+    if callable(part_id):
+        part_id = part_id()
+    day = ss.get(f"{k}_date")
+    try:
+        o = add_price(part_id, str(ss.get(f"{k}_amount") or ""), shop=ss.get(f"{k}_shop") or None,
+                      url=(ss.get(f"{k}_url") or "").strip() or None,
+                      day=day if isinstance(day, date) else None, force=bool(ss.get(f"{k}_force")))
+    except PlannerError as exc:
+        ss["price_give_msg"] = ("error", services.one_line(exc))
+        return
+    ss["price_give_msg"] = ("ok", f"Stored {o.price} {o.currency} at {o.retailer}, seen {o.observed_at.date()}, as "
+                                  "yours: every plan uses it from now on.")
+
+
+def _forget_price(part_id: str) -> None:
+    from planner.service import forget_prices
+
+    try:
+        _, n = forget_prices(part_id, kinds=("yours", "shared list"))
+    except PlannerError as exc:
+        st.session_state["price_give_msg"] = ("error", services.one_line(exc))
+        return
+    st.session_state["price_give_msg"] = ("ok", f"Forgot {n} price(s) you gave or kept from a shared list; the "
+                                                "plan falls back to the catalog's and the shops' prices.")
+
+
+def give_panel(cat: Catalog, part_id: str, k: str = "price_give", choose: Optional[list[str]] = None) -> None:
+    """Give a price yourself (`planner prices add`): checked like a scraped one, used by every answer at once.
+    `choose`: the parts to pick from inside the form (the Plan tab's inline form: the build's parts)."""
+    st.markdown("**Give a price you found** (VAT included; checked against other shops and the catalog)")
+    with st.form(k, clear_on_submit=False, border=True):
+        if choose:
+            st.selectbox("Part", choose, key=f"{k}_part", format_func=lambda i: cat.parts[i].name)
+        c1, c2 = st.columns(2)
+        c1.text_input("Price", key=f"{k}_amount", placeholder="2 349,00 € or 1999 USD")
+        c2.text_input("Shop", key=f"{k}_shop", placeholder="LDLC")
+        c1.text_input("Offer address (optional)", key=f"{k}_url", placeholder="https://...")
+        c2.date_input("Seen on", key=f"{k}_date", value="today", max_value="today")
+        st.checkbox("Store it even when it is far from other shops' prices", key=f"{k}_force")
+        target = (lambda: st.session_state.get(f"{k}_part") or part_id) if choose else part_id
+        st.form_submit_button("Use this price", on_click=_give_price, args=(target, k), type="primary")
+    mine = [o for o in cat.offers.get(part_id, []) if o.source in ("yours", "shared list")]
+    if mine:
+        st.button("Forget the prices given for this part", key="price_forget", on_click=_forget_price, args=(part_id,))
+    msg = st.session_state.pop("price_give_msg", None)
+    if msg:
+        (st.success if msg[0] == "ok" else st.error)(md_escape(msg[1]))
+
+
 def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
     st.subheader("Price history")
     refresh_panel(cat)
@@ -74,6 +139,7 @@ def render(cat: Catalog, view: Optional[dict[str, Any]]) -> None:
         default = ids.index(gpu) if gpu in ids else 0
     part_id = st.selectbox("Part", ids, index=default, key="price_part",
                            format_func=lambda i: f"{TYPE_LABELS[cat.parts[i].category]}: {cat.parts[i].name}")
+    give_panel(cat, part_id)
     frame = history_frame(part_id)
     if frame is None or frame.empty:
         st.info(f"No price history yet for {cat.parts[part_id].name}. Run `planner prices refresh` to fetch "

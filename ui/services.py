@@ -34,8 +34,10 @@ def catalog_key() -> str:
     root = default_data_dir()
     stamps = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
     db = _price_db()
-    if db is not None:
-        stamps.append((str(db), db.stat().st_mtime_ns))
+    if db is not None:  # and its write-ahead log, where a price just given may still sit
+        for f in (db, db.with_name(db.name + "-wal")):
+            if f.exists():
+                stamps.append((str(f), f.stat().st_mtime_ns, f.stat().st_size))
     from planner.service import calibration_fingerprint
 
     stamps.append(calibration_fingerprint())  # your measurements (planner calibrate) change every speed
@@ -132,12 +134,56 @@ def run_guarded(what: str, fn: Callable[[], Any]) -> Any:
 
 
 def app_url() -> str:
-    """Base address of this page for permalinks: the browser's URL when Streamlit knows it."""
-    env = os.environ.get("PLANNER_BASE_URL")
+    """Public base address for permalinks: $PLANNER_PUBLIC_URL (or $PLANNER_BASE_URL), else this page's address
+    when others can open it (not localhost); '' when there is none, never a localhost default."""
+    from planner.settings import is_local_address, public_url
+
+    try:
+        env = public_url()
+    except PlannerError:
+        env = None
     if env:
         return env
     try:
         url = st.context.url  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - older Streamlit or no browser (AppTest)
         url = None
-    return (url or "http://localhost:8501/").split("?")[0]
+    url = (url or "").split("?")[0]
+    return "" if is_local_address(url) else url
+
+
+def my_measurements() -> tuple[Any, ...]:
+    """The user's own measured speeds (planner calibrate), which a shared link carries."""
+    from planner.service import my_measurements as mine
+
+    return mine()
+
+
+def _use_link_measurements() -> None:
+    from planner.service import use_shared_measurements
+
+    ss = st.session_state
+    try:
+        n = use_shared_measurements(ss.pop("_link_measurements", []))
+    except PlannerError as exc:
+        ss["_link_measure_msg"] = ("error", one_line(exc))
+        return
+    ss["_link_measure_msg"] = ("ok", f"Added {n} measured speed(s) to your calibration: those cards now read "
+                                     "'measured', as they do for the sender.")
+
+
+def offer_link_measurements() -> None:
+    """A link that carries the sender's measured speeds: say so and let the user plan with them."""
+    from planner.service import measurements_sentence
+
+    ss = st.session_state
+    msg = ss.pop("_link_measure_msg", None)
+    if msg:
+        (st.success if msg[0] == "ok" else st.error)(md_escape(msg[1]))
+    found = ss.get("_link_measurements")
+    if not found:
+        return
+    st.info(md_escape(measurements_sentence(found) + ". Your speeds stay modelled unless you use them."))
+    c1, c2 = st.columns(2)
+    c1.button("Use the sender's measured speeds", key="link_measure_use", on_click=_use_link_measurements)
+    c2.button("Keep my own speeds", key="link_measure_skip", on_click=lambda: ss.pop("_link_measurements", None))

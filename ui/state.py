@@ -98,7 +98,9 @@ def start_from_profile(ss: MutableMapping[str, Any]) -> None:
 # Inputs that are not drawn on every run: the other tabs' (only the open tab is drawn) and the sidebar's part lists
 # (drawn when opened). Streamlit drops the value of a widget a run did not draw; writing these back at the top of
 # each run keeps them (buttons and file uploaders cannot be written: the Doctor keeps its uploaded files aside).
-TAB_INPUTS = (*DEFAULTS, "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "doc_events_text",
+TAB_INPUTS = (*DEFAULTS, "cloud_sweeps", "cloud_all", "import_text", "share_base", "price_part", "price_give_amount",
+              "price_give_shop", "price_give_url", "price_give_date", "price_give_force", "plan_give_part", "plan_give_amount",
+              "plan_give_shop", "plan_give_url", "plan_give_date", "plan_give_force", "doc_events_text",
               "doc_tgp", "doc_cpu", "doc_psu", "doc_gpu", "doc_steps", "doc_busy")
 TAB_INPUT_PREFIXES = ("chk_",)
 NOT_WRITABLE = ("chk_open",)

@@ -9,7 +9,7 @@ from typing import Any, Optional
 from planner.service import Catalog
 from planner.service import AnyPart
 from planner.money import format_money
-from planner.price_label import PriceLabel, offer_note, price_label
+from planner.price_label import DATED_SOURCES, PriceLabel, offer_note, price_label
 from planner.service import TYPE_LABELS, SharedBuild
 from planner.plan_view import UNVERIFIED_MARK, PlanView, PricedLine
 
@@ -41,8 +41,13 @@ def key_spec(part: AnyPart) -> str:
 
 
 def line_label(ln: PricedLine, catalog: Catalog) -> PriceLabel:
-    note = offer_note(catalog.offers, ln.part_id, ln.price_source, ln.observed_text, ln.retailer)
-    return price_label(ln.price_source, ln.observed_text, note, owned=ln.owned)
+    """The line's own price record (planner.price_label); a line read without its estimate's basis date looks it
+    up in the catalog offer it came from."""
+    label = ln.label
+    if label.kind == "estimate" and label.seen_on is None:
+        note = offer_note(catalog.offers, ln.part_id, ln.price_source, ln.observed_text, ln.retailer)
+        label = price_label(ln.price_source, ln.observed_text, note, owned=ln.owned)
+    return label
 
 
 def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = None) -> list[dict[str, Any]]:
@@ -59,7 +64,8 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             price = "no price"
         else:
             price = (f"{ln.quantity} x " if ln.quantity > 1 else "") + format_money(ln.unit_price, build.currency)
-            price += f" @ {ln.retailer}" if ln.retailer and label.seen_on else ""  # a shop's price, not an estimate
+            shop = ln.retailer and ln.price_source in DATED_SOURCES  # a shop's price, not an estimate
+            price += f" @ {ln.retailer}" if shop else ""
         rows.append({
             "Type": TYPE_LABELS.get(ln.category, ln.category),
             "Part": ln.name,
@@ -125,5 +131,5 @@ def plan_summary_rows(plan: PlanView) -> list[dict[str, str]]:
         label = ln.label
         out.append({"Type": TYPE_LABELS.get(ln.category, ln.category), "Part": ln.name, "Price": price,
                     "Condition": "" if ln.owned else (ln.condition or "new"),
-                    "Price kind": label.kind + (f", {label.when}" if label.seen_on else "")})
+                    "Price kind": label.text()})
     return out

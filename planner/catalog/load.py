@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
 from planner.fx import convert_money
-from planner.catalog.models import CATEGORIES, PART_TYPES, AnyPart, GpuChip, Offer
+from planner.catalog.models import CATEGORIES, PART_TYPES, PERSON_SOURCES, AnyPart, GpuChip, Offer
 
 if TYPE_CHECKING:
     from planner.catalog.verified import VerifiedRow
@@ -153,8 +153,15 @@ class Catalog:
         return [p for p in self.parts.values() if p.category == category]
 
     def offer_for(self, part_id: str, *, allow_used: bool = True) -> Optional[Offer]:
-        """Freshest trusted price: the cheapest offer seen within FRESH_WINDOW of the newest one."""
+        """The price a person gave (PERSON_SOURCES, freshest), else the freshest trusted price: the cheapest offer
+        seen within FRESH_WINDOW of the newest one."""
         offers = [o for o in self.offers.get(part_id, []) if allow_used or o.condition == "new"]
+        if len(offers) <= 1:  # nothing to compare (the common case; a 100k-part solve asks 100k times)
+            return offers[0] if offers else None
+        for kind in PERSON_SOURCES:  # a price a person gave stands for the part: yours, then a kept shared list's
+            given = [o for o in offers if o.source == kind]
+            if given:
+                return max(given, key=lambda o: o.observed_on)
         if len(offers) <= 1:  # nothing to compare (the common case; a 100k-part solve asks 100k times)
             return offers[0] if offers else None
         newest = max(o.observed_on for o in offers)

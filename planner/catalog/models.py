@@ -379,7 +379,9 @@ PART_TYPES: dict[str, type[Part]] = {
 }
 AnyPart = Union[Gpu, Cpu, Motherboard, Memory, Storage, Cooler, Psu, Case]
 
-PRICE_SOURCES = ("user research", "estimate", "scraped", "listed", "owned")
+PRICE_SOURCES = ("user research", "estimate", "scraped", "listed", "owned", "yours", "shared list")
+# Prices a person gave (planner prices add; a shared list kept on import): they stand for their part over any other.
+PERSON_SOURCES = ("yours", "shared list")
 
 
 class Offer(Record):

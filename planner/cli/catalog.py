@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from planner.service import catalog_invariants, load_catalog, price_age_days
+from planner.price_label import offer_label
+from planner.service import catalog_invariants, load_catalog, load_priced_catalog
 from planner.cli.common import console, emit_json, fail, handle_errors, styled
 from planner.vocab import CATEGORIES
 
@@ -33,6 +34,7 @@ def part_json(catalog, part) -> dict:
             "price_source": None if offer is None else offer.source,
             "price_observed_on": None if offer is None else offer.observed_on.isoformat(),
             "retailer": None if offer is None else offer.retailer,
+            "price_record": None if offer is None else offer_label(offer).text(),
             "source": part.source}
     item.update(part.model_dump(mode="json", exclude={"id", "name", "brand", "source"}))
     if part.category == "memory":
@@ -50,18 +52,18 @@ def list_cmd(
     """List parts with their reference price, its date and source."""
     if category is not None and category not in CATEGORIES:
         fail(f"unknown category {category!r}; use one of {', '.join(CATEGORIES)}")
-    cat = load_catalog(catalog_dir)
+    cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)  # the prices every answer uses
     parts = [p for c in CATEGORIES if category in (None, c) for p in cat.by_category(c)]
     if as_json:
         emit_json([part_json(cat, p) for p in parts])
         return
     table = Table(title=f"{len(parts)} parts", show_lines=False)
-    for col in ("category", "id", "name", "key specs", "price", "price date / source"):
+    for col in ("category", "id", "name", "key specs", "price", "price kind, date, age, shop"):
         table.add_column(col)
     for p in parts:
         o = cat.offer_for(p.id)
         price = "—" if o is None else f"{o.price} {o.currency}" + (" (used)" if o.condition != "new" else "")
-        when = "—" if o is None else f"{o.observed_on} ({price_age_days(o)} d), {o.source}, {o.retailer}"
+        when = "—" if o is None else f"{offer_label(o).text()}, {o.retailer}"
         table.add_row(p.category, p.id, p.name, KEY_SPECS[p.category](p), price, when)
     console.print(table)
 

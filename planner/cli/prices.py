@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Optional
 
@@ -121,11 +122,11 @@ def history_cmd(
     if not rows:
         console.print(f"no price observed for {part}", markup=False, highlight=False)
         return
-    t = Table("#", "observed (UTC)", "retailer", "price", "stock", "status", "route")
+    t = Table("#", "observed (UTC)", "kind", "retailer", "price", "stock", "status", "route")
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
         status = Text(o.status) if o.status == "trusted" else Text.assemble((o.status, "yellow"), f" ({o.reason})")
-        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), Text(o.retailer), f"{o.price} {o.currency}",
+        t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.kind, Text(o.retailer), f"{o.price} {o.currency}",
                   stock, status, Text(o.route or ""))
     console.print(t)
 
@@ -147,3 +148,60 @@ def confirm_cmd(
     else:
         console.print(f"#{o.id} {o.part_id} {o.price} {o.currency} at {o.retailer}: trusted", markup=False,
                       highlight=False)
+
+
+def _day(text: Optional[str]) -> Optional[date]:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(f"--date {text[:30]!r} is not a date such as 2026-12-05") from None
+
+
+@prices_app.command("add")
+@handle_errors
+def add_cmd(
+    part: str = typer.Argument(..., help="Part id or its name (e.g. 'RTX 5090 Founders Edition')."),
+    price: str = typer.Argument(..., help="What you pay, VAT included: 2349, '2 349,00 €', '1999 USD'."),
+    shop: Optional[str] = typer.Option(None, "--shop", help="Where you saw it (e.g. LDLC)."),
+    url: Optional[str] = typer.Option(None, "--url", help="The offer's address."),
+    day: Optional[str] = typer.Option(None, "--date", help="The day you saw it (default today), e.g. 2026-12-05."),
+    currency: Optional[str] = typer.Option(None, "--currency", help="Currency when the price names none (EUR)."),
+    condition: str = typer.Option("new", "--condition", help="new, used or refurbished."),
+    force: bool = typer.Option(False, "--force", help="Store it even when it is far from other shops' prices."),
+    db: Optional[Path] = typer.Option(None, "--db", help="Price database (default: user data dir)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Give a price yourself: every answer plans with it from now on (kind 'yours'; undo with `prices forget`)."""
+    from planner.service import add_price
+
+    o = add_price(part, price, shop=shop, url=url, day=_day(day), currency=currency, condition=condition,
+                  force=force, db=db)
+    if as_json:
+        emit_json(o.to_json())
+        return
+    console.print(f"{o.part_id}: {o.price} {o.currency} at {o.retailer}, seen {o.observed_at.date()} — stored as "
+                  f"yours (#{o.id}; {o.reason}); every plan uses it until `planner prices forget {o.part_id}`",
+                  markup=False, highlight=False)
+
+
+@prices_app.command("forget")
+@handle_errors
+def forget_cmd(
+    part: str = typer.Argument(..., help="Part id or its name."),
+    shop: Optional[str] = typer.Option(None, "--shop", help="Only the price you gave for this shop."),
+    shared: bool = typer.Option(False, "--shared", help="Forget the prices kept from a shared list instead."),
+    db: Optional[Path] = typer.Option(None, "--db", help="Price database (default: user data dir)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Forget the prices you gave for a part (or those kept from a shared list): plans fall back to the others."""
+    from planner.service import forget_prices
+
+    pid, n = forget_prices(part, shop=shop, kinds=("shared list",) if shared else ("yours",), db=db)
+    if as_json:
+        emit_json({"part_id": pid, "forgotten": n})
+        return
+    what = "kept from a shared list" if shared else "you gave"
+    console.print(f"{pid}: forgot {n} price(s) {what}" if n else f"{pid}: no price {what} to forget",
+                  markup=False, highlight=False)

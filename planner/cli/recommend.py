@@ -14,7 +14,6 @@ from planner.service import Planned, describe, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
-from planner.price_label import offer_note, price_label
 from planner.request import Request
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
@@ -54,11 +53,9 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
                 ln.unit_price, ln.currency)
             if ln.used:
                 price += f" ({ln.condition})"
-            label = price_label(ln.price_source, ln.observed_text, owned=ln.owned,
-                                note=offer_note(offers, ln.part_id, ln.price_source, ln.observed_text, ln.retailer))
+            label = ln.label
             when = "" if ln.owned else ", ".join(
-                x for x in (f"{label.kind} {label.when}" if label.seen_on else f"{label.kind}, {label.when}",
-                            ln.retailer if ln.retailer != "market estimate" else None) if x)
+                x for x in (label.text(), ln.retailer if ln.retailer != "market estimate" else None) if x)
             table.add_row(ln.category, Text(ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else "")), price, Text(when))
         console.print(table)
         if any(ln.unverified for ln in plan.view().parts):
@@ -265,9 +262,16 @@ def register(app: typer.Typer) -> None:
         data["profile"] = prof.to_json()  # which workload the answer describes: the stored profile or the default
         if not as_json:
             console.print(Text(prof.note))
+        from planner.service import given_prices, given_prices_sentence
+
+        data["given_prices"] = given_prices(cat)
         if as_json:
             emit_json(data)
         else:
+            used_ids = {ln.part_id for p in planned.plans for ln in p.view().parts}
+            said = given_prices_sentence(cat, sorted(used_ids))
+            if said:
+                console.print(Text(said))
             print_recommendation(planned, data, cat.offers)
         if not planned.plans:
             raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

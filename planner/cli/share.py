@@ -21,7 +21,7 @@ from planner.service import (
 
 share_app = typer.Typer(help="Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back.",
                         no_args_is_help=True)
-FORMATS = ("md", "csv", "json", "link")
+FORMATS = ("md", "csv", "json", "link", "html")
 MAX_FILE_BYTES = 5_000_000
 
 
@@ -31,6 +31,26 @@ def register(app: typer.Typer) -> None:
 
 def _read_text(path: Path) -> str:
     return read_text_capped(path, max_bytes=MAX_FILE_BYTES, what="build list")
+
+
+def _print_list_prices(prices: list) -> None:
+    """The list's price of each line beside the catalog's, and the list's total."""
+    from planner.service import list_total
+
+    if not prices:
+        return
+    table = Table(title="The list's prices against the catalog's")
+    for col in ("part", "list price", "shop", "catalog price", "difference"):
+        table.add_column(col, justify="right" if col in ("list price", "catalog price", "difference") else "left")
+    for p in prices:
+        ref = "—" if p.catalog_amount is None else f"{format_money(p.catalog_amount, p.currency)} ({p.catalog_kind})"
+        diff = "—" if p.difference is None else ("+" if p.difference > 0 else "") + format_money(p.difference, p.currency)
+        qty = f"{p.quantity} x " if p.quantity > 1 else ""
+        table.add_row(p.name, qty + format_money(p.amount, p.currency), p.shop or "—", ref, diff)
+    console.print(table)
+    total = list_total(prices)
+    if total is not None:
+        console.print(styled("The list's total: {} ({} priced line(s))", format_money(*total), len(prices)))
 
 
 def _is_file(source: str) -> bool:
@@ -57,8 +77,9 @@ def _check_known(build: SharedBuild) -> None:
 def export_cmd(
     file: Optional[Path] = typer.Argument(None, metavar="FILE", help="The build: same as --build"),
     build: Optional[Path] = typer.Option(None, "--build", help="`planner recommend --json` output (first plan), one plan, or our JSON export"),
-    fmt: str = typer.Option("md", "--format", help="md | csv | json | link"),
-    base_url: str = typer.Option(DEFAULT_BASE_URL, "--base-url", help="Address of the web UI, for the link"),
+    fmt: str = typer.Option("md", "--format", help="md | csv | json | link | html (one self-contained page)"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Public address of the web UI, for the link "
+                                           "(default: $PLANNER_PUBLIC_URL; none: no link, the token instead)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
     as_json: bool = typer.Option(False, "--json", help="Print {format, content, token} as JSON"),
 ) -> None:
@@ -70,17 +91,37 @@ def export_cmd(
         raise InputError("give the build to export: a file from `planner recommend --json` (as an argument or --build)")
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if not base_url.startswith(("http://", "https://")):
+    from planner.settings import is_local_address, public_url
+
+    if base_url is not None and not base_url.startswith(("http://", "https://")):
         raise InputError(f"--base-url must start with http:// or https:// (got {base_url!r})")
-    shared = _load_build(build)
+    base_url = base_url or public_url()
+    if base_url is not None and is_local_address(base_url):
+        err_console.print(f"note: {base_url} opens only on this computer; a friend needs the deployed planner's "
+                          "address (README: Share with a friend)", highlight=False, markup=False)
+    data = load_json(_read_text(build), str(build))
+    from dataclasses import replace as _replace
+
+    from planner.service import my_measurements
+
+    shared = _replace(build_from_json(data), measurements=my_measurements())  # the link carries your measured speeds
     if not shared.lines:
         raise InputError(f"{build}: the build has no parts")
     token = shared.token()
     if fmt == "link":
         _check_known(shared)
-    link = permalink(token, base_url)
-    content = {"md": lambda: to_markdown(shared, link=link), "csv": lambda: to_csv(shared),
-               "json": lambda: to_json_text(shared), "link": lambda: link + "\n"}[fmt]()
+    link = permalink(token, base_url) if base_url else None
+    if link is None and fmt in ("link", "md", "html"):
+        err_console.print("note: no public address of the planner is configured (PLANNER_PUBLIC_URL or --base-url), "
+                          "so there is no link; " + ("here is the build's token: the friend pastes it into the "
+                          "planner's Share tab" if fmt == "link" else "the token is in the export instead"),
+                          highlight=False, markup=False)
+    from planner.service import build_html
+
+    content = {"md": lambda: to_markdown(shared, link=link, token=None if link else token),
+               "csv": lambda: to_csv(shared), "json": lambda: to_json_text(shared),
+               "link": lambda: (link or token) + "\n",
+               "html": lambda: build_html(data, shared, link=link, token=token)}[fmt]()
     if output is not None:
         output.write_text(content, encoding="utf-8")
         err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)
@@ -99,6 +140,11 @@ def import_cmd(
     pick: Optional[list[str]] = typer.Option(None, "--pick", metavar="LINE=PART_ID",
                                              help="Take this catalog part for line LINE of the list (repeatable); "
                                                   "the unmatched lines print their candidates"),
+    keep_prices: bool = typer.Option(False, "--keep-prices", help="Keep the list's prices (kind 'from the shared "
+                                     "list', dated today) and plan with them from now on"),
+    force: bool = typer.Option(False, "--force", help="With --keep-prices: keep a price far from other shops' too"),
+    use_measurements: bool = typer.Option(False, "--use-measurements", help="Add the measured speeds a link "
+                                          "carries to your calibration, so speeds read 'measured' as for the sender"),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Import a shared build (a posted list in any common form, our JSON, a link): match its lines to the catalog,
@@ -116,8 +162,24 @@ def import_cmd(
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
     result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)
+    adopted = 0
+    if use_measurements and result.measurements:
+        from planner.service import use_shared_measurements
+
+        adopted = use_shared_measurements(result.measurements)
+    kept, refused = [], []
+    if keep_prices and result.list_prices:
+        from planner.service import keep_list_prices
+
+        kept, refused = keep_list_prices(result.list_prices, force=force)
+        before = result.list_prices
+        result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)  # priced as every answer now prices it
+        result.list_prices = before
     if as_json:
-        emit_json(result.to_json())
+        out = result.to_json()
+        out["kept_prices"] = {"asked": keep_prices, "kept": len(kept), "refused": refused}
+        out["measurements_used"] = adopted
+        emit_json(out)
         return
     table = Table(title=f"Imported from {result.kind}")
     for col in ("line", "type", "part", "qty", "matched from", "how (sure)"):
@@ -135,14 +197,30 @@ def import_cmd(
             console.print(styled("    candidate: {} [dim]({})[/]  → --pick {}={}", name, cid, m.line or "?", cid))
     for n in result.notes:
         console.print(styled("[dim]note: {}[/]", n))
+    if result.measurements:
+        from planner.service import measurements_sentence
+
+        said = measurements_sentence(result.measurements)
+        console.print(styled("{}; " + ("added to your calibration: speeds of these cards now read 'measured'" if adopted
+                                       else "not used: pass --use-measurements to plan with them"), said))
     if result.report is None:
         console.print(styled("[red]no part could be matched; nothing to check[/]"))
         return
     rep, shared = result.report, result.build
     verdict = ("[green]compatible[/]" if rep.verdict == "compatible" else f"[red]{len(rep.problems)} problem(s)[/]"
                if rep.problems else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
+    _print_list_prices(result.list_prices)
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
-    console.print(styled("Verdict: " + verdict + "; total {} (today's catalog prices)", total))
+    if kept:
+        basis = (f"with the list's prices: {len(kept)} kept as 'from the shared list' (dated today); every answer "
+                 "plans with them until `planner prices forget PART --shared`")
+    else:
+        basis = "today's catalog prices"
+        if result.list_prices:
+            basis += "; the list's own prices are not kept: pass --keep-prices to plan with them"
+    console.print(styled("Verdict: " + verdict + "; total {} ({})", total, basis))
+    for why in refused:
+        console.print(styled("  [yellow]not kept[/]: {}", why))
     if rep.sizing is not None:
         g = rep.build.get("gpu")
         gpus = f"{rep.build.gpu_count} x {g.name}, " if g is not None else ""

@@ -24,6 +24,12 @@ DEFAULT_JUMP = Decimal("0.35")  # a move of more than 35 % from the last trusted
 PEER_GAP = Decimal("0.5")  # a first reading more than 50 % away from other shops / the catalog is suspect
 CONFIRM_TOLERANCE = Decimal("0.05")  # a second reading within 5 % of a suspect one confirms it
 
+# Where a stored price comes from: read from a shop page, given by the user (`planner prices add`), or kept from a
+# build list someone shared (`planner share import --keep-prices`). A price a person gave wins over a scraped one
+# for its part (yours first, then the shared list's) until it is forgotten (`planner prices forget`).
+KINDS = ("scraped", "yours", "shared list")
+PERSON_KINDS = ("yours", "shared list")
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS batches (
     id INTEGER PRIMARY KEY,
@@ -48,7 +54,8 @@ CREATE TABLE IF NOT EXISTS observations (
     condition TEXT NOT NULL DEFAULT 'new',
     confidence REAL,
     status TEXT NOT NULL CHECK (status IN ('trusted', 'suspect')),
-    reason TEXT
+    reason TEXT,
+    kind TEXT NOT NULL DEFAULT 'scraped'
 );
 CREATE INDEX IF NOT EXISTS obs_part ON observations (part_id, retailer, condition, observed_at);
 """
@@ -85,6 +92,7 @@ class NewObservation:
     observed_at: Optional[datetime] = None
     category: Optional[str] = None  # catalog category, for the sane range check
     reference: Optional[Decimal] = None  # the catalog's own price for the part (same currency), if any
+    kind: str = "scraped"  # one of KINDS
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,7 @@ class Observation:
     confidence: Optional[float]
     status: str
     reason: Optional[str]
+    kind: str = "scraped"
 
     def to_json(self) -> dict:
         return {
@@ -113,7 +122,7 @@ class Observation:
             "currency": self.currency, "in_stock": self.in_stock, "url": self.url,
             "observed_at": self.observed_at.isoformat(), "route": self.route, "raw_text": self.raw_text,
             "condition": self.condition, "confidence": self.confidence, "status": self.status,
-            "reason": self.reason,
+            "reason": self.reason, "kind": self.kind,
         }
 
 
@@ -132,7 +141,13 @@ def _record(r: sqlite3.Row) -> Observation:
         in_stock=None if r["in_stock"] is None else bool(r["in_stock"]), url=r["url"],
         observed_at=datetime.fromisoformat(r["observed_at"]), route=r["route"], raw_text=r["raw_text"],
         condition=r["condition"], confidence=r["confidence"], status=r["status"], reason=r["reason"],
+        kind=_kind(r),
     )
+
+
+def _kind(r: sqlite3.Row) -> str:
+    kind = r["kind"] if "kind" in r.keys() else "scraped"
+    return kind if kind in KINDS else "scraped"
 
 
 def _checked_time(when: Optional[datetime]) -> datetime:
@@ -169,6 +184,9 @@ def _open(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.executescript(_SCHEMA)
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(observations)")}
+        if columns and "kind" not in columns:  # a database from before prices a person gives
+            conn.execute("ALTER TABLE observations ADD COLUMN kind TEXT NOT NULL DEFAULT 'scraped'")
         missing = {"batches", "observations"} - {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table'")}
         if missing:
@@ -289,6 +307,9 @@ class PriceStore:
             gap = (o.price - ref) / ref
             if abs(gap) > PEER_GAP:
                 return "suspect", f"{gap:+.0%} from {what} {o.currency} (outside ±{PEER_GAP:.0%})", None
+        if o.kind in PERSON_KINDS:  # a person's price replaces their last one; only the anchor can hold it
+            given = "given by you" if o.kind == "yours" else "from a shared list"
+            return "trusted", given + (f", within {PEER_GAP:.0%} of {anchor[1]}" if anchor else ""), None
         last = self._conn.execute(
             "SELECT * FROM observations WHERE part_id=? AND retailer=? AND condition=? "
             "ORDER BY observed_at DESC, id DESC LIMIT 1", (o.part_id, o.retailer, o.condition),
@@ -327,17 +348,21 @@ class PriceStore:
             return o.reference, f"the catalog price {o.reference}"
         return None
 
-    def _insert(self, batch_id: int, o: NewObservation) -> Observation:
+    def _insert(self, batch_id: int, o: NewObservation, force: bool = False) -> Observation:
         observed = _checked_time(o.observed_at)
         if not isinstance(o.price, Decimal) or not o.price.is_finite():
             raise InputError(f"price {o.price!r} for {o.part_id} is not a finite Decimal amount; not stored")
+        if o.kind not in KINDS:
+            raise InputError(f"price kind {o.kind!r} is not one of {', '.join(KINDS)}")
         status, reason, confirms = self._classify(o)
+        if force and status == "suspect":
+            status, reason = "trusted", f"{reason}; stored anyway (--force)"
         cur = self._conn.execute(
             "INSERT INTO observations (batch_id, part_id, retailer, price, currency, in_stock, url, observed_at, "
-            "route, raw_text, condition, confidence, status, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "route, raw_text, condition, confidence, status, reason, kind) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (batch_id, o.part_id, o.retailer, str(o.price), o.currency,
              None if o.in_stock is None else int(o.in_stock), o.url, observed.isoformat(), o.route,
-             o.raw_text, o.condition, o.confidence, status, reason),
+             o.raw_text, o.condition, o.confidence, status, reason, o.kind),
         )
         if confirms is not None:
             self._conn.execute("UPDATE observations SET status='trusted', reason=? WHERE id=?",
@@ -418,7 +443,10 @@ class PriceStore:
             if problem is not None:  # written by an older version or by hand: no plan should ever use it
                 skipped.append(f"#{r['id']} ({problem})")
                 continue
-            latest[r["part_id"]] = _row(r)  # later rows overwrite: freshest wins
+            o = _row(r)
+            held = latest.get(r["part_id"])
+            if held is None or _rank(o) >= _rank(held):  # later rows overwrite within a kind: freshest wins
+                latest[r["part_id"]] = o
         self.warnings = [] if not skipped else [
             f"skipped {len(skipped)} unusable price-history row(s) in {self.path}: {'; '.join(skipped[:3])}"
             + (f" and {len(skipped) - 3} more" if len(skipped) > 3 else "")]
@@ -427,13 +455,44 @@ class PriceStore:
             try:
                 out[pid] = Offer(
                     part_id=pid, price=o.price, currency=o.currency, condition=o.condition,  # type: ignore[arg-type]
-                    retailer=o.retailer, url=o.url, observed_on=o.observed_at.date(), source="scraped",
-                    in_stock=o.in_stock, note=f"{o.route or 'scraped'}, {age_text(o.observed_at, now)} old",
+                    retailer=o.retailer, url=o.url, observed_on=o.observed_at.date(), source=o.kind,
+                    in_stock=o.in_stock, note=f"{o.route or o.kind}, {age_text(o.observed_at, now)} old",
                 )
             except ValidationError as exc:
                 self.warnings.append(f"skipped price-history row #{o.id} of {pid}: "
                                      f"{' '.join(str(exc.errors()[0].get('msg', exc)).split())[:120]}")
         return out
+
+    def given(self, o: NewObservation, force: bool = False) -> Observation:
+        """Store a price a person gave (kind 'yours' or 'shared list') as its own batch. Checked like a scraped
+        one (currency, sane range, the other shops' median or the catalog price); one that fails is refused with
+        the reason (InputError), unless `force`, which stores it trusted and says so in its reason."""
+        if o.kind not in PERSON_KINDS:
+            raise InputError(f"price kind {o.kind!r}: only {' or '.join(PERSON_KINDS)} prices are given by hand")
+        status, reason, _ = self._classify(o)
+        if status == "suspect" and not force:
+            raise InputError(f"{o.part_id} at {o.price} {o.currency}: {reason}; not stored (if you checked this "
+                             "price, give it again with --force)")
+        with self.batch(o.retailer, source=o.kind) as b:
+            return b.add(o, force=force)
+
+    def forget(self, part_id: str, kinds: tuple[str, ...] = ("yours",), retailer: Optional[str] = None) -> int:
+        """Delete the prices of `kinds` a person gave for a part (one shop's only with `retailer`); the count."""
+        bad = [k for k in kinds if k not in PERSON_KINDS]
+        if bad:
+            raise InputError(f"only prices a person gave can be forgotten, not {bad[0]!r} ones")
+        marks = ",".join("?" * len(kinds))
+        where = f"part_id=? AND kind IN ({marks})" + (" AND lower(retailer)=lower(?)" if retailer else "")
+        args: tuple = (part_id, *kinds, *((retailer,) if retailer else ()))
+        with self._tx():
+            rows = self._conn.execute(f"SELECT id, batch_id FROM observations WHERE {where}", args).fetchall()
+            self._conn.execute(f"DELETE FROM observations WHERE {where}", args)
+            for r in rows:
+                self._conn.execute("UPDATE batches SET n_observations = n_observations - 1 WHERE id=?",
+                                   (r["batch_id"],))
+            self._conn.execute("DELETE FROM batches WHERE n_observations <= 0 AND id NOT IN "
+                               "(SELECT DISTINCT batch_id FROM observations)")
+        return len(rows)
 
     def check(self) -> dict[str, object]:
         """Integrity report: SQLite's own check and batches whose row count disagrees with their rows."""
@@ -445,6 +504,11 @@ class PriceStore:
         return {"integrity": integrity, "inconsistent_batches": [r[0] for r in bad]}
 
 
+def _rank(o: Observation) -> int:
+    """Which kind of price stands for a part: yours over a shared list's over a scraped one."""
+    return {"yours": 2, "shared list": 1}.get(o.kind, 0)
+
+
 @dataclass
 class Batch:
     """Rows being written in one transaction (see PriceStore.batch)."""
@@ -454,8 +518,8 @@ class Batch:
     retailer: str
     count: int = 0
 
-    def add(self, o: NewObservation) -> Observation:
-        stored = self.store._insert(self.id, o)
+    def add(self, o: NewObservation, force: bool = False) -> Observation:
+        stored = self.store._insert(self.id, o, force)
         self.count += 1
         return stored
 

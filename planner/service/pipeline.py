@@ -121,9 +121,10 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
                        workload=req.workload, precision=req.precision, model_params=req.model_params, start=start,
                        run_vram_gb=req.run_vram_gb)
     if planned.plans:
-        from planner.service.trials import trials
+        from planner.service.trials import name_rented_cards, trials
 
         data["try_before_you_buy"] = trials(catalog, req, data)
+        name_rented_cards(data)  # "what would decide" names the same rentable cards
     if not planned.plans and data.get("why_not") is not None:
         data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
     if req.owned and planned.plans:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, time, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -139,3 +140,115 @@ def confirm_price(observation: int, db: Optional[Path] = None, force: bool = Fal
 
     with PriceStore(db) as store:
         return store.confirm(observation, category_of=category_of, force=force)
+
+
+# ---------------------------------------------------------------- prices a person gives
+
+def _given_day(day: Optional[date]) -> Optional[datetime]:
+    """The observation time of a price a person gives for a day: noon UTC of that day (now for today or none)."""
+    from planner.errors import InputError
+
+    if day is None or day >= datetime.now(timezone.utc).date():
+        if day is not None and day > datetime.now(timezone.utc).date():
+            raise InputError(f"date {day.isoformat()} is in the future; give the day you saw the price")
+        return None
+    return datetime.combine(day, time(12, 0), tzinfo=timezone.utc)
+
+
+def add_price(part: str, price: str, *, shop: Optional[str] = None, url: Optional[str] = None,
+              day: Optional[date] = None, currency: Optional[str] = None, condition: str = "new",
+              force: bool = False, db: Optional[Path] = None, kind: str = "yours",
+              data_dir: Optional[Path] = None) -> Any:
+    """Store a price the user gives for a catalog part (an id or a name) in the price history, kind 'yours'; every
+    answer uses it from then on. Checked like a scraped price: currency, VAT, the sane range of its category, and
+    against other shops' prices or the catalog's (outside ±50 % only with `force`). Returns the stored row."""
+    from planner.catalog.load import load_catalog
+    from planner.errors import InputError
+    from planner.prices.given import read_given_price
+    from planner.prices.store import NewObservation, PriceStore
+    from planner.textsafe import safe_url
+
+    catalog = load_catalog(data_dir) if data_dir is not None else load_catalog()
+    p = catalog.parts[part] if part in catalog.parts else catalog.find(part)
+    amount, cur = read_given_price(price, currency)
+    if url is not None and not safe_url(url):
+        raise InputError(f"--url {url[:60]!r} is not an http(s) address")
+    if condition not in ("new", "used", "refurbished"):
+        raise InputError(f"condition {condition!r}: use new, used or refurbished")
+    shop_name = " ".join((shop or "").split())[:80] or ("you" if kind == "yours" else "shared list")
+    ref = quarantine_references(catalog).get(p.id)
+    obs = NewObservation(part_id=p.id, retailer=shop_name, price=amount, currency=cur, url=url,
+                         route=kind, raw_text=str(price)[:80], condition=condition,
+                         observed_at=_given_day(day), category=p.category, kind=kind,
+                         reference=ref[0] if ref and ref[1] == cur else None)
+    with PriceStore(db) as store:
+        return store.given(obs, force=force)
+
+
+def forget_prices(part: str, *, shop: Optional[str] = None, kinds: tuple[str, ...] = ("yours",),
+                  db: Optional[Path] = None) -> tuple[str, int]:
+    """Delete the prices the user gave for a part (or one shop's); (part id, rows deleted)."""
+    from planner.catalog.load import load_catalog
+    from planner.prices.store import PriceStore, default_path
+
+    catalog = load_catalog()
+    pid = part if part in catalog.parts else catalog.find(part).id
+    path = Path(db) if db is not None else default_path()
+    if not path.exists():
+        return pid, 0
+    with PriceStore(path) as store:
+        return pid, store.forget(pid, kinds, shop)
+
+
+def keep_list_prices(lines: Sequence[Any], *, force: bool = False, db: Optional[Path] = None) -> tuple[list[Any], list[str]]:
+    """Store the prices of an imported build list (each with its part id, amount, currency, shop, url) as kind
+    'shared list', dated today: (stored rows, one line per price refused and why)."""
+    from planner.errors import InputError
+
+    stored, refused = [], []
+    for ln in lines:
+        try:
+            stored.append(add_price(ln.part_id, f"{ln.amount} {ln.currency}", shop=ln.shop, url=ln.url,
+                                    kind="shared list", force=force, db=db))
+        except InputError as exc:
+            refused.append(str(exc))
+    return stored, refused
+
+
+def given_prices(catalog: Catalog) -> list[dict[str, Any]]:
+    """The parts whose price stands on one a person gave (yours, or kept from a shared list), as JSON rows."""
+    from planner.catalog.models import PERSON_SOURCES
+    from planner.price_label import offer_label
+
+    out = []
+    for pid, offers in catalog.offers.items():
+        if pid not in catalog.parts or not any(o.source in PERSON_SOURCES for o in offers):
+            continue
+        o = catalog.offer_for(pid)
+        if o is None or o.source not in PERSON_SOURCES:
+            continue
+        label = offer_label(o)
+        out.append({"id": pid, "name": catalog.parts[pid].name, "price": {"amount": str(o.price), "currency": o.currency},
+                    "kind": label.kind, "retailer": o.retailer, "url": o.url, "observed_on": o.observed_on.isoformat(),
+                    "record": label.text()})
+    return sorted(out, key=lambda r: (r["kind"], r["id"]))
+
+
+def given_prices_sentence(catalog: Catalog, used: Sequence[str] = ()) -> Optional[str]:
+    """One line saying which prices a person gave the answer rests on ('Planned at 1 price you gave ...'), or None."""
+    from planner.money import format_money
+
+    rows = given_prices(catalog)
+    if not rows:
+        return None
+    mine = sum(r["kind"] == "yours" for r in rows)
+    kept = len(rows) - mine
+    head = " and ".join(x for x in (
+        f"{mine} price{'s' if mine > 1 else ''} you gave" if mine else "",
+        f"{kept} price{'s' if kept > 1 else ''} kept from a shared list" if kept else "") if x)
+    items = "; ".join(f"{r['name']} {format_money(Decimal(r['price']['amount']), r['price']['currency'])} "
+                      f"({r['record']}, {r['retailer']})" + (" — in this plan" if r["id"] in used else "")
+                      for r in rows[:8])
+    more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
+    undo = "`planner prices forget PART`" + (" (`--shared` for a list's)" if kept else "")
+    return f"Planned at {head}: {items}{more} ({undo} to drop one)"

@@ -12,10 +12,17 @@ MAX_CANDIDATES = 3
 
 
 def candidate_chips(data: dict[str, Any]) -> list[str]:
-    """Chip ids of the plans and the side-by-side builds, in order of appearance, at most MAX_CANDIDATES."""
-    ids = [p["gpu"]["chip"] for p in data.get("plans", [])]
-    ids += [b["gpu"]["chip"] for b in (data.get("side_by_side") or {}).get("builds", []) if "chip" in b["gpu"]]
-    return list(dict.fromkeys(ids))[:MAX_CANDIDATES]
+    """Chip ids of the recommended plan, every side-by-side build ("what would decide" names a rental for each)
+    and the alternatives while fewer than MAX_CANDIDATES, in that order."""
+    plans = [p["gpu"]["chip"] for p in data.get("plans", [])]
+    close = [b["gpu"]["chip"] for b in (data.get("side_by_side") or {}).get("builds", []) if "chip" in b["gpu"]]
+    ids = list(dict.fromkeys([*plans[:1], *close]))
+    for cid in plans[1:]:
+        if len(ids) >= MAX_CANDIDATES:
+            break
+        if cid not in ids:
+            ids.append(cid)
+    return ids
 
 
 def steps_hint(chip: str, speed: float) -> Optional[str]:
@@ -58,3 +65,20 @@ def trials(catalog: Catalog, request: Request, data: dict[str, Any], rates: Any 
             out[key] = {**t.to_json(), "sentence": t.sentence()}
         out[key]["for_gpus"] = [*served, t.chip_name]
     return list(out.values())
+
+
+def name_rented_cards(data: dict[str, Any]) -> None:
+    """Make "what would decide" name the cards try-before-you-buy rents (the nearest rented card where the
+    candidate itself has no dated rental), so the two never disagree."""
+    from planner.service.uncertainty import MEASUREMENT, measurement_sentence
+
+    sbs = data.get("side_by_side")
+    if not sbs or not sbs.get("what_would_decide"):
+        return
+    rented: dict[str, tuple[Optional[str], bool]] = {}
+    for t in data.get("try_before_you_buy") or []:
+        for name in t.get("for_gpus", []):
+            rented[name] = (t["rent"], t["rent"] == name)
+    modelled = sorted({b["gpu"]["name"] for b in sbs.get("builds", []) if b.get("speedup_basis") != "measured"})
+    sbs["what_would_decide"] = [measurement_sentence(modelled, rented) if line.startswith(MEASUREMENT) else line
+                                for line in sbs["what_would_decide"]]

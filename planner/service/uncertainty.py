@@ -147,6 +147,37 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
     return out
 
 
+MEASUREMENT = "a measurement: "
+
+
+def measurement_sentence(modelled: list[str], rented: Optional[dict[str, tuple[Optional[str], bool]]] = None) -> str:
+    """Which cards to rent for 30 minutes to measure the modelled ones. `rented` (from try before you buy) maps
+    each card to the card a dated rental offers (None: no rental at all) and whether it is that card itself, so
+    both sections name the same rentable card."""
+    tail = ", then `planner calibrate LOG --gpu NAME`, replaces the model's range with your numbers"
+    if rented is None:
+        return MEASUREMENT + "30 minutes of your own script on a rented " + " and a ".join(modelled) + tail
+    rent: dict[str, list[str]] = {}
+    none: list[str] = []
+    for name in modelled:
+        card, _exact = rented.get(name, (None, False))
+        if card is None:
+            none.append(name)
+        else:
+            rent.setdefault(card, []).append(name)
+    bits = []
+    for card, names in rent.items():
+        others = [n for n in names if n != card]
+        bits.append(card + (f" (it stands in for the {' and '.join(others)}: no dated rental of "
+                            f"{'it' if len(others) == 1 else 'them'}; the model re-anchors "
+                            f"{'it' if len(others) == 1 else 'them'} on your measurement)" if others else ""))
+    out = MEASUREMENT + ("30 minutes of your own script on a rented " + " and a ".join(bits) + tail if bits else
+                         "none can be rented from the dated price list; calibrate a log of a card you can run")
+    if none and bits:
+        out += f"; no dated rental of the {' or '.join(none)} or a card like it"
+    return out
+
+
 def what_would_decide(plans: list[Any], req: Request) -> list[str]:
     """Plain sentences: which measurement, VRAM headroom, one run's time and simplicity tell the builds apart."""
     if len(plans) < 2:
@@ -154,8 +185,7 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
     out = []
     modelled = sorted({p.chip.name for p in plans if p.speed.basis not in ("measured",)})
     if modelled:
-        out.append("a measurement: 30 minutes of your own script on a rented " + " and a ".join(modelled)
-                   + ", then `planner calibrate LOG --gpu NAME`, replaces the model's range with your numbers")
+        out.append(measurement_sentence(modelled))
     vram = {p.chip.name: p.gpu.vram_gb for p in plans}
     if len(set(vram.values())) > 1:
         big = max(vram, key=vram.__getitem__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from planner.catalog.load import Catalog
@@ -161,6 +161,9 @@ class ImportResult:
     report: Optional[CheckReport] = None
     build: Optional[SharedBuild] = None
     lines: list[Match] = field(default_factory=list)  # a posted list: every part line as matched, before merging
+    list_prices: list[Any] = field(default_factory=list)  # planner.share.list_prices.ListPrice per priced line
+    from_sender: bool = False  # the inputs are the sender's (a link, a token, our JSON): else only parts came
+    measurements: tuple[Any, ...] = ()  # the sender's measured speeds a token carried
 
     @property
     def matched(self) -> list[Match]:
@@ -188,6 +191,8 @@ class ImportResult:
             "inputs": None if self.inputs is None else self.inputs.model_dump(mode="json"),
             "check": None if self.report is None else self.report.to_json(),
             "build": None if self.build is None else self.build.to_json(),
+            "list_prices": [p.to_json() for p in self.list_prices], "from_sender": self.from_sender,
+            "measurements": [m.model_dump(mode="json") for m in self.measurements],
         }
 
 
@@ -211,9 +216,10 @@ def _merge(matches: list[Match], notes: list[str]) -> list[Match]:
     return out
 
 
-def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request]]:
+def _from_token(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[Any, ...]]:
     state = decode_token(raw, catalog)
-    return [Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs
+    return ([Match(catalog.parts[i].category, i, q, catalog.parts[i], "id") for i, q in state.parts], state.inputs,
+            state.measurements)
 
 
 def _from_json(raw: str, catalog: Catalog) -> tuple[list[Match], Optional[Request], tuple[str, ...]]:
@@ -334,17 +340,19 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
         raise ShareError("the pasted text is over 1 MB; a build list is far smaller")
     notes: list[str] = []
     owned: tuple[str, ...] = ()
+    measured: tuple[Any, ...] = ()
     if raw.startswith("{"):
         matches, inputs, owned = _from_json(raw, catalog)
         kind = "json"
     elif "\n" not in raw and (re.match(r"v\d+\.", raw) or "b=" in raw or raw.startswith(("http://", "https://"))):
-        matches, inputs = _from_token(raw, catalog)
+        matches, inputs, measured = _from_token(raw, catalog)
         kind = "token"
     else:
         matches, owned, form = _from_list(raw, catalog, notes, picks or {})
         inputs, kind = _sender_settings(raw, catalog, notes), form
         return _answer_list(raw, catalog, matches, owned, inputs, notes, kind, currency)
-    result = ImportResult(kind, _merge(matches, notes), inputs, notes)
+    result = ImportResult(kind, _merge(matches, notes), inputs, notes, from_sender=inputs is not None,
+                          measurements=measured)
     parts = result.parts()
     if not parts:
         return result
@@ -364,6 +372,11 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
                                 model_params=inputs.model_params)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
+    from planner.share.list_prices import list_prices
+
+    result.list_prices, unread = list_prices([m for m in result.matched if m.part.id not in owned_here],  # type: ignore[union-attr]
+                                             catalog, inputs.used)
+    result.notes.extend(unread)
     return result
 
 
@@ -372,7 +385,7 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
     """Check what a posted list's lines matched (catalog parts and stand-ins), with the quantities it states."""
     extra = list_findings(matches, raw)
     merged = _merge(_memory_total(matches, notes), notes)
-    result = ImportResult(kind, merged, inputs, notes, lines=list(matches))
+    result = ImportResult(kind, merged, inputs, notes, lines=list(matches), from_sender=inputs is not None)
     found = [m for m in merged if m.part is not None]
     if not found:
         return result
@@ -396,4 +409,9 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
     if parts:
         result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs,
                                           owned=owned_here, used=inputs.used)
+    from planner.share.list_prices import list_prices
+
+    priced = [m for m in result.matched if m.part.id in catalog.parts and m.part.id not in owned_here]  # type: ignore[union-attr]
+    result.list_prices, unread = list_prices(priced, catalog, inputs.used)
+    result.notes.extend(unread)
     return result

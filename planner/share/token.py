@@ -27,6 +27,7 @@ TOKEN_VERSION = "v2"
 READ_VERSIONS = ("v1", "v2")
 MAX_TOKEN_CHARS = 2048  # a token longer than this is refused before decoding
 MAX_INFLATED_BYTES = 64 * 1024  # zip-bomb guard: never inflate more than this
+MAX_MEASUREMENTS = 12  # the sender's measured speeds a token carries (planner calibrate), one per card and precision
 DEFAULT_BASE_URL = "http://localhost:8501/"
 # PCPartPicker's row labels, in its order; our category ids are accepted too when importing.
 TYPE_LABELS = {"cpu": "CPU", "cooler": "CPU Cooler", "motherboard": "Motherboard", "memory": "Memory",
@@ -79,6 +80,7 @@ class SharedState:
 
     inputs: Request
     parts: tuple[tuple[str, int], ...]
+    measurements: tuple[Any, ...] = ()  # the sender's measured speeds (planner.perf.calibration.Measurement)
 
 
 # ---------------------------------------------------------------- token
@@ -88,11 +90,29 @@ def _b64encode(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-def encode_token(inputs: Request, parts: list[tuple[str, int]] | tuple[tuple[str, int], ...]) -> str:
-    """`v2.` + base64url(CRC-32, length, deflate(JSON of non-default inputs and [id, qty] pairs)); <= 2 KB."""
+def _measurement_row(m: Any) -> list[Any]:
+    return [m.gpu_id, m.gpu_name, m.precision, m.unit, float(f"{m.median:.5g}"), float(f"{m.q25:.5g}"),
+            float(f"{m.q75:.5g}"), int(m.points), m.recorded_on.isoformat(), int(m.concurrent)]
+
+
+def encode_token(inputs: Request, parts: list[tuple[str, int]] | tuple[tuple[str, int], ...],
+                 measurements: tuple[Any, ...] | list[Any] = ()) -> str:
+    """`v2.` + base64url(CRC-32, length, deflate(JSON of non-default inputs, [id, qty] pairs and the sender's
+    measured speeds)); <= 2 KB (measurements that would not fit are left out: the build comes first)."""
     if len(parts) > MAX_LINES:
         raise ShareError(f"a shared build holds at most {MAX_LINES} parts, got {len(parts)}")
-    body = {"i": inputs.model_dump(mode="json", exclude_defaults=True), "p": [[str(i), int(q)] for i, q in parts]}
+    body: dict[str, Any] = {"i": inputs.model_dump(mode="json", exclude_defaults=True),
+                            "p": [[str(i), int(q)] for i, q in parts]}
+    if measurements:
+        body["m"] = [_measurement_row(m) for m in list(measurements)[-MAX_MEASUREMENTS:]]
+        token = _pack(body)
+        if len(token) <= MAX_TOKEN_CHARS:
+            return token
+        del body["m"]
+    return _pack(body)
+
+
+def _pack(body: dict[str, Any]) -> str:
     text = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     packer = zlib.compressobj(9, zlib.DEFLATED, -15)
     stream = packer.compress(text) + packer.flush()
@@ -144,6 +164,37 @@ def decode_token(token: str, catalog: Optional[Catalog] = None) -> SharedState:
     return SharedState(*_parse_body(_inflate(stream), catalog, version))
 
 
+def _measurements(rows: Any, catalog: Optional[Catalog]) -> tuple[Any, ...]:
+    """The sender's measured speeds, validated like a calibration file's (bounded count, sizes and values)."""
+    from planner.perf.calibration import Measurement
+
+    if not isinstance(rows, list) or len(rows) > MAX_MEASUREMENTS:
+        raise ShareError(f"the build token's measurements must be a list of at most {MAX_MEASUREMENTS}")
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 10):
+            raise ShareError(f"the build token holds a malformed measurement {_short(row)}")
+        gpu_id, name, precision, unit, median, q25, q75, points, day, concurrent = row
+        try:
+            m = Measurement(gpu_id=gpu_id, gpu_name=name, precision=precision, unit=unit, median=median, q25=q25,
+                            q75=q75, points=points, warmup_dropped=0, column="(shared)", how="from a shared link",
+                            log_file="the sender's shared link", recorded_on=day, concurrent=concurrent)
+        except ValidationError as exc:
+            raise ShareError(f"the build token holds a bad measurement: {_one_line(exc)}") from None
+        if max(m.median, m.q25, m.q75) > 1e12 or m.points > 10_000_000:
+            raise ShareError("the build token holds a measurement out of range")
+        from planner.validation import not_future
+
+        try:
+            not_future(m.recorded_on, "a shared measurement's date")
+        except (PlannerError, ValueError) as exc:
+            raise ShareError(str(exc)) from None
+        if catalog is not None and m.gpu_id not in catalog.chips:
+            raise ShareError(f"the build token measures card {m.gpu_id[:40]!r}, which this catalog does not have")
+        out.append(m)
+    return tuple(out)
+
+
 def _inflate(stream: bytes) -> bytes:
     inflater = zlib.decompressobj(-15)
     try:
@@ -158,9 +209,9 @@ def _inflate(stream: bytes) -> bytes:
 
 
 def _parse_body(text: bytes, catalog: Optional[Catalog], version: str = TOKEN_VERSION
-                ) -> tuple[Request, tuple[tuple[str, int], ...]]:
+                ) -> tuple[Request, tuple[tuple[str, int], ...], tuple[Any, ...]]:
     body = load_json(text, "the build token does not hold a build (not JSON)", ShareError)
-    if not isinstance(body, dict) or set(body) - {"i", "p"} or not isinstance(body.get("p", []), list):
+    if not isinstance(body, dict) or set(body) - {"i", "p", "m"} or not isinstance(body.get("p", []), list):
         raise ShareError("the build token does not hold a build (unexpected fields)")
     inputs = request_from_inputs(body.get("i", {}), version) if isinstance(body.get("i", {}), dict) else None
     if inputs is None:
@@ -181,7 +232,7 @@ def _parse_body(text: bytes, catalog: Optional[Catalog], version: str = TOKEN_VE
         if unknown:
             raise ShareError(f"the shared build names part {unknown[0]!r}, which this catalog does not have"
                              + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
-    return inputs, tuple(parts)
+    return inputs, tuple(parts), _measurements(body.get("m", []), catalog)
 
 
 def permalink(token: str, base_url: str = DEFAULT_BASE_URL) -> str:

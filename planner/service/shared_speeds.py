@@ -1,0 +1,35 @@
+"""Measured speeds in a share: the sender's own (planner calibrate) go into the token; the receiver may adopt them."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+
+def my_measurements() -> tuple[Any, ...]:
+    """The user's calibration measurements, for the token of a build they share ((): none, or an unreadable file)."""
+    from planner.errors import PlannerError
+    from planner.perf.calibration import load_store
+
+    try:
+        return tuple(load_store().measurements)
+    except PlannerError:
+        return ()
+
+
+def use_shared_measurements(measurements: Sequence[Any]) -> int:
+    """Add the sender's measurements to the user's calibration store, so the speeds read 'measured' as they do for
+    the sender; the number added (one already there for the same card, precision and unit is replaced)."""
+    from planner.perf.calibration import add_measurement, load_store, save_store
+
+    store = load_store()
+    for m in measurements:
+        store = add_measurement(store, m)
+    save_store(store)
+    return len(measurements)
+
+
+def measurements_sentence(measurements: Sequence[Any]) -> str:
+    """'2 measured speeds from the sender: GeForce RTX 5080 (amp), GeForce GTX 1080 Ti (amp)'."""
+    names = ", ".join(f"{m.gpu_name} ({m.precision})" for m in measurements)
+    n = len(measurements)
+    return f"{n} measured speed{'s' if n > 1 else ''} from the sender: {names}"
