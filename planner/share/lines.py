@@ -4,7 +4,7 @@ capacity and kind; a generic stand-in built from the line's own facts when it na
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any, Optional
 
@@ -13,6 +13,8 @@ from planner.catalog.match import BRANDS, _BRAND_ALIASES, _STOP, normalise, vari
 from planner.catalog.models import Gpu, Memory, Psu, Storage
 from planner.share.part_index import index_for
 from planner.share.readers import Row
+
+_UNVERIFIED = re.compile(r"\s*\*?\(unverified\)\*?\s*$", re.I)
 from planner.share.token import _TYPE_ALIASES
 
 # ---------------------------------------------------------------- kinds
@@ -479,9 +481,11 @@ def _closest(catalog: Catalog, text: str, category: str, n: int = 3) -> list[tup
 
 def match_line(catalog: Catalog, row: Row, category: str) -> LineMatch:
     """The part a posted line names, how it was found and how sure (see the module docstring)."""
-    text = row.text.strip()
+    text = _UNVERIFIED.sub("", row.text).strip()  # our own export's mark on a row not yet re-read (plan_view)
     if not text:
         return LineMatch(row, category, note="the line names no part (only a link or a quantity)")
+    if text != row.text.strip():
+        row = replace(row, text=text)
     hit = catalog.parts.get(text)
     if hit is None:
         hit = index_for(catalog, category).find_exact(text)
