@@ -358,12 +358,7 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
         return result
     inputs = inputs or Request(currency=currency or "EUR")
     gpus = next((q for i, q in parts if catalog.parts[i].category == "gpu"), inputs.gpu_count or 1)
-    if not 1 <= gpus <= 4:
-        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
-    update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
-    if currency:
-        update["currency"] = check_currency(currency)
-    result.inputs = inputs = inputs.model_copy(update=update)
+    result.inputs = inputs = _list_inputs(inputs, gpus, owned, currency)
     parts = [(i, gpus if catalog.parts[i].category == "gpu" else 1) for i, _ in parts]
     owned_here = tuple(i for i in inputs.owned if i in dict(parts))
     result.report = check_parts(catalog, [catalog.parts[i] for i, _ in parts], gpu_count=gpus,
@@ -372,10 +367,25 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
                                 model_params=inputs.model_params)
     result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs, owned=owned_here,
                                       used=inputs.used)
+    return _with_list_prices(result, catalog, owned_here, inputs.used)
+
+
+def _list_inputs(inputs: Request, gpus: int, owned: tuple[str, ...], currency: Optional[str]) -> Request:
+    """The request an imported build is checked with: its GPU count (1 to 4), its owned parts, the currency asked."""
+    if not 1 <= gpus <= 4:
+        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
+    update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
+    if currency:
+        update["currency"] = check_currency(currency)
+    return inputs.model_copy(update=update)
+
+
+def _with_list_prices(result: ImportResult, catalog: Catalog, owned_here: tuple[str, ...], used: Any) -> ImportResult:
+    """Attach the list's own prices for the catalog parts it matched (not the owned ones), and say what was unread."""
     from planner.share.list_prices import list_prices
 
-    result.list_prices, unread = list_prices([m for m in result.matched if m.part.id not in owned_here],  # type: ignore[union-attr]
-                                             catalog, inputs.used)
+    priced = [m for m in result.matched if m.part.id in catalog.parts and m.part.id not in owned_here]  # type: ignore[union-attr]
+    result.list_prices, unread = list_prices(priced, catalog, used)
     result.notes.extend(unread)
     return result
 
@@ -391,12 +401,7 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
         return result
     inputs = inputs or Request(currency=currency or "EUR")
     gpus = next((m.quantity for m in found if m.category == "gpu"), inputs.gpu_count or 1)
-    if not 1 <= gpus <= 4:
-        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
-    update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
-    if currency:
-        update["currency"] = check_currency(currency)
-    result.inputs = inputs = inputs.model_copy(update=update)
+    result.inputs = inputs = _list_inputs(inputs, gpus, owned, currency)
     by_cat = {m.category: m.part for m in found}
     owned_here = tuple(i for i in inputs.owned if any(p.id == i for p in by_cat.values()))
     report = check_listed(catalog, by_cat, gpu_count=gpus, power_fraction=inputs.power_fraction,
@@ -409,9 +414,4 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
     if parts:
         result.build = build_from_catalog(catalog, parts, currency=inputs.currency, inputs=inputs,
                                           owned=owned_here, used=inputs.used)
-    from planner.share.list_prices import list_prices
-
-    priced = [m for m in result.matched if m.part.id in catalog.parts and m.part.id not in owned_here]  # type: ignore[union-attr]
-    result.list_prices, unread = list_prices(priced, catalog, inputs.used)
-    result.notes.extend(unread)
-    return result
+    return _with_list_prices(result, catalog, owned_here, inputs.used)

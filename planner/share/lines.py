@@ -359,7 +359,7 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     q = set(q_tokens)
     qmodels = model_tokens(text)
     if category == "memory":
-        qmodels = {t for t in qmodels if not _MEM_SPEC.match(t)}
+        qmodels = {t for t in qmodels if not _MEM_SPEC.match(t) and not re.fullmatch(r"\d{4}", t)}  # 6000: a speed
     qbrand = _brand_of(q_tokens)
     qgb = stated_gb(text)
     kit = stated_kit(text)
@@ -390,9 +390,10 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
         if need and len(have) / len(need) < 0.5:
             continue
         spec_kit = category == "memory" and bool(qbrand and qgb and qspeed)  # brand + capacity + speed name a kit
-        if not pmodels and not (digits and have) and len(have) < 2 and not (spec_kit and have):
+        named = category in ("case", "memory") and bool(have) and bool(pb) and pb in q  # maker + a name word: "Fractal ... Torrent"
+        if not pmodels and not (digits and have) and len(have) < 2 and not (spec_kit and have) and not named:
             continue
-        score = len(have) + 2 * len(pmodels & q) - 0.3 * len(need - q)
+        score = len(have) + 2 * len(pmodels & q) - 0.3 * len(need - q) + 0.1 * len(pn & q)  # ATX 3.1 vs 2.53
         scored.append((round(score, 3), p, need - q))
     scored.sort(key=lambda s: -s[0])
     if scored:
@@ -448,7 +449,7 @@ def _features(catalog: Catalog, category: str) -> list[_Features]:
         return hit[2]
     out = []
     for p in catalog.by_category(category):
-        models = model_tokens(p.name)
+        models = model_tokens(re.sub(r"\([^)]*\)", " ", p.name))  # a SKU or year in brackets is not required
         if category == "memory":
             models = {t for t in models if not _MEM_SPEC.match(t)}
         digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
