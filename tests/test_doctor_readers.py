@@ -133,8 +133,8 @@ def test_export_csv_and_tab_delimited_variants():
     ((EV_HEADER + "Error,10/13/2025 2:05:13 AM,nvlddmkm,one-five-three,None,x\r\n").encode(), "not a number"),
     ((EV_HEADER + "Error,yesterday,nvlddmkm,153,None,x\r\n").encode(), "unreadable date"),
     ((EV_HEADER + "Error,02/30/2025 2:05:13 AM,nvlddmkm,153,None,x\r\n").encode(), "impossible date"),
-    ((EV_HEADER + 'Error,10/13/2025 2:05:13 AM,nvlddmkm,153,None,"unterminated\r\n' + "x" * 140_000).encode(),
-     "malformed CSV"),
+    ((EV_HEADER + 'Error,10/13/2025 2:05:13 AM,nvlddmkm,153,None,"unterminated\r\n' + "x" * 1_200_000).encode(),
+     "over 1000000 characters"),
     (b"When,What\r\n1,2\r\n", "CSV header not recognised"),
     (b"TimeCreated : 13/10/2025 02:05:13\r\nMessage : no provider\r\n", "needs TimeCreated, ProviderName and Id"),
 ])

@@ -86,7 +86,9 @@ def test_the_solver_notes_count_sweep_hours_with_the_speed_model_formula(cat, mo
 
     req = Request.parse(budget="7000", runs=9, baseline_hours=7.0)
     plan = recommend(cat, req, alternatives=0).plans[0]
-    est = Estimate(plan.speed.value, plan.speed.value, plan.speed.value)
-    assert notes.sweep_hours(plan, req) == pytest.approx(sweep_time(9, 7.0, est, plan.gpu_count).wall_hours)
-    monkeypatch.setattr(notes, "wall_hours", lambda *a: 42.0)  # one formula: the notes read perf.sweep's
+    from planner.perf.planned_sweep import plan_sweep
+
+    # one formula: the notes read the planned sweep (runs per GPU within VRAM, waves) the solver ranks on
+    assert notes.sweep_hours(plan, req) == pytest.approx(plan_sweep(plan, req, 9).sweep.wall_hours)
+    monkeypatch.setattr(notes, "plan_sweep", lambda *a, **k: type("S", (), {"sweep": type("W", (), {"wall_hours": 42.0})})())
     assert notes.sweep_hours(plan, req) == 42.0

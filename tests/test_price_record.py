@@ -19,7 +19,7 @@ from planner.share import build_from_json
 from ui.view import build_rows, plan_summary_rows
 
 PARTS = ["gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen7-9700x", "psu-seasonic-prime-tx-1600-atx31-2024",
-         "psu-seasonic-prime-tx-1600-atx31", "ssd-samsung-990-pro-2tb"]
+         "psu-seasonic-prime-tx-1600-ssr-1600tr-2022", "ssd-samsung-990-pro-2tb"]
 
 
 @pytest.fixture()
@@ -40,7 +40,7 @@ def records_of_build(build, cat) -> dict[str, dict[str, str]]:
         cells = line.split(" | ")
         if len(cells) != 3 or not cells[0].startswith("**"):
             continue
-        name = re.sub(r"^\[(.*)\]\(.*\)$", r"\1", cells[1])
+        name = re.sub(r"^\[(.*)\]\(.*\)$", r"\1", cells[1].replace(" *(unverified)*", ""))
         label = next(ln.label.text(today) for ln in build.lines if ln.name == name)
         # the price cell: 'EUR 281.00 (record)' or 'EUR 2 349.00 @ LDLC (record)'; the record as the cell ends
         out[names[name]]["markdown"] = label if cells[2].endswith(f"({label})") else cells[2]
@@ -67,7 +67,7 @@ def records_of_build(build, cat) -> dict[str, dict[str, str]]:
 
 
 def test_every_surface_prints_the_same_record_for_a_part(catalog) -> None:
-    build = build_from_catalog(catalog, [(p, 1) for p in PARTS if p != "psu-seasonic-prime-tx-1600-atx31"])
+    build = build_from_catalog(catalog, [(p, 1) for p in PARTS if p != "psu-seasonic-prime-tx-1600-ssr-1600tr-2022"])
     today = date.today()
     recs = records_of_build(build, catalog)
     for ln in build.lines:
@@ -89,10 +89,10 @@ def test_every_surface_prints_the_same_record_for_a_part(catalog) -> None:
 
 
 def test_the_older_tx1600_estimate_is_dated_by_its_data_too(catalog) -> None:
-    build = build_from_catalog(catalog, [("psu-seasonic-prime-tx-1600-atx31", 1)])
+    build = build_from_catalog(catalog, [("psu-seasonic-prime-tx-1600-ssr-1600tr-2022", 1)])
     text = build.lines[0].label.text()
     assert text.startswith("estimate, based on 2025-07-23 data")  # 'PCPartPicker US 2025-07-23 lists ...'
-    recs = records_of_build(build, catalog)["psu-seasonic-prime-tx-1600-atx31"]
+    recs = records_of_build(build, catalog)["psu-seasonic-prime-tx-1600-ssr-1600tr-2022"]
     assert recs["markdown"] == recs["csv"] == recs["catalog list"] == text
 
 
