@@ -78,6 +78,8 @@ class PricedLine(BaseModel):
     efficiency: Optional[Efficiency] = None  # PSU 80 PLUS level
     # the part's row was re-read against a dated source (data/verified_rows.csv); None: no register to ask
     verified: Optional[bool] = Field(default=None, strict=True)
+    # an unverified row: the fact still to check on the maker's page (data/verified_rows.csv `unsettled`)
+    unverified_what: Optional[Text] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -124,7 +126,8 @@ class PricedLine(BaseModel):
 
     @classmethod
     def priced(cls, part: Any, quantity: int, offer: Any, currency: str, *, owned: bool = False,
-               amount: Optional[Decimal] = None, verified: Optional[bool] = None) -> "PricedLine":
+               amount: Optional[Decimal] = None, verified: Optional[bool] = None,
+               unverified_what: Optional[str] = None) -> "PricedLine":
         """The one writer of a priced line: a catalog part, its offer (or None) and the price converted to
         `currency` (`amount`; computed with the shared conversion when not given)."""
         if amount is None and offer is not None:
@@ -139,7 +142,8 @@ class PricedLine(BaseModel):
                    price_based_on=_based_on(offer),
                    owned=owned, condition=None if offer is None else offer.condition,
                    chip=getattr(part, "chip", None), wattage_w=getattr(part, "wattage_w", None),
-                   efficiency=getattr(part, "efficiency", None), verified=verified)
+                   efficiency=getattr(part, "efficiency", None), verified=verified,
+                   unverified_what=unverified_what if verified is False else None)
 
     # ---- what readers ask
 
@@ -182,7 +186,7 @@ class PricedLine(BaseModel):
             out["price_kind"], out["price_seen_on"], out["price_age_days"] = label.kind, label.seen_on, label.age_days()
         if self.owned and self.unit_price:  # what the owned part is worth at today's prices (costs count it)
             out["value"] = {"amount": str(quantize(self.unit_price)), "currency": self.currency}
-        for key in ("chip", "wattage_w", "efficiency", "verified"):
+        for key in ("chip", "wattage_w", "efficiency", "verified", "unverified_what"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out

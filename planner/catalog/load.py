@@ -149,6 +149,12 @@ class Catalog:
         row = self.register.get(part_id)
         return row is not None and row.passes
 
+    def unverified_what(self, part_id: str) -> Optional[str]:
+        """What is still to check on the part's row before ordering (None when verified or no register)."""
+        from planner.catalog.verified import unverified_what
+
+        return unverified_what(self.register, part_id)
+
     def by_category(self, category: str) -> list[AnyPart]:
         return [p for p in self.parts.values() if p.category == category]
 

@@ -60,7 +60,8 @@ class Plan:
             offer = self.catalog.offer_for(part.id)
         amount = None if offer is None else convert(offer.price, offer.currency, self.currency)
         return PricedLine.priced(part, self.gpu_count if part.category == "gpu" else 1, None if owned else offer,
-                                 self.currency, owned=owned, amount=amount, verified=self.catalog.verified(part.id))
+                                 self.currency, owned=owned, amount=amount, verified=self.catalog.verified(part.id),
+                                 unverified_what=self.catalog.unverified_what(part.id))
 
     def view(self) -> PlanView:
         """The typed answer front ends, files and links read (planner.plan_view), produced here once."""
