@@ -18,7 +18,7 @@ from planner.service import add_price, build_from_catalog, import_build, load_pr
 from planner.share import build_from_json
 from ui.view import build_rows, plan_summary_rows
 
-PARTS = ["gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen7-9700x", "psu-seasonic-prime-tx-1600-atx31-2024",
+PARTS = ["gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen7-9700x", "psu-seasonic-prime-tx-1600-ssr-1600tr2",
          "psu-seasonic-prime-tx-1600-ssr-1600tr-2022", "ssd-samsung-990-pro-2tb"]
 
 
