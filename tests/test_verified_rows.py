@@ -205,3 +205,19 @@ def test_the_markdown_export_says_what_is_still_to_check() -> None:
                                               ("cpu-amd-ryzen9-9900x", 1)]))
     todo = [r for r in md.splitlines() if "still to check" in r]
     assert len(todo) == 1 and "SSR-1600TR2" in todo[0] and "12V-2x6" in todo[0]
+
+
+def test_check_names_what_is_still_to_check_on_each_unverified_row() -> None:
+    parts = ["gpu-nvidia-rtx5080-fe", "cpu-amd-ryzen9-9900x", "mb-asus-proart-x870e-creator-wifi",
+             "mem-gskill-flare-x5-ddr5-2x16-6000-cl30", "ssd-wd-black-sn850x-4tb",
+             "cooler-arctic-liquid-freezer-iii-360", "psu-seasonic-prime-tx-1600-ssr-1600tr2", "case-fractal-torrent"]
+    register = load_register(REPO / "data")
+    text = CliRunner().invoke(app, ["check", *parts], env={"COLUMNS": "200"})
+    assert text.exit_code in (0, 1), text.output
+    todo = [ln.strip() for ln in text.stdout.splitlines() if "still to check" in ln]
+    open_rows = [p for p in parts if not register[p].passes]
+    assert len(todo) == len(open_rows) == 1 and register[open_rows[0]].unsettled in todo[0]
+    js = CliRunner().invoke(app, ["check", *parts, "--json"])
+    lines = {ln["id"]: ln for ln in json.loads(js.stdout)["parts"]}
+    assert lines["psu-seasonic-prime-tx-1600-ssr-1600tr2"]["unverified_what"] == register[open_rows[0]].unsettled
+    assert "unverified_what" not in lines["case-fractal-torrent"]  # a passing row says nothing

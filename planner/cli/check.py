@@ -72,6 +72,10 @@ def print_report(report: CheckReport, fixes: Optional[dict[str, str]] = None) ->
             console.print(Text(f"    fix: {fixes[f.rule]}"))
     if any(v is False for v in report.verified.values()):
         console.print(Text(f"{UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
+        for p in report.build.parts.values():  # what is still open on each such row (data/verified_rows.csv)
+            what = report.unverified_what.get(p.id) if report.verified.get(p.id) is False else None
+            if what:
+                console.print(Text(f"  {p.name}: still to check: {what}"))
     for f in report.unverified:
         console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
 

@@ -29,6 +29,8 @@ class CheckReport:
     offers: dict[str, Optional[Offer]] = field(default_factory=dict)
     owned: frozenset[str] = frozenset()
     verified: dict[str, Optional[bool]] = field(default_factory=dict)  # part id -> its row re-read (register)
+    # part id -> the fact still to check on an unverified row (the register's `unsettled`, or "never read")
+    unverified_what: dict[str, Optional[str]] = field(default_factory=dict)
 
     def by(self, severity: Severity) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]
@@ -107,7 +109,8 @@ class CheckReport:
             amount = None if offer is None else convert_money(offer.price, offer.currency, cur)
             out.append(PricedLine.priced(p, self.build.gpu_count if p.category == "gpu" else 1,
                                          None if p.id in mine else offer, cur, owned=p.id in mine, amount=amount,
-                                         verified=self.verified.get(p.id)))
+                                         verified=self.verified.get(p.id),
+                                         unverified_what=self.unverified_what.get(p.id)))
         return out
 
     def view(self) -> PlanView:
@@ -194,4 +197,5 @@ def check_parts(
             total += convert_money(offer.price, offer.currency, currency) * qty  # never add mixed currencies
     return CheckReport(build=build, findings=check_build(build), sizing=sizing_for(build),
                        total=Money(amount=total, currency=currency), offers=offers, owned=owned_set,
-                       verified={p.id: catalog.verified(p.id) for p in by_cat.values()})
+                       verified={p.id: catalog.verified(p.id) for p in by_cat.values()},
+                       unverified_what={p.id: catalog.unverified_what(p.id) for p in by_cat.values()})
