@@ -121,9 +121,13 @@ def test_the_web_ui_build_table_marks_unverified_rows() -> None:
     from ui.view import build_rows
 
     cat = load_catalog(REPO / "data")
-    rows = build_rows(build_from_catalog(cat, [("cpu-amd-ryzen9-9900x", 1), ("cpu-amd-ryzen5-7600x", 1)]), cat)
+    from planner.catalog.verified import NOT_READ
+
+    rows = build_rows(build_from_catalog(cat, [("cpu-amd-ryzen9-9900x", 1), ("cpu-amd-ryzen5-7600x", 1),
+                                               ("psu-corsair-hx1500i-2025", 1)]), cat)
     specs = {r["id"]: r["Specs"] for r in rows}
-    assert specs == {"cpu-amd-ryzen9-9900x": "checked", "cpu-amd-ryzen5-7600x": "unverified"}
+    assert specs == {"cpu-amd-ryzen9-9900x": "checked", "cpu-amd-ryzen5-7600x": f"unverified: {NOT_READ}",
+                     "psu-corsair-hx1500i-2025": f"unverified: {cat.register['psu-corsair-hx1500i-2025'].unsettled}"}
 
 
 # ---- issue 34 item 8, third round: every row of every default plan is in the register; the rest say what is missing

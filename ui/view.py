@@ -76,7 +76,9 @@ def build_rows(build: SharedBuild, catalog: Catalog, today: Optional[date] = Non
             "Price date": label.when,
             "Age": label.age_text(today),
             "Link": ln.url or "",
-            "Specs": UNVERIFIED_MARK.strip("()") if ln.unverified else "checked" if ln.verified else "",
+            # an unverified row says what is still open on it (data/verified_rows.csv `unsettled`, or never read)
+            "Specs": (UNVERIFIED_MARK.strip("()") + (f": {ln.unverified_what}" if ln.unverified_what else "")
+                      if ln.unverified else "checked" if ln.verified else ""),
             "id": ln.part_id,
         })
     return rows
