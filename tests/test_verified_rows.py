@@ -225,3 +225,26 @@ def test_check_names_what_is_still_to_check_on_each_unverified_row() -> None:
     lines = {ln["id"]: ln for ln in json.loads(js.stdout)["parts"]}
     assert lines["psu-seasonic-prime-tx-1600-ssr-1600tr2"]["unverified_what"] == register[open_rows[0]].unsettled
     assert "unverified_what" not in lines["case-fractal-torrent"]  # a passing row says nothing
+
+
+# what a passing row must have settled, by category (docs/rules.md "Verified rows"): words its facts must name
+MUST_SETTLE = {
+    "psu": (("ATX",), ("12V-2x6", "12VHPWR", "16-pin"), ("mm",)),
+    "gpu": (("length", "mm"), ("slot",), ("tgp", "TDP", " W"), ("flow-through", "blower", "open-air")),
+    "motherboard": (("m2", "M.2"), ("slot",)),
+    "case": (("slot",), ("fan",), ("radiator",)),
+    "cpu": (("cores",), ("TDP", "base power")),
+}
+
+
+def test_a_passing_row_settled_the_facts_its_rules_decide_on(cat) -> None:
+    register = load_register(REPO / "data")
+    checked = 0
+    for pid, row in register.items():
+        need = MUST_SETTLE.get(cat.parts[pid].category)
+        if not row.passes or need is None:
+            continue
+        checked += 1
+        for words in need:
+            assert any(w in row.facts for w in words), (pid, words, row.facts)
+    assert checked >= 15
