@@ -7,22 +7,21 @@ PATH (...)" or "default: ... assumed". Validated at the edge (pydantic), written
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner import atomicfile
 from planner.errors import InputError
 from planner.resources import user_data_dir
 from planner.validation import load_json, read_text_capped
 from planner.vocab import Precision, Workload
 
 PROFILE_NAME = "profile.json"
+PROFILE_WHAT = "the workload profile"
 
 
 class Profile(BaseModel):
@@ -90,18 +89,21 @@ def load_profile(path: Optional[Path] = None) -> Optional[Profile]:
 
 
 def save_profile(profile: Profile, path: Optional[Path] = None) -> Path:
-    """Write atomically (a temporary file in the same directory, then rename): a crash leaves the old profile."""
+    """Write atomically under the profile's lock (planner.atomicfile): a crash leaves the old profile, a reader never
+    sees half of one; a file-system error is one line."""
     path = path or profile_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".profile-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(profile.model_dump(mode="json", exclude_none=True), indent=2) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with atomicfile.locked(path, PROFILE_WHAT):
+        return atomicfile.write_json(path, profile.model_dump(mode="json", exclude_none=True), PROFILE_WHAT)
+
+
+def update_profile(change: Callable[[Optional[Profile]], Profile], path: Optional[Path] = None) -> Profile:
+    """Read, change and write the profile under one lock (as the calibration store's update_store): two commands
+    changing it at once both keep their change."""
+    path = path or profile_path()
+    with atomicfile.locked(path, PROFILE_WHAT):
+        new = change(load_profile(path))
+        atomicfile.write_json(path, new.model_dump(mode="json", exclude_none=True), PROFILE_WHAT)
+    return new
 
 
 def clear_profile(path: Optional[Path] = None) -> bool:
@@ -241,8 +243,13 @@ def profile_from_log(stated: dict[str, float], log_name: str, save: bool,
     if not save:
         return (f"\n  the log states: {offer.describe()}; {how_to_save} fills the unset fields of your profile "
                 f"with them{notes}"), block
-    prof, filled, kept = fill_from_log(load_profile(), offer)
-    path = save_profile(prof) if filled else profile_path()
+    path, result = profile_path(), {}
+
+    def fill(current: Optional[Profile]) -> Profile:
+        result["prof"], result["filled"], result["kept"] = fill_from_log(current, offer)
+        return result["prof"] if result["filled"] else (current or result["prof"])
+    update_profile(fill)
+    filled, kept = result["filled"], result["kept"]
     block.update(saved=bool(filled), filled=filled, kept={k: {"profile": a, "log": b} for k, (a, b) in kept.items()},
                  file=str(path))
     text = (f"\n  profile: filled {LogOffer(filled).describe()} from the log ({path})"
