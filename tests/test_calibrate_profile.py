@@ -35,6 +35,8 @@ def home(tmp_path, monkeypatch):
     ("breaks down as: 4 grad accum steps * 2 processes * 32 batch size * 256 max seq len",
      {"accumulation": 4.0, "processes": 2.0, "batch": 32.0, "seq_len": 256.0}),
     ("number of parameters: 10.65M", {"model_params": 10.65e6}),
+    ("> 2023-03-22 09:20:01 number of parameters: 123.59M", {"model_params": 123.59e6}),
+    (" > number of parameters on (tensor, pipeline) model parallel rank (0, 0): 1917599744", {}),  # one rank's share
     ("Trainable parameters: 0.041% (1.311M/3212.750M)", {"trainable_params": 1.311e6, "model_params": 3212.75e6}),
     ("  seq_length ...................................... 4096", {"seq_len": 4096.0}),
     ("  micro_batch_size ................................ 2", {"batch": 2.0}),

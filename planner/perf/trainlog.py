@@ -311,7 +311,7 @@ _SETTINGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], dict[str, floa
      lambda m: {"accumulation": _i(m.group(1)), "processes": _i(m.group(2)), "batch": _i(m.group(3)),
                 "seq_len": _i(m.group(4))}),
     # nanoGPT model.py: "number of parameters: 123.59M"
-    (re.compile(r"^\s*number of parameters:\s*([0-9.]+)\s*([KMB])\s*$", re.I),
+    (re.compile(r"number of parameters:\s*([0-9.]+)\s*([KMB])\b", re.I),
      lambda m: {"model_params": float(m.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9}[m.group(2).upper()]}),
     # mlx-lm: "Trainable parameters: 0.041% (1.311M/3212.750M)": the model's size, and the trained share (LoRA)
     (re.compile(r"Trainable parameters:\s*[0-9.]+%\s*\(([0-9.]+)M\s*/\s*([0-9.]+)M\)", re.I),
