@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.cli.common import emit_json
+from planner import atomicfile
 from planner.errors import PlannerError
 from planner.perf import calibration as cal
 
@@ -144,14 +145,14 @@ def test_file_system_errors_on_save_are_one_line(tmp_path, monkeypatch, home) ->
     def full(*a, **k):  # type: ignore[no-untyped-def]
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(cal.os, "replace", full)
+    monkeypatch.setattr(atomicfile.os, "replace", full)
     assert "No space left on device" in one_line_error(run("calibrate", log, "--gpu", "RTX 4090"))
     assert not [p for p in home.iterdir() if p.name.endswith(".tmp")]
 
     def too_big(*a, **k):  # type: ignore[no-untyped-def]
         raise OSError(errno.EFBIG, "File too large")
 
-    monkeypatch.setattr(cal.os, "fsync", too_big)
+    monkeypatch.setattr(atomicfile.os, "fsync", too_big)
     assert "File too large" in one_line_error(run("calibrate", log, "--gpu", "RTX 4090"))
 
 

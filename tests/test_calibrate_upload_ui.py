@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from planner.perf import calibration as cal
 
 from helpers_app import _isolated, run  # noqa: F401  (_isolated: autouse fixture)
@@ -99,3 +101,21 @@ def test_an_absurd_store_does_not_break_the_plan_tab() -> None:
     assert not at.error, [e.value for e in at.error]
     speed = next(mm for mm in at.metric if mm.label.startswith("Speed vs a GTX 1080 Ti")).value
     assert 0.5 < float(speed.rstrip("x")) < 100
+
+
+def test_the_page_fills_the_profile_from_what_the_log_states(tmp_path) -> None:
+    """The same offer as `planner calibrate --save-profile`: offered unticked, filled when ticked, stored values kept."""
+    from planner.service import profile as P
+    from ui import pages_calibrate
+
+    log = _Upload(REAL / "mlxlm_pr330_A100_cuda.log")
+    line = pages_calibrate._store_upload(log, "A100 SXM4 80GB", "auto", None, None)
+    assert "The log states: 3.21 B parameters" in line and 'ticking "Fill my profile"' in line
+    assert P.load_profile() is None
+    P.save_profile(P.updated(None, {"model_params": 15e6}))
+    line = pages_calibrate._store_upload(log, "A100 SXM4 80GB", "auto", None, None, save_profile=True)
+    assert "Profile: filled 9.9 GiB per run" in line and "kept your model_params" in line
+    prof = P.load_profile()
+    assert prof.model_params == 15e6 and prof.run_vram_gb == pytest.approx(9.86, abs=0.01)
+    at = run()
+    assert not at.exception and at.checkbox(key="cal_save_profile").value is False

@@ -163,7 +163,6 @@ def test_leave_one_source_out_regression_bound_and_coverage(cv) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason='issue 39 refitted perf_params.json with achieved matmul rates but the nested variant refit did not finish in the session; the stored range_validation must be regenerated with `python -m planner.perf.fit --nested --write`', strict=False)
 def test_ranges_are_narrow_and_still_cover_unseen_sources(rows, chips, variant) -> None:
     """Issue 25: the narrowest band holding 90 % of the other sources' held-out errors covers >= 80 % of each unseen
     source's rows at a median high/low <= 2; the old 1/99 quantiles were twice as wide."""

@@ -51,6 +51,5 @@ def test_loader_reads_the_source_as_per_gpu_ratios_to_the_h100_sxm_run(raw, chip
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="issue 39's refit of perf_params.json dropped range_validation pending the nested refit; regenerate with `python -m planner.perf.fit --nested --write`", strict=False)
 def test_the_source_is_its_own_leave_one_source_out_fold(chips) -> None:
     assert_own_loso_fold(chips, SOURCE, others=("nvidia-dle", "mlperf-v3.1-asustek"))

@@ -57,3 +57,31 @@ def test_re_anchored_answers_take_the_held_out_band(model):
     b = anchored_speedup(type(model)(model.chips, plain, model.calibrated_chips, model.power_variants), "rtx-5090",
                          store=store, model_params=15e6)
     assert b.estimate.value == pytest.approx(a.estimate.value)  # the band changes the range, not the estimate
+
+
+def _synthetic(source: str, n: int, w: tuple[float, float], seed: int) -> list[Prediction]:
+    import random
+
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        unc = math.exp(rnd.uniform(-1, 1))
+        r, t = rnd.uniform(-0.4, 0.4), rnd.uniform(-0.4, 0.4)
+        measured = unc * math.exp(w[0] * r + w[1] * t + rnd.gauss(0, 0.01))
+        out.append(Prediction(source, "g / amp", "b", f"c{i}", measured, unc, unc * math.exp(r), unc * math.exp(t)))
+    return out
+
+
+def test_blend_weights_recover_the_mix_and_never_see_the_held_out_source():
+    from planner.perf.twopoint import blend_weights, blended
+
+    preds = _synthetic("s1", 60, (0.6, 0.3), 1) + _synthetic("s2", 60, (0.6, 0.3), 2)
+    assert blend_weights(preds) == pytest.approx([0.6, 0.3], abs=0.02)
+    # a third source measured 3x off: its own blended answers are the same as if it had measured anything else
+    s3 = _synthetic("s3", 20, (0.0, 0.0), 3)
+    tripled = [replace(p, measured=3 * p.measured) for p in s3]
+    a, wa = blended(preds + s3)
+    b, wb = blended(preds + tripled)
+    assert wa["s3"] == wb["s3"] and wa["s1"] != wb["s1"]  # s3 only moves the other folds' weights
+    mine = lambda ps: [p.two_point for p in ps if p.source == "s3"]  # noqa: E731
+    assert mine(a) == pytest.approx(mine(b), rel=1e-12)

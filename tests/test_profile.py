@@ -104,3 +104,28 @@ def test_speedup_sweep_and_costs_change_with_a_stored_profile(tmp_path, monkeypa
     assert out["default"][3] != out["profile"][3]
     # a flag still wins
     assert json.loads(run("sweep", "RTX 5090", "--runs", "3", "--json").stdout)["runs"] == 3
+
+
+def _set_one(args: tuple[str, str, str]) -> int:
+    import os
+
+    home, flag, value = args
+    os.environ["PLANNER_HOME"] = home
+    return run("profile", "set", flag, value).exit_code
+
+
+def test_parallel_profile_sets_keep_every_change(tmp_path, monkeypatch) -> None:
+    """One atomic, locked read-modify-write (planner.atomicfile, shared with the calibration store): six `profile set`
+    at once, each naming a different field, leave all six set and no temporary file."""
+    import multiprocessing
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    sets = [("--model-params", "15e6"), ("--seq", "512"), ("--batch", "8"), ("--runs", "8"), ("--hours", "7"),
+            ("--precision", "fp32")]
+    with multiprocessing.get_context("fork").Pool(len(sets)) as pool:
+        codes = pool.map(_set_one, [(str(tmp_path), f, v) for f, v in sets])
+    assert codes == [0] * len(sets)
+    stored = json.loads((tmp_path / "profile.json").read_text())
+    assert (stored["model_params"], stored["seq_len"], stored["batch"], stored["runs"], stored["hours_per_run"],
+            stored["precision"]) == (15e6, 512, 8, 8, 7, "fp32")
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

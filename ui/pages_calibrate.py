@@ -1,4 +1,5 @@
-"""Your measurements on the Plan tab: upload a training log, name its card, store it; list and clear what is stored."""
+"""Your measurements on the Plan tab: upload a training log, name its card, store it (and fill the profile from what
+the log states); list and clear what is stored."""
 
 from __future__ import annotations
 
@@ -38,9 +39,11 @@ def basis_text(gpu: str, precision: str, workload: str, power_fraction: float,
 
 
 def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Optional[float],
-                  seq_len: Optional[float]) -> str:
-    """Read the uploaded log, store the card's measurement; the line the page shows."""
+                  seq_len: Optional[float], save_profile: bool = False) -> str:
+    """Read the uploaded log, store the card's measurement; with `save_profile`, fill the profile's unset fields
+    with what the log states (as `planner calibrate --save-profile`). The text the page shows."""
     from planner.service import calibration as cal
+    from planner.service import profile as P
     from planner.service import read_training_log
 
     data = upload.getvalue()
@@ -52,7 +55,11 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
     m = cal.measurement_from(reading, chip, prec, upload.name)
     cal.update_store(lambda current: cal.add_measurement(current, m))
     warn = "".join(f" Warning: {w}" for w in reading.warnings)
-    return f"Stored {m.label()} (read {reading.how}, {reading.format}).{warn}"
+    said, _ = P.profile_from_log(reading.stated, upload.name, save_profile,
+                                 {"tokens_per_step": tokens_per_step, "seq_len": seq_len},
+                                 how_to_save="ticking \"Fill my profile\"")
+    profile = "".join(f" {t[0].upper()}{t[1:]}." for t in (x.strip() for x in said.splitlines()) if t)
+    return f"Stored {m.label()} (read {reading.how}, {reading.format}).{warn}{profile}"
 
 
 def render() -> None:
@@ -74,13 +81,16 @@ def render() -> None:
                                   key="cal_tokens_per_step", help="batch x sequence length: turns steps/s into tokens/s")
             seq = c3.number_input("Tokens per sample (optional)", min_value=0.0, value=0.0, step=128.0,
                                   key="cal_seq_len", help="sequence length: turns samples/s into tokens/s")
+            fill = st.checkbox("Fill my profile from the log", key="cal_save_profile",
+                               help="The model size, sequence length, batch, tokens per step or peak memory the log "
+                                    "states fill the fields your workload profile leaves unset (stored ones are kept)")
             submitted = st.form_submit_button("Store measurement")
         if submitted:
             if upload is None:
                 st.error("Choose a training log first.")
             else:
                 try:
-                    st.success(md_escape(_store_upload(upload, gpu, precision, tps or None, seq or None)))
+                    st.success(md_escape(_store_upload(upload, gpu, precision, tps or None, seq or None, fill)))
                 except PlannerError as exc:
                     st.error(md_escape(one_line(exc)))
         try:

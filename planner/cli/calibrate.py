@@ -40,6 +40,9 @@ def register(app: typer.Typer) -> None:
                                                            "card (on the GTX 1080 Ti it replaces the 7 h assumption)"),
         concurrent: int = typer.Option(1, "--concurrent", help="The log is one of K runs sharing the GPU at once "
                                        "(with a log of the card alone, this measures what several runs per GPU gain)"),
+        save_profile: bool = typer.Option(False, "--save-profile", help="Fill the unset fields of your workload profile "
+                                          "(planner profile) with what the log states: model size, sequence length, "
+                                          "batch, tokens per step, peak memory; stored values are kept"),
         list_: bool = typer.Option(False, "--list", help="List the stored measurements"),
         clear: bool = typer.Option(False, "--clear", help="Delete the stored measurements (of --gpu only, if given)"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
@@ -99,6 +102,12 @@ def register(app: typer.Typer) -> None:
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
         if gain:
             text += f"\n  several runs per GPU: {gain[2]}; `planner sweep` plans with it"
+        from planner.service import profile as P
+
+        said, out["profile"] = P.profile_from_log(reading.stated, str(log), save_profile,
+                                                  {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
+                                                   "model_params": model_params})
+        text += said
         _say(as_json, out, text + "".join(f"\n  warning: {w}" for w in out["warnings"]))
 
 

@@ -62,8 +62,8 @@ def set_cmd(
     if all(v is None for v in changes.values()):
         raise InputError("nothing to set: give at least one of --model-params, --seq, --batch, --precision, --runs, "
                          "--hours, --run-vram-gb/--run-vram-log, --owned")
-    prof = P.updated(P.load_profile(), changes)
-    path = P.save_profile(prof)
+    prof = P.update_profile(lambda current: P.updated(current, changes))
+    path = P.profile_path()
     _show(as_json, path, prof, f"Profile stored in {path}: {prof.summary()}\n  recommend, speedup, sweep, costs and "
           "the web UI now use it (a flag on the command line still wins)")
 

@@ -7,12 +7,8 @@ measured one through the model: model(card) / model(anchor) x measured(anchor) (
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -20,6 +16,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner import atomicfile
 from planner.errors import InputError
 from planner.perf.calibration_log import UNITS, LogReading
 from planner.perf.physics import executed_precision, power_scale
@@ -30,6 +27,7 @@ from planner.vocab import BASELINE_CHIP
 
 STORE_NAME = "calibration.json"
 LOCK_NAME = "calibration.json.lock"
+STORE_WHAT = "the calibration store"
 Unit = Literal["tokens/s", "samples/s", "steps/s"]
 # What one GPU running one training job can physically reach, per unit: outside it a figure is a unit slip, a
 # logger glitch or a typo (a 15 M-parameter model on the fastest card is ~2e7 tokens/s; a step takes > 100 us).
@@ -106,59 +104,17 @@ def load_store(path: Optional[Path] = None) -> Store:
 
 
 def _fs_error(path: Path, exc: OSError) -> InputError:
-    why = exc.strerror or str(exc)
-    return InputError(f"cannot write the calibration store {path}: {why}; check PLANNER_HOME ({path.parent}) is a "
-                      "writable directory with free space")
+    return atomicfile.fs_error(path, exc, STORE_WHAT)
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path):  # type: ignore[no-untyped-def]
     """An exclusive lock on the store (a lock file beside it, never followed through a symlink) while held."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path.parent / LOCK_NAME, flags, 0o600)
-    except OSError as exc:
-        raise _fs_error(path, exc) from None
-    try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except ImportError:  # Windows
-            import msvcrt
-
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+    return atomicfile.locked(path, STORE_WHAT, LOCK_NAME)
 
 
 def _write(store: Store, path: Path) -> Path:
-    """Write through a fresh temporary file of our own in the same directory, then replace: readers never see a
-    half-written store, and a planted file or symlink at a fixed temporary name is never written through."""
-    fd, tmp = -1, ""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".calibration.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fd = -1
-            fh.write(json.dumps(store.model_dump(mode="json"), indent=2, allow_nan=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        tmp = ""
-    except OSError as exc:
-        raise _fs_error(path, exc) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    return path
+    """Atomic write (planner.atomicfile): readers never see a half-written store."""
+    return atomicfile.write_json(path, store.model_dump(mode="json"), STORE_WHAT)
 
 
 def save_store(store: Store, path: Optional[Path] = None) -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -52,6 +52,7 @@ class LogReading:
     steps_per_s: Optional[float] = None  # steady steps per second where the log or --tokens-per-step gives it
     warnings: tuple[str, ...] = ()  # what looked odd but did not stop the reading
     format: str = ""  # the log's format as read ("nanoGPT stdout", "csv", ...)
+    stated: dict[str, float] = field(default_factory=dict)  # run settings the log states (trainlog.note_settings)
 
     @property
     def spread(self) -> float:
@@ -206,11 +207,13 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
                 c.add(row)
         header, fmt = log.header, log.describe()
         summary = tl.training_steps_per_s(log)
+        stated = dict(log.stated)
         if log.format == "stdout" and not c.rows and summary is None:
             raise InputError(f"{where}: {tl.NOT_A_LOG}")
         if log.format != "csv" and not c.rows and summary is None:
             raise InputError(f"{where}: no training rows in this {fmt}")
     warnings: list[str] = []
+    tokens_per_step, seq_len, model_params, said = _stated_defaults(stated, tokens_per_step, seq_len, model_params)
     col = _pick(c, column, where, header)
     if col is None and "value" in {_key(n) for n in c.series} and unit is not None:
         col = next(n for n in c.series if _key(n) == "value")  # TensorBoard scalar export: the user says what it is
@@ -246,9 +249,10 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
         mfu = c.values(mfu_col)
         mfu = mfu[mfu > 0] / (100.0 if np.nanmax(mfu, initial=0) > 1.0 else 1.0)
         values, found_unit, kind, col = mfu * NANOGPT_PEAK_FLOPS / (6.0 * model_params), "tokens/s", "rate", mfu_col
-        how = (f"column {mfu_col!r} (mfu) x nanoGPT's 312 TFLOPS reference / (6 x {model_params:g} parameters)")
+        how = (f"column {mfu_col!r} (mfu) x nanoGPT's 312 TFLOPS reference / (6 x {model_params:g} parameters"
+               f"{said.get('model_params', '')})")
     elif summary is not None:
-        return _from_summary(summary, log, where, fmt, tokens_per_step, seq_len)
+        return _from_summary(summary, log, where, fmt, tokens_per_step, seq_len, said)
     else:
         hint = (" (this log has an mfu column: give --model-params to read tokens/s from it)" if mfu_col else
                 " (the Trainer times only the whole run: give a log that ends with its {'train_runtime': ...} line, "
@@ -270,7 +274,7 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
             steady = steady[~odd]
     if steady.size < MIN_POINTS:
         if summary is not None:
-            return _from_summary(summary, log, where, fmt, tokens_per_step, seq_len)
+            return _from_summary(summary, log, where, fmt, tokens_per_step, seq_len, said)
         raise InputError(f"{where}: only {values.size} throughput points in column {col!r}; log at least "
                          f"{MIN_POINTS + 1} (a few minutes of training) for a steady-state median")
     steps_per_s = None
@@ -279,7 +283,7 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
         warnings += _cross_check(steps_per_s, clock_rate, col, where, kind)
         if tokens_per_step is not None:
             steady = steady * tokens_per_step
-            found_unit, how = "tokens/s", how + f" x {tokens_per_step:g} tokens per step"
+            found_unit, how = "tokens/s", how + f" x {tokens_per_step:g} tokens per step" + said.get("tokens_per_step", "")
     elif found_unit == "tokens/s" and tokens_per_step is not None:
         steps_per_s = float(_median(steady)) / tokens_per_step
         if clock_rate is not None:
@@ -289,11 +293,34 @@ def read_log(path: Any, *, column: Optional[str] = None, unit: Optional[str] = N
                                 f"time columns give {clock:.3g}: check --tokens-per-step")
     elif found_unit == "samples/s" and seq_len is not None:
         steady = steady * seq_len
-        found_unit, how = "tokens/s", how + f" x {seq_len:g} tokens per sample"
+        found_unit, how = "tokens/s", how + f" x {seq_len:g} tokens per sample" + said.get("seq_len", "")
     warnings += _disagreements(c, col, found_unit, float(_median(steady)), tokens_per_step, seq_len)
     q25, med, q75 = (float(v) for v in np.quantile(steady, (0.25, 0.5, 0.75)))
+    if STATED_MARK in how:  # a figure the log stated turned the reading into tokens/s
+        if stated.get("processes", 1) > 1:
+            warnings.append(f"the log states {stated['processes']:g} processes: its tokens per step are all of "
+                            "theirs, so this is the throughput of every GPU of the run together")
     return LogReading(column=str(col), unit=found_unit, points=int(steady.size), warmup_dropped=drop, median=med,
-                      q25=q25, q75=q75, how=how, steps_per_s=steps_per_s, warnings=tuple(warnings), format=fmt)
+                      q25=q25, q75=q75, how=how, steps_per_s=steps_per_s, warnings=tuple(warnings), format=fmt,
+                      stated=stated)
+
+
+STATED_MARK = " (stated in the log)"
+
+
+def _stated_defaults(stated: dict[str, float], tokens_per_step: Optional[float], seq_len: Optional[float],
+                     model_params: Optional[float]
+                     ) -> tuple[Optional[float], Optional[float], Optional[float], dict[str, str]]:
+    """The conversion figures the user left out, taken from what the log states (a flag always wins), and the mark
+    each one taken adds to the reading's `how`."""
+    said: dict[str, str] = {}
+    if tokens_per_step is None and stated.get("tokens_per_step"):
+        tokens_per_step, said["tokens_per_step"] = stated["tokens_per_step"], STATED_MARK
+    if seq_len is None and stated.get("seq_len"):
+        seq_len, said["seq_len"] = stated["seq_len"], STATED_MARK
+    if model_params is None and stated.get("model_params"):
+        model_params, said["model_params"] = stated["model_params"], STATED_MARK
+    return tokens_per_step, seq_len, model_params, said
 
 
 def _cross_check(steps_per_s: float, clock_rate: Optional[np.ndarray], col: str, where: str, kind: str) -> list[str]:
@@ -347,16 +374,18 @@ def _disagreements(c: _Collect, col: str, unit: str, median: float, tokens_per_s
 
 
 def _from_summary(summary: tuple[float, str], log: tl.TrainLog, where: str, fmt: str,
-                  tokens_per_step: Optional[float], seq_len: Optional[float]) -> LogReading:
+                  tokens_per_step: Optional[float], seq_len: Optional[float],
+                  said: Optional[dict[str, str]] = None) -> LogReading:
     """The Trainer's closing figures, training time only: one point, no spread of its own."""
     steps_per_s, how = summary
     unit, value = "steps/s", steps_per_s
     batch = log.summary.get("train_batch_size")
     if tokens_per_step is not None:
-        unit, value, how = "tokens/s", steps_per_s * tokens_per_step, how + f" x {tokens_per_step:g} tokens per step"
+        unit, value, how = "tokens/s", steps_per_s * tokens_per_step, how + f" x {tokens_per_step:g} tokens per step" \
+            + (said or {}).get("tokens_per_step", "")
     elif batch and seq_len is not None:
         unit, value = "tokens/s", steps_per_s * batch * seq_len
-        how += f" x train_batch_size {batch:g} x {seq_len:g} tokens (one device's batch; with several, give " \
+        how += f" x train_batch_size {batch:g} x {seq_len:g}{(said or {}).get('seq_len', '')} tokens (one device's batch; with several, give " \
                "--tokens-per-step)"
     elif batch:
         unit, value = "samples/s", steps_per_s * batch
@@ -366,7 +395,8 @@ def _from_summary(summary: tuple[float, str], log: tl.TrainLog, where: str, fmt:
     return LogReading(column="train_runtime", unit=unit, points=1, warmup_dropped=0, median=value, q25=value,
                       q75=value, how="run summary: " + how, steps_per_s=steps_per_s,
                       warnings=("one figure for the whole run (the Trainer logs no per-step time): it includes the "
-                                "warm-up, so it reads a little slow; no spread",), format=fmt)
+                                "warm-up, so it reads a little slow; no spread",), format=fmt,
+                      stated=dict(log.stated))
 
 
 __all__ = ["LogReading", "MAX_LOG_BYTES", "MIN_POINTS", "UNITS", "WARMUP_SHARE", "read_log"]

@@ -71,7 +71,9 @@ CANDIDATES: tuple[str, ...] = (*VARIANTS, AVERAGE)
 DEFAULT_VARIANT = "matmul"  # the shipped variant: chosen by `--nested` (docs/perf.md, "How the variant was chosen"; rounds 10-11)
 
 def _sig(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
+    # exp(-x) overflows below x = -709.8 (a simplex step on a hostile training set went there); exp(x) is the same
+    # value to double precision from -700 down, so ordinary fits are bit-for-bit unchanged.
+    return 1.0 / (1.0 + math.exp(-x)) if x > -700.0 else math.exp(x)
 
 
 def _logit(p: float) -> float:

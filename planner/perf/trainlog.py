@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Optional, Union
+from typing import Any, BinaryIO, Callable, Optional, Union
 
 from planner.errors import InputError
 
@@ -298,6 +298,56 @@ def _hf_row(obj: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------ one log: format, rows, summary
 
 
+# ------------------------------------------------------------------ run settings a log states
+
+_INT = r"[0-9][0-9,]*"
+_SETTINGS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], dict[str, float]]], ...] = (
+    # nanoGPT / llama2.c train.py: "tokens per iteration will be: 491,520" (all processes, accumulation included)
+    (re.compile(rf"tokens per iteration(?: will be)?:\s*({_INT})", re.I),
+     lambda m: {"tokens_per_step": _i(m.group(1))}),
+    # llama2.c: "breaks down as: 4 grad accum steps * 1 processes * 32 batch size * 256 max seq len"
+    (re.compile(r"breaks down as:\s*([0-9]+) grad accum steps \* ([0-9]+) processes \* ([0-9]+) batch size \* "
+                r"([0-9]+) max seq len", re.I),
+     lambda m: {"accumulation": _i(m.group(1)), "processes": _i(m.group(2)), "batch": _i(m.group(3)),
+                "seq_len": _i(m.group(4))}),
+    # nanoGPT model.py: "number of parameters: 123.59M"
+    (re.compile(r"number of parameters:\s*([0-9.]+)\s*([KMB])\b", re.I),
+     lambda m: {"model_params": float(m.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9}[m.group(2).upper()]}),
+    # mlx-lm: "Trainable parameters: 0.041% (1.311M/3212.750M)": the model's size, and the trained share (LoRA)
+    (re.compile(r"Trainable parameters:\s*[0-9.]+%\s*\(([0-9.]+)M\s*/\s*([0-9.]+)M\)", re.I),
+     lambda m: {"trainable_params": float(m.group(1)) * 1e6, "model_params": float(m.group(2)) * 1e6}),
+    # mlx-lm: "..., Peak mem 10.588 GB" (mx.get_peak_memory() / 1e9: decimal GB)
+    (re.compile(r"Peak mem\s+([0-9.]+)\s*GB", re.I), lambda m: {"peak_mem_gib": float(m.group(1)) * 1e9 / 2**30}),
+    # Megatron-LM iteration line "global batch size:   128" (samples per step over all GPUs) and argument dump
+    (re.compile(r"global batch size:\s*([0-9]+)", re.I), lambda m: {"global_batch": _i(m.group(1))}),
+    (re.compile(r"^\s*seq_length\s*\.{3,}\s*([0-9]+)\s*$"), lambda m: {"seq_len": _i(m.group(1))}),
+    (re.compile(r"^\s*micro_batch_size\s*\.{3,}\s*([0-9]+)\s*$"), lambda m: {"batch": _i(m.group(1))}),
+)
+_SETTING_HINTS = ("tokens per iteration", "breaks down", "number of parameters", "trainable parameters", "peak mem",
+                  "global batch size", "seq_length", "micro_batch_size")
+
+
+def _i(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def note_settings(line: str, stated: dict[str, float]) -> None:
+    """Record into `stated` the run settings this line states (tokens per step, sequence length, per-device batch,
+    processes, model size, global batch, peak memory in GiB). A later statement wins, except peak memory: the
+    largest. Values that are not positive are ignored."""
+    low = line.lower()
+    if not any(h in low for h in _SETTING_HINTS):
+        return
+    for pattern, read in _SETTINGS:
+        m = pattern.search(line)
+        if not m:
+            continue
+        for k, v in read(m).items():
+            if not (math.isfinite(v) and v > 0):
+                continue
+            stated[k] = max(v, stated.get(k, 0.0)) if k == "peak_mem_gib" else v
+
+
 @dataclass
 class TrainLog:
     """A training log being read: its format (and trainer for stdout), the rows as they stream, the run summary."""
@@ -311,6 +361,7 @@ class TrainLog:
     summary: dict[str, Any] = field(default_factory=dict)  # Trainer's closing figures
     eval_seconds: float = 0.0  # evaluation time reported in the log (Trainer)
     skipped: int = 0  # stdout lines that are not training lines (tracebacks, banners, progress bars)
+    stated: dict[str, float] = field(default_factory=dict)  # run settings the log itself states (stated_setting)
 
     def describe(self) -> str:
         return f"{self.trainer} {self.format}" if self.trainer else self.format
@@ -427,6 +478,8 @@ def _trainer_state(lines: Iterator[str], log: TrainLog) -> None:
         v = obj.get(k)
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             log.summary[k] = float(v)
+            if k == "train_batch_size" and v > 0:
+                log.stated["batch"] = float(v)  # per device
     log.rows = _summarised(iter(rows), log)
 
 
@@ -445,6 +498,7 @@ def _summarised(rows: Iterator[dict[str, Any]], log: TrainLog) -> Iterator[dict[
 def _stdout_rows(lines: Iterator[str], log: TrainLog) -> Iterator[dict[str, Any]]:
     last: Optional[tuple[float, float]] = None  # (step, elapsed seconds) of the previous training line
     for line in lines:
+        note_settings(line, log.stated)
         hit = parse_stdout_line(line)
         if hit is None:
             if line.strip(" >\t"):  # a quoted blank line ("> ") is blank

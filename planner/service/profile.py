@@ -7,22 +7,21 @@ PATH (...)" or "default: ... assumed". Validated at the edge (pydantic), written
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from planner import atomicfile
 from planner.errors import InputError
 from planner.resources import user_data_dir
 from planner.validation import load_json, read_text_capped
 from planner.vocab import Precision, Workload
 
 PROFILE_NAME = "profile.json"
+PROFILE_WHAT = "the workload profile"
 
 
 class Profile(BaseModel):
@@ -90,18 +89,21 @@ def load_profile(path: Optional[Path] = None) -> Optional[Profile]:
 
 
 def save_profile(profile: Profile, path: Optional[Path] = None) -> Path:
-    """Write atomically (a temporary file in the same directory, then rename): a crash leaves the old profile."""
+    """Write atomically under the profile's lock (planner.atomicfile): a crash leaves the old profile, a reader never
+    sees half of one; a file-system error is one line."""
     path = path or profile_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".profile-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(profile.model_dump(mode="json", exclude_none=True), indent=2) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    with atomicfile.locked(path, PROFILE_WHAT):
+        return atomicfile.write_json(path, profile.model_dump(mode="json", exclude_none=True), PROFILE_WHAT)
+
+
+def update_profile(change: Callable[[Optional[Profile]], Profile], path: Optional[Path] = None) -> Profile:
+    """Read, change and write the profile under one lock (as the calibration store's update_store): two commands
+    changing it at once both keep their change."""
+    path = path or profile_path()
+    with atomicfile.locked(path, PROFILE_WHAT):
+        new = change(load_profile(path))
+        atomicfile.write_json(path, new.model_dump(mode="json", exclude_none=True), PROFILE_WHAT)
+    return new
 
 
 def clear_profile(path: Optional[Path] = None) -> bool:
@@ -136,6 +138,125 @@ def updated(current: Optional[Profile], changes: dict[str, Any], today: Optional
         prof = prof.model_copy(update={"run_vram_gb": round(gib, 2), "run_vram_source": (
             f"estimate: planner memfit for batch {prof.batch} x seq {prof.seq_len}, typical shape")})
     return prof
+
+
+# ---- filled from a training log -----------------------------------------------------------------------------------
+
+LOG_FIELDS = ("model_params", "seq_len", "batch", "tokens_per_step", "run_vram_gb")
+
+
+@dataclass
+class LogOffer:
+    """What a calibrated log says about the user's run, as profile fields, and what could not become one."""
+
+    values: dict[str, Any]
+    vram_source: Optional[str] = None
+    notes: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """'124 M parameters, seq 1024, batch 12, 491 520 tokens per step, 9.9 GiB per run (peak memory)'."""
+        v, bits = self.values, []
+        if "model_params" in v:
+            p = v["model_params"]
+            bits.append(f"{p / 1e9:.3g} B parameters" if p >= 1e9 else f"{p / 1e6:.3g} M parameters")
+        if "seq_len" in v:
+            bits.append(f"seq {v['seq_len']}")
+        if "batch" in v:
+            bits.append(f"batch {v['batch']} per GPU")
+        if "tokens_per_step" in v:
+            bits.append(f"{v['tokens_per_step']:,} tokens per step".replace(",", " "))
+        if "run_vram_gb" in v:
+            bits.append(f"{v['run_vram_gb']:.1f} GiB per run (peak memory the log states)")
+        return ", ".join(bits)
+
+
+def offer_from_log(stated: dict[str, float], log_name: str, given: Optional[dict[str, Optional[float]]] = None
+                   ) -> LogOffer:
+    """Profile fields from the settings a training log states (`LogReading.stated`) and the figures given with it on
+    the command line (`given`: tokens_per_step, seq_len, model_params; they win). A global batch or tokens per step
+    over several processes is turned into one GPU's only when the log says how many processes ran."""
+    s = {k: v for k, v in stated.items() if v}
+    for k, v in (given or {}).items():
+        if v:
+            s[k] = float(v)
+    values: dict[str, Any] = {}
+    notes: list[str] = []
+    procs = s.get("processes")
+    if "model_params" in s:
+        values["model_params"] = float(s["model_params"])
+        if "trainable_params" in s and s["trainable_params"] < s["model_params"]:
+            notes.append(f"only {s['trainable_params'] / 1e6:.3g} M of the parameters are trained (LoRA or frozen "
+                         "layers): the model size is the whole model's, which sets the step's work")
+    if "seq_len" in s:
+        values["seq_len"] = int(round(s["seq_len"]))
+    if "batch" in s:
+        values["batch"] = int(round(s["batch"]))
+    if "tokens_per_step" in s:
+        tps = s["tokens_per_step"] / (procs or 1.0)
+        values["tokens_per_step"] = int(round(tps))
+        if procs and procs > 1:
+            notes.append(f"tokens per step: the log's {s['tokens_per_step']:,.0f} over its {procs:g} processes")
+    if "global_batch" in s and "batch" not in values:
+        notes.append(f"the log's global batch of {s['global_batch']:g} samples is over all GPUs of that run: not "
+                     "stored as your batch (set yours with `planner profile set --batch N`)")
+    vram_source = None
+    if "peak_mem_gib" in s and (procs or 1) == 1:
+        values["run_vram_gb"] = round(float(s["peak_mem_gib"]), 2)
+        vram_source = f"measured: peak memory stated in {Path(log_name).name}"
+    return LogOffer(values, vram_source, notes)
+
+
+def fill_from_log(current: Optional[Profile], offer: LogOffer, today: Optional[date] = None
+                  ) -> tuple[Profile, dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """`current` with the fields it leaves unset filled from the log's offer: (profile, filled, kept), where kept
+    maps each field the profile already had to (the profile's value, the log's value) when they differ. A stored
+    value is never overwritten: `planner profile set` changes it."""
+    filled, kept = {}, {}
+    for k, v in offer.values.items():
+        mine = getattr(current, k) if current is not None else None
+        if mine is None or (k == "run_vram_gb" and (current.run_vram_source or "").startswith("estimate")):
+            filled[k] = v
+        elif mine != v:
+            kept[k] = (mine, v)
+    changes = dict(filled)
+    if "run_vram_gb" in filled:
+        changes["run_vram_source"] = offer.vram_source
+    if "seq_len" in filled and "batch" in filled and "tokens_per_step" not in filled and (
+            current is None or current.tokens_per_step is None):
+        changes["tokens_per_step"] = filled["seq_len"] * filled["batch"]
+        filled["tokens_per_step"] = changes["tokens_per_step"]
+    prof = updated(current, changes, today) if changes else (current or Profile())
+    return prof, filled, kept
+
+
+def profile_from_log(stated: dict[str, float], log_name: str, save: bool,
+                     given: Optional[dict[str, Optional[float]]] = None,
+                     how_to_save: str = "`--save-profile`") -> tuple[str, dict[str, Any]]:
+    """What `planner calibrate` and the web UI say and do with the settings a log states (and the figures given with
+    it): offered, or with `save` filled into the profile's unset fields. (lines to add to the answer, JSON block)."""
+    offer = offer_from_log(stated, log_name, given)
+    block: dict[str, Any] = {"stated": offer.values, "notes": offer.notes, "saved": False}
+    notes = "".join(f"\n  note: {n}" for n in offer.notes)
+    if not offer.values:
+        return ("\n  the log states no model size, sequence length, batch or tokens per step: your profile is unchanged "
+                "(`planner profile set`)" if save else "") + notes, block
+    if not save:
+        return (f"\n  the log states: {offer.describe()}; {how_to_save} fills the unset fields of your profile "
+                f"with them{notes}"), block
+    path, result = profile_path(), {}
+
+    def fill(current: Optional[Profile]) -> Profile:
+        result["prof"], result["filled"], result["kept"] = fill_from_log(current, offer)
+        return result["prof"] if result["filled"] else (current or result["prof"])
+    update_profile(fill)
+    filled, kept = result["filled"], result["kept"]
+    block.update(saved=bool(filled), filled=filled, kept={k: {"profile": a, "log": b} for k, (a, b) in kept.items()},
+                 file=str(path))
+    text = (f"\n  profile: filled {LogOffer(filled).describe()} from the log ({path})"
+            if filled else f"\n  profile: nothing to fill, every field the log states is already set ({path})")
+    text += "".join(f"\n  profile: kept your {k} = {a} (the log says {b}; `planner profile set` changes it)"
+                    for k, (a, b) in kept.items())
+    return text + notes, block
 
 
 # ---- applying it -------------------------------------------------------------------------------------------------

@@ -1,0 +1,72 @@
+"""Atomic, locked JSON files under PLANNER_HOME: one writer at a time, readers never see half a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from planner.errors import InputError
+
+
+def fs_error(path: Path, exc: OSError, what: str) -> InputError:
+    """A file-system failure as one line naming the file and the fix."""
+    why = exc.strerror or str(exc)
+    return InputError(f"cannot write {what} {path}: {why}; check PLANNER_HOME ({path.parent}) is a writable "
+                      "directory with free space")
+
+
+@contextmanager
+def locked(path: Path, what: str, lock_name: str | None = None) -> Iterator[None]:
+    """An exclusive lock on `path` (a lock file beside it, `<name>.lock` unless named, never followed through a
+    symlink) while held; released when the block ends, also on an error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path.parent / (lock_name or f"{path.name}.lock"), flags, 0o600)
+    except OSError as exc:
+        raise fs_error(path, exc, what) from None
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # Windows
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def write_json(path: Path, data: Any, what: str) -> Path:
+    """Write `data` as JSON through a fresh temporary file of our own in the same directory (flushed and synced),
+    then replace: readers never see a half-written file, a crash leaves the old one, and a planted file or symlink
+    at a fixed temporary name is never written through. A file-system error is one line (`fs_error`)."""
+    fd, tmp = -1, ""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fd = -1
+            fh.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = ""
+    except OSError as exc:
+        raise fs_error(path, exc, what) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return path
