@@ -103,7 +103,8 @@ _SPEED = re.compile(r"\b(\d{4})\s*(?:mhz|mt/s)\b|\bddr[345][- ](\d{4})\b|\b(\d{4
 
 def pre(text: str) -> str:
     """A line in the spelling the matcher reads: '16Gx2' -> '2x16GB', '62Gi' -> '62GB', '360mm' keeps '360'."""
-    t = re.sub(r"(\d+)\s*G[Bi]?\s*[x×]\s*(\d+)\b", r"\2x\1GB", text, flags=re.I)
+    t = re.sub(r"\b(\d{4,6})\s*MiB\b", lambda m: f"{round(int(m.group(1)) / 1024)}GB", text)  # nvidia-smi's 24576 MiB
+    t = re.sub(r"(\d+)\s*G[Bi]?\s*[x×]\s*(\d+)\b", r"\2x\1GB", t, flags=re.I)
     t = re.sub(r"(\d+)\s*Gi(?:B)?\b", r"\1GB", t, flags=re.I)
     t = re.sub(r"(\d+)\s*Ti(?:B)\b", r"\1TB", t)
     t = re.sub(r"\b(\d{2,4})mm\b", r"\1mm \1", t, flags=re.I)
@@ -122,6 +123,26 @@ def stated_gb(text: str) -> Optional[float]:
         for num, unit in _SIZE.findall(part):
             return float(num) * (1000 if unit.lower() in ("tb", "tib", "t") else 1)
     return None
+
+
+def stated_vram(text: str) -> Optional[float]:
+    """A GPU line's memory in GB when it states one (24 GB, '20480 MiB' -> 20), else None."""
+    gb = stated_gb(text)
+    return gb if gb is not None and 2 <= gb <= 300 else None
+
+
+# memory totals a machine is built with; an OS report ("62Gi total") sees a little less than what is installed
+_INSTALLED = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+
+
+def installed_gb(text: str) -> Optional[tuple[int, float]]:
+    """(installed GB, reported GiB) for an OS memory report ('60Gi total, 42Gi available' -> (64, 60)): the
+    smallest standard total at or above what the OS sees; an estimate, said as one. None for any other line."""
+    m = re.search(r"\b(\d+(?:\.\d+)?)\s*Gi(?:B)?\s+total\b", text)
+    if not m:
+        return None
+    seen = float(m.group(1))
+    return next((g for g in _INSTALLED if g >= seen), int(seen)), seen
 
 
 def stated_kit(text: str) -> Optional[tuple[int, int]]:
@@ -193,8 +214,14 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
     text, low = row.text, row.text.lower()
     if category == "gpu" and chip:
         c = catalog.chips[chip]
-        return Gpu(id=f"generic-gpu-{_slug(chip)}", name=f"generic {c.name} (board not identified)", brand="generic",
-                   chip=chip, vram_gb=c.vram_gb, source=_source(row) + "; chip figures from data/gpu_chips.csv")
+        vram = stated_vram(text)
+        if vram is None or not c.vram_gb or abs(vram - c.vram_gb) <= 1:
+            return Gpu(id=f"generic-gpu-{_slug(chip)}", name=f"generic {c.name} (board not identified)",
+                       brand="generic", chip=chip, vram_gb=c.vram_gb,
+                       source=_source(row) + "; chip figures from data/gpu_chips.csv")
+        return Gpu(id=f"generic-gpu-{_slug(chip)}-stated-{vram:g}gb", name=f"generic {c.name} with {vram:g} GB as stated "
+                   "(board not identified)", brand="generic", chip=chip, vram_gb=vram,
+                   source=_source(row) + "; memory as the line states, other figures from data/gpu_chips.csv")
     if category == "psu":
         w = stated_watts(text)
         if not w:
@@ -224,6 +251,12 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
         if not gb:
             return None
         gb *= max(row.quantity, 1) if not kit else 1
+        seen = installed_gb(text)
+        if seen:
+            return SimpleNamespace(id=f"generic-memory-{seen[0]}gb", name=f"generic {seen[0]} GB of memory (estimated: "
+                                   f"the OS reports {seen[1]:g} GiB; type and speed not stated)", brand="generic",
+                                   category="memory", capacity_gb=seen[0], source=_source(row), stated_only=True,
+                                   estimate=True)
         ddr = _DDR.search(text)
         speed = _SPEED.search(text)
         speed_v = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
@@ -305,15 +338,23 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
         p, pb = f.part, f.brand
         if p.chip != chip:
             continue
-        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in f.words):
+        # NVIDIA's own board sold under its distributor's name ("PNY RTX A6000": the row names PNY) is that board
+        resold = pb == "nvidia" and qbrand is not None and qbrand != "nvidia" and qbrand in f.words
+        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in f.words) and not resold:
             continue
         need = set(f.need - chip_words)
         have = need & q
         if need - q:
             continue
         extra = board_words - need - {"founders"} if "founders" in need else board_words - need
-        scored.append((len(have) - 0.5 * len(extra), len(have), p, extra))
+        scored.append((len(have) - 0.5 * len(extra) + (1 if resold and not extra else 0),
+                       len(have) + (1 if resold and not extra else 0), p, extra))
     scored.sort(key=lambda s: (-s[0], -s[1]))
+    vram = stated_vram(row.text)
+    chip_vram = catalog.chips[chip].vram_gb
+    odd_vram = vram is not None and bool(chip_vram) and abs(vram - chip_vram) > 1
+    if odd_vram:
+        scored = []  # a 20 GB RTX 3080: no board of the catalog carries it; the chip's figures with the stated memory
     if scored and scored[0][1] > 0 and (qbrand or scored[0][1] >= 2):
         top = scored[0]
         twins = [s for s in scored[1:] if s[0] == top[0] and s[1] == top[1]]
@@ -327,7 +368,7 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
                                                        if top[3] else "")
         return lm
     # the line names a maker's line ("PNY ... XLR8") that exactly one board of that maker and chip carries
-    if qbrand and board_words:
+    if qbrand and board_words and not odd_vram:
         line = [p for p in catalog.by_category("gpu") if p.chip == chip and _part_brand(p) == qbrand
                 and board_words <= set(normalise(p.name))]
         if line and all(_same_specs(line[0], o) for o in line[1:]):
@@ -340,6 +381,10 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
     named = " ".join(sorted(board_words)) or "none"
     lm.note = (f"generic {catalog.chips[chip].name}: the line names no board the catalog holds (board words: {named}); "
                "chip figures only, the card's size is unknown")
+    if lm.part.vram_gb != chip_vram:
+        lm.confidence = 0.6
+        lm.note += (f"; the line states {lm.part.vram_gb:g} GB of memory where the chip's cards have {chip_vram:g} GB "
+                    "(a modified or unlisted board): memory as stated, the rest from the chip")
     lm.candidates = [(p.id, p.name, 0.5) for p in catalog.by_category("gpu") if p.chip == chip][:4]
     return lm
 

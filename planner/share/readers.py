@@ -295,7 +295,9 @@ def _line_part(rest: str) -> tuple[str, str]:
     if inner:
         price = price or inner.group(0).strip(" ()")
         rest = _INNER_PRICE.sub("", rest)
-    rest = re.split(r"\s\|\s", rest, 1)[0]
+    head, *tail = re.split(r"\s\|\s", rest, 1)
+    mib = re.match(r"\s*(\d{3,6})\s*MiB\b", tail[0]) if tail else None  # nvidia-smi: "RTX 3080 | 20480 MiB | driver"
+    rest = head + (f" ({mib.group(1)} MiB)" if mib else "")
     rest = re.split(r"\s+or\s+(?=[A-Z0-9])", rest, 1)[0]
     rest = _BARE_URL.sub("", rest)
     return rest, price
