@@ -136,9 +136,9 @@ def small(tmp_path_factory):
 def test_small_import_counts_and_skip_reasons(small):
     _, _, report, _ = small
     gpu = report.categories["gpu"]
-    assert (gpu.read, gpu.priced, gpu.written, gpu.offers) == (5, 4, 2, 2)
+    assert (gpu.read, gpu.priced, gpu.written, gpu.offers) == (5, 4, 3, 3)  # the 4060 Ti 8 GB chip is known now
     assert gpu.skipped["no price in the snapshot"] == 1
-    assert gpu.skipped["GPU chip not in our chip table"] == 2  # 4060 Ti 8 GB variant and an unknown chipset
+    assert gpu.skipped["GPU chip not in our chip table"] == 1  # an unknown chipset
     assert gpu.details["Radeon RX 9999 ZZ"] == 1
     cpu = report.categories["cpu"]
     assert cpu.written == 5  # the Threadripper 7980X too: sTR5 from its model number
@@ -151,13 +151,13 @@ def test_small_import_counts_and_skip_reasons(small):
     assert report.categories["storage"].written == 3
     assert report.categories["psu"].skipped == {"PSU form factor not modelled (TFX, Flex ATX, ...)": 1}
     assert report.categories["case"].skipped == {"case type does not say which boards fit (HTPC or none)": 1}
-    assert report.total("written") == report.total("offers") == 2 + 5 + 4 + 2 + 3 + 2 + 4 + 3
+    assert report.total("written") == report.total("offers") == 3 + 5 + 4 + 2 + 3 + 2 + 4 + 3
 
 
 def test_ids_come_from_maker_and_model_and_offers_are_usd_listed(small):
     _, out, _, cat = small
     gpus = {p.id: p for p in cat.by_category("gpu")}
-    assert len(gpus) == 2 and all(i.startswith("pcpp-gpu-") and not i[len("pcpp-gpu-"):].isdigit() for i in gpus)
+    assert len(gpus) == 3 and all(i.startswith("pcpp-gpu-") and not i[len("pcpp-gpu-"):].isdigit() for i in gpus)
     first = next(p for p in gpus.values() if "item 0" in p.source)
     assert first.id == "pcpp-gpu-" + slug(first.name)
     offer = cat.offer_for(first.id)
@@ -262,7 +262,7 @@ def test_all_keeps_unpriced_parts_without_offers(tmp_path):
     src = write_dataset(tmp_path / "src")
     report = import_pcpp(src, tmp_path / "out", include_unpriced=True)
     cat = load_catalog(tmp_path / "out")
-    assert report.categories["gpu"].written == 3 and report.categories["gpu"].offers == 2
+    assert report.categories["gpu"].written == 4 and report.categories["gpu"].offers == 3
     assert item(cat, "gpu", 4).chip == "rtx-4090" and cat.offer_for(item(cat, "gpu", 4).id) is None
 
 
@@ -288,7 +288,7 @@ def test_cli_import_json_and_generate(tmp_path):
     res = runner.invoke(app, ["catalog", "import-pcpp", str(src), "--out", str(tmp_path / "cat"), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["totals"]["written"] == 25 and data["currency"] == "USD"
+    assert data["totals"]["written"] == 26 and data["currency"] == "USD"
     assert data["categories"]["cpu"]["skipped"]["no TDP"] == 1
     res = runner.invoke(app, ["catalog", "generate", "--parts", "80", "--out", str(tmp_path / "syn"), "--seed", "4",
                               "--json"])

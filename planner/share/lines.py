@@ -299,6 +299,9 @@ def _chip_of(catalog: Catalog, text: str) -> Optional[str]:
                 continue
             missing = [t for t in core if t not in ts]
             score = 10 * len(cnums) - len(missing)
+            stated = stated_vram(text)
+            if stated is not None and abs(stated - chip.vram_gb) <= 1:
+                score += 5  # "RTX 3080 12GB": the 12 GB chip, not the plain "RTX 3080" alias of the 10 GB one
             if best is None or score > best[0]:
                 best = (score, cid)
     return best[1] if best else None
