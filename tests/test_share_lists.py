@@ -239,3 +239,27 @@ def test_identical_twin_rows_resolve_to_one_said_as_twins(catalog) -> None:
     m = import_build("Case: Corsair 4000D Airflow ATX Mid Tower Case\n", cat).lines[0]
     assert m.part is not None and m.part.id.startswith("case-corsair-4000d-airflow") and m.how == "twin"
     assert "twin" in m.note
+
+
+@pytest.mark.parametrize("category,line,want", [
+    # a name without a model token is named by its maker, a distinctive word and the category's identifying facts
+    ("memory", "Corsair Vengeance 2x48GB DDR5-6000", "mem-corsair-vengeance-ddr5-2x48-6000-cl30"),
+    ("memory", "Corsair Vengeance 96GB", "generic"),  # no speed: the 6000 or 6400 kit, not said
+    ("memory", "Corsair Vengeance 2x48GB DDR5-6600", "generic"),  # another speed: another kit
+    ("storage", "WD Black 4TB HDD", "hdd-wd-black-4tb"),
+    ("storage", "WD Black 4TB", None),  # kind not stated and the maker's line spans HDDs and NVMe SSDs
+    ("storage", "Samsung 870 EVO 1TB hard drive", "generic"),  # the kind disagrees with the SSD row: not it
+    ("case", "Fractal Torrent", "case-fractal-torrent"),
+    ("cooler", "Arctic Liquid Freezer III", None),  # which radiator: not said
+    ("psu", "be quiet! Dark Power 1000W", "generic"),  # Dark Power 12 or 13: the generation is not said
+    ("psu", "be quiet! Dark Power 13 1000W", "psu-bequiet-dark-power-13-1000"),
+    ("cpu", "AMD Ryzen", None), ("motherboard", "ASUS ProArt", None),  # words alone never name a CPU or a board
+])
+def test_identifying_words_and_facts_per_category(catalog, category: str, line: str, want) -> None:
+    m = import_build(f"{category}: {line}\n", catalog).lines[0]
+    if want is None:
+        assert m.part is None, m.part.id
+    elif want == "generic":
+        assert m.generic, (m.part.id if m.part else None)
+    else:
+        assert m.part is not None and m.part.id == want and not m.generic

@@ -400,6 +400,53 @@ _SOCKET_TOKENS = frozenset("am4 am5 lga1700 lga1851 lga1151 lga1150 lga2011 lga2
 _MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano"})
 
 
+# What names a product of a category when its name has no model token (3090, NH-D15, SN850X): its maker and one of its
+# distinctive words, plus these facts stated on the line and agreeing (two distinctive words are enough anywhere).
+# None: words alone never name one (a CPU or a board is named by its model).
+_IDENTIFYING_FACTS: dict[str, Optional[tuple[str, ...]]] = {
+    "memory": ("capacity", "speed"),  # "Corsair Vengeance 2x16GB DDR5-6000": maker + line + capacity + speed
+    "storage": ("capacity", "kind"),  # "WD Black 4TB hard drive"; "WD Black 4TB" alone could be an NVMe SSD
+    "psu": ("watts",),
+    "cooler": ("radiator",),
+    "case": (),  # "Fractal Design Torrent": the maker and the name
+    "cpu": None, "motherboard": None,
+}
+_HDD_WORDS = re.compile(r"\bhdd\b|hard (?:disk|drive)|\brpm\b|3\.5\s*(?:\"|in\b|inch)", re.I)
+_SSD_WORDS = re.compile(r"\bssd\b|\bnvme\b|solid state|\bm\.2\b", re.I)
+
+
+def _line_facts(text: str, category: str) -> dict[str, Any]:
+    """The identifying facts a line states (None when it does not state one)."""
+    gb = stated_gb(text)
+    kit = stated_kit(text)
+    if kit:
+        gb = kit[0] * kit[1]
+    speed = _SPEED.search(text) if category == "memory" else None
+    rad = re.search(r"\b(120|140|240|280|360|420)\s*(?:mm)?\b", text) if category == "cooler" else None
+    return {"capacity": gb if category in ("memory", "storage") else None,
+            "speed": next((int(g) for g in (speed.groups() if speed else ()) if g), None),
+            "watts": stated_watts(text) if category == "psu" else None,
+            "kind": "hdd" if _HDD_WORDS.search(text) else "ssd" if _SSD_WORDS.search(text) else None,
+            "radiator": int(rad.group(1)) if rad else None}
+
+
+def _part_facts(part: Any, category: str) -> dict[str, Any]:
+    ff = str(getattr(part, "form_factor", "") or "")
+    return {"capacity": getattr(part, "capacity_gb", None), "speed": getattr(part, "speed_mts", None),
+            "watts": getattr(part, "wattage_w", None),
+            "kind": ("hdd" if ff == "3.5" else "ssd") if category == "storage" else None,
+            "radiator": getattr(part, "radiator_mm", None)}
+
+
+def _agrees(fact: str, line: Any, part: Any) -> bool:
+    """A fact stated on both sides agrees (capacity within 6 %: 2 TB vs 1.92 TB); unstated on either side: no say."""
+    if line is None or part is None:
+        return True
+    if fact == "capacity":
+        return abs(part - line) <= 0.06 * max(part, line)
+    return line == part
+
+
 def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     lm = LineMatch(row, category)
     text = row.text
@@ -409,12 +456,8 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     if category == "memory":
         qmodels = {t for t in qmodels if not _MEM_SPEC.match(t) and not re.fullmatch(r"\d{4}", t)}  # 6000: a speed
     qbrand = _brand_of(q_tokens)
-    qgb = stated_gb(text)
-    kit = stated_kit(text)
-    if kit:
-        qgb = kit[0] * kit[1]
-    speed = _SPEED.search(text) if category == "memory" else None
-    qspeed = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
+    facts = _line_facts(text, category)
+    identifying = _IDENTIFYING_FACTS.get(category)
     variants = variant_words(category) | _MORE_VARIANTS
     scored = []
     for f in _features(catalog, category):
@@ -427,20 +470,17 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
             continue
         if (pn & variants) != (q & variants):
             continue
-        cap = getattr(p, "capacity_gb", None)
-        if qgb and cap and category in ("storage", "memory") and abs(cap - qgb) > 0.06 * max(cap, qgb):
-            continue
-        if category == "memory" and qspeed and getattr(p, "speed_mts", None) not in (None, qspeed):
-            continue
-        if category == "psu" and (w := stated_watts(text)) and w != p.wattage_w:
-            continue
+        pfacts = _part_facts(p, category)
+        if not all(_agrees(k, facts[k], pfacts[k]) for k in facts):
+            continue  # 2 TB is not the 1 TB row, an HDD line not an SSD, DDR5-6400 not the 6000 kit
         have = need & q
         if need and len(have) / len(need) < 0.5:
             continue
-        spec_kit = category == "memory" and bool(qbrand and qgb and qspeed)  # brand + capacity + speed name a kit
-        named = category in ("case", "memory") and bool(have) and bool(pb) and pb in q  # maker + a name word: "Fractal ... Torrent"
-        if not pmodels and not (digits and have) and len(have) < 2 and not (spec_kit and have) and not named:
-            continue
+        maker_named = bool(pb) and (pb == qbrand or pb in q)
+        by_facts = (identifying is not None and maker_named and bool(have)
+                    and all(facts[k] is not None and pfacts[k] is not None for k in identifying))
+        if not pmodels and not (digits and have) and len(have) < 2 and not by_facts:
+            continue  # the line does not name this product (see _IDENTIFYING_FACTS)
         score = len(have) + 2 * len(pmodels & q) - 0.3 * len(need - q) + 0.1 * len(pn & q)  # ATX 3.1 vs 2.53
         scored.append((round(score, 3), p, need - q))
     scored.sort(key=lambda s: -s[0])
@@ -500,8 +540,10 @@ def _features(catalog: Catalog, category: str) -> list[_Features]:
         models = model_tokens(re.sub(r"\([^)]*\)", " ", p.name))  # a SKU or year in brackets is not required
         if category == "memory":
             models = {t for t in models if not _MEM_SPEC.match(t)}
-        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
-                  if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
+        # a generation number in a name: "Enthoo Pro 2" is not the "Enthoo Pro", "Dark Power 13" not the Dark Power 12
+        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name))
+                   if re.fullmatch(r"\d", t) or (category == "psu" and re.fullmatch(r"\d\d", t) and t != "80")}
+                  if category in ("case", "cooler", "psu") else set())
         out.append(_Features(p, frozenset(models), frozenset(digits), frozenset(normalise(p.name)),
                              frozenset(_distinct(p, category)), _part_brand(p),
                              frozenset(set(normalise(f"{p.brand} {p.name}")) - _STOP)))
