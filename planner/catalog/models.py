@@ -92,7 +92,8 @@ MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EEB", "EATX", "ATX", "mATX", "ITX")  # EEB: SSI-EEB, 12 x 13 in (WRX90 workstation boards)
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
 ARCHITECTURES = (
-    "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
+    "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "gcn4", "rdna2", "rdna3", "rdna4",
+    "cdna3",
 )
 
 
