@@ -263,3 +263,19 @@ def test_identifying_words_and_facts_per_category(catalog, category: str, line: 
         assert m.generic, (m.part.id if m.part else None)
     else:
         assert m.part is not None and m.part.id == want and not m.generic
+
+
+def test_facts_read_from_a_line() -> None:
+    from planner.share.lines import _line_facts, installed_gb, stated_vram
+
+    assert installed_gb("60Gi total, 42Gi available") == (64, 60.0)
+    assert installed_gb("125Gi total, 92Gi available") == (128, 125.0)
+    assert installed_gb("16 GB RAM") is None  # what a person states is taken as stated
+    assert stated_vram("NVIDIA GeForce RTX 3080 (20480 MiB)") == 20
+    assert stated_vram("NVIDIA GeForce RTX 5090 (32607 MiB)") == 32
+    assert stated_vram("PNY RTX 4090 24GB XLR8") == 24 and stated_vram("RTX 3090") is None
+    assert _line_facts("Corsair Vengeance DDR5 96GB 6000", "memory")["speed"] == 6000
+    assert _line_facts("Corsair Vengeance DDR5 96GB", "memory")["speed"] is None
+    assert _line_facts('WD Blue 1TB 3.5" 7200RPM', "storage")["kind"] == "hdd"
+    assert _line_facts("Kingston NV2 1 TB M.2-2280 NVME", "storage")["kind"] == "ssd"
+    assert _line_facts("Arctic Liquid Freezer III 360", "cooler")["radiator"] == 360

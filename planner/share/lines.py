@@ -422,9 +422,13 @@ def _line_facts(text: str, category: str) -> dict[str, Any]:
     if kit:
         gb = kit[0] * kit[1]
     speed = _SPEED.search(text) if category == "memory" else None
+    mts = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
+    if category == "memory" and mts is None and re.search(r"\bddr[45]\b", text, re.I):  # "DDR5 96GB 6000"
+        bare = [int(n) for n in re.findall(r"(?<![\d.])(\d{4})(?![\d.])", text) if 1600 <= int(n) <= 9600]
+        mts = bare[0] if len(bare) == 1 else None
     rad = re.search(r"\b(120|140|240|280|360|420)\s*(?:mm)?\b", text) if category == "cooler" else None
     return {"capacity": gb if category in ("memory", "storage") else None,
-            "speed": next((int(g) for g in (speed.groups() if speed else ()) if g), None),
+            "speed": mts,
             "watts": stated_watts(text) if category == "psu" else None,
             "kind": "hdd" if _HDD_WORDS.search(text) else "ssd" if _SSD_WORDS.search(text) else None,
             "radiator": int(rad.group(1)) if rad else None}
