@@ -219,7 +219,9 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
             return Gpu(id=f"generic-gpu-{_slug(chip)}", name=f"generic {c.name} (board not identified)",
                        brand="generic", chip=chip, vram_gb=c.vram_gb,
                        source=_source(row) + "; chip figures from data/gpu_chips.csv")
-        return Gpu(id=f"generic-gpu-{_slug(chip)}-stated-{vram:g}gb", name=f"generic {c.name} with {vram:g} GB as stated "
+        bare = re.sub(r"\s*\(\d+\s*GB\)|\s+\d+\s*GB$", "", c.name)  # "GeForce RTX 3080 (10GB)" -> "GeForce RTX 3080"
+        base = re.sub(r"-\d+gb$", "", chip)
+        return Gpu(id=f"generic-gpu-{base}-{vram:g}gb", name=f"generic {bare} with {vram:g} GB as stated "
                    "(board not identified)", brand="generic", chip=chip, vram_gb=vram,
                    source=_source(row) + "; memory as the line states, other figures from data/gpu_chips.csv")
     if category == "psu":
