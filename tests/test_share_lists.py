@@ -279,3 +279,13 @@ def test_facts_read_from_a_line() -> None:
     assert _line_facts('WD Blue 1TB 3.5" 7200RPM', "storage")["kind"] == "hdd"
     assert _line_facts("Kingston NV2 1 TB M.2-2280 NVME", "storage")["kind"] == "ssd"
     assert _line_facts("Arctic Liquid Freezer III 360", "cooler")["radiator"] == 360
+
+
+@pytest.mark.parametrize("category,line", [
+    ("motherboard", "ASUS PRIME X299-A II"),  # the catalog holds the PRIME X299-A: another board
+    ("motherboard", "Asus ROG Zenith Extreme Alpha"),  # the sTR4 board, not the Zenith II (sTRX4)
+    ("cooler", "Arctic Liquid Freezer 360"),  # II or III: the generation is not said
+])
+def test_a_generation_numeral_on_one_side_only_is_another_product(catalog, category: str, line: str) -> None:
+    m = import_build(f"{category}: {line}\n", catalog).lines[0]
+    assert m.part is None or m.generic, m.part.id

@@ -399,7 +399,7 @@ _MEM_SPEC = re.compile(r"^\d{4}$")
 _SOCKET_TOKENS = frozenset("am4 am5 lga1700 lga1851 lga1151 lga1150 lga2011 lga2066 str4 strx4 swrx8 str5 sp3 sp5 tr4 "
                            "tr5 sp6".split())
 # words that make another product when on one side only, beyond catalog.match's (O11 Dynamic EVO vs EVO XL)
-_MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano"})
+_MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano", "ii", "iii", "iv"})  # II: a generation
 
 
 # What names a product of a category when its name has no model token (3090, NH-D15, SN850X): its maker and one of its
