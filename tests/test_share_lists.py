@@ -253,6 +253,8 @@ def test_identical_twin_rows_resolve_to_one_said_as_twins(catalog) -> None:
     ("cooler", "Arctic Liquid Freezer III", None),  # which radiator: not said
     ("psu", "be quiet! Dark Power 1000W", "generic"),  # Dark Power 12 or 13: the generation is not said
     ("psu", "be quiet! Dark Power 13 1000W", "psu-bequiet-dark-power-13-1000"),
+    ("psu", "be quiet! Pure Power 12M 850W", "psu-bequiet-pure-power-12m-850"),  # the row spells it "12 M"
+    ("psu", "be quiet! Pure Power 12M 1000W", "generic"),  # no 1000 W unit of that line in the catalog
     ("cpu", "AMD Ryzen", None), ("motherboard", "ASUS ProArt", None),  # words alone never name a CPU or a board
 ])
 def test_identifying_words_and_facts_per_category(catalog, category: str, line: str, want) -> None:

@@ -461,6 +461,10 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     qmodels = model_tokens(text)
     if category == "memory":
         qmodels = {t for t in qmodels if not _MEM_SPEC.match(t) and not re.fullmatch(r"\d{4}", t)}  # 6000: a speed
+    if category in ("psu", "case", "cooler"):  # "Pure Power 12M" is the "Pure Power 12 M": a generation and a letter
+        joined = {t for t in q if re.fullmatch(r"\d{1,2}[a-z]", t)}
+        q |= {t[:-1] for t in joined} | {t[-1] for t in joined}
+        qmodels -= joined
     qbrand = _brand_of(q_tokens)
     facts = _line_facts(text, category)
     identifying = _IDENTIFYING_FACTS.get(category)
