@@ -64,7 +64,6 @@ def test_markup_in_a_part_name_prints_as_itself(catalog_copy, monkeypatch):
     assert "Evil[/]" in flat and "[link=http://evil.example]card[/link]" in flat
 
 
-@pytest.mark.xfail(reason='the posted-list readers (issue 38) read this one-row table as plain lines, so the item is not echoed; escaping itself is covered by the list tests; to re-check after merge', strict=False)
 def test_markup_in_a_pasted_markdown_item(tmp_path):
     md = tmp_path / "list.md"
     md.write_text("Type|Item|Price\n:----|:----|:----\n**CPU** | Foo [/] bar | EUR 1.00\n", encoding="utf-8")

@@ -136,29 +136,28 @@ def small(tmp_path_factory):
 def test_small_import_counts_and_skip_reasons(small):
     _, _, report, _ = small
     gpu = report.categories["gpu"]
-    assert (gpu.read, gpu.priced, gpu.written, gpu.offers) == (5, 4, 2, 2)
+    assert (gpu.read, gpu.priced, gpu.written, gpu.offers) == (5, 4, 3, 3)  # the 4060 Ti 8 GB chip is known now
     assert gpu.skipped["no price in the snapshot"] == 1
-    assert gpu.skipped["GPU chip not in our chip table"] == 2  # 4060 Ti 8 GB variant and an unknown chipset
+    assert gpu.skipped["GPU chip not in our chip table"] == 1  # an unknown chipset
     assert gpu.details["Radeon RX 9999 ZZ"] == 1
     cpu = report.categories["cpu"]
-    assert cpu.written == 4
-    assert cpu.skipped == {"socket not derivable from the microarchitecture": 1,
-                           "workstation/server CPU (socket not derivable)": 1, "no TDP": 1}
+    assert cpu.written == 5  # the Threadripper 7980X too: sTR5 from its model number
+    assert cpu.skipped == {"socket not derivable from the microarchitecture": 1, "no TDP": 1}
     mb = report.categories["motherboard"]
     assert mb.written == 4 and mb.skipped["LGA1700 board whose name does not say DDR4 or DDR5"] == 1
-    assert mb.skipped["socket not modelled (not AM4/AM5/LGA1700/LGA1851)"] == 1
+    assert mb.skipped["LGA1151 board whose name does not give its chipset (100/200 and 300 series take different CPUs)"] == 1
     assert mb.skipped["board form factor not modelled"] == 1
     assert report.categories["memory"].written == 2 and sum(report.categories["memory"].skipped.values()) == 3
     assert report.categories["storage"].written == 3
     assert report.categories["psu"].skipped == {"PSU form factor not modelled (TFX, Flex ATX, ...)": 1}
     assert report.categories["case"].skipped == {"case type does not say which boards fit (HTPC or none)": 1}
-    assert report.total("written") == report.total("offers") == 2 + 4 + 4 + 2 + 3 + 2 + 4 + 3
+    assert report.total("written") == report.total("offers") == 3 + 5 + 4 + 2 + 3 + 2 + 4 + 3
 
 
 def test_ids_come_from_maker_and_model_and_offers_are_usd_listed(small):
     _, out, _, cat = small
     gpus = {p.id: p for p in cat.by_category("gpu")}
-    assert len(gpus) == 2 and all(i.startswith("pcpp-gpu-") and not i[len("pcpp-gpu-"):].isdigit() for i in gpus)
+    assert len(gpus) == 3 and all(i.startswith("pcpp-gpu-") and not i[len("pcpp-gpu-"):].isdigit() for i in gpus)
     first = next(p for p in gpus.values() if "item 0" in p.source)
     assert first.id == "pcpp-gpu-" + slug(first.name)
     offer = cat.offer_for(first.id)
@@ -263,7 +262,7 @@ def test_all_keeps_unpriced_parts_without_offers(tmp_path):
     src = write_dataset(tmp_path / "src")
     report = import_pcpp(src, tmp_path / "out", include_unpriced=True)
     cat = load_catalog(tmp_path / "out")
-    assert report.categories["gpu"].written == 3 and report.categories["gpu"].offers == 2
+    assert report.categories["gpu"].written == 4 and report.categories["gpu"].offers == 3
     assert item(cat, "gpu", 4).chip == "rtx-4090" and cat.offer_for(item(cat, "gpu", 4).id) is None
 
 
@@ -289,7 +288,7 @@ def test_cli_import_json_and_generate(tmp_path):
     res = runner.invoke(app, ["catalog", "import-pcpp", str(src), "--out", str(tmp_path / "cat"), "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert data["totals"]["written"] == 24 and data["currency"] == "USD"
+    assert data["totals"]["written"] == 26 and data["currency"] == "USD"
     assert data["categories"]["cpu"]["skipped"]["no TDP"] == 1
     res = runner.invoke(app, ["catalog", "generate", "--parts", "80", "--out", str(tmp_path / "syn"), "--seed", "4",
                               "--json"])
@@ -464,3 +463,48 @@ def test_older_desktop_generations_get_their_socket(name: str, arch: str, socket
     mapped = M.map_cpu(rec)
     assert mapped.row["socket"] == socket and mapped.row["threads"] == 6  # threads unknown: the lower bound
     assert any("lower bound" in n for n in mapped.notes)
+
+
+@pytest.mark.parametrize("name,socket,platform", [
+    ("AMD Threadripper 1950X", "sTR4", None), ("AMD Threadripper 2990WX", "sTR4", None),
+    ("AMD Threadripper 3990X", "sTRX4", None), ("AMD Ryzen Threadripper PRO 5975WX", "sWRX8", None),
+    ("AMD Ryzen Threadripper 7980X", "sTR5", "threadripper"), ("AMD Threadripper PRO 9995WX", "sTR5", "threadripper-pro"),
+])
+def test_threadrippers_get_their_socket_from_the_model_number(name: str, socket: str, platform) -> None:
+    from planner.catalog.importers import pcpp_map as M
+
+    mapped = M.map_cpu({"name": name, "core_count": 16, "microarchitecture": "Zen+", "tdp": 180})
+    assert mapped.row["socket"] == socket and mapped.row.get("platform") == platform
+    assert mapped.row["threads"] == 32 and mapped.row["memory_types"] == (["DDR5"] if socket == "sTR5" else ["DDR4"])
+
+
+@pytest.mark.parametrize("rec,socket,platforms", [
+    ({"name": "Asus ROG ZENITH EXTREME ALPHA X399", "socket": "sTR4"}, "sTR4", ""),
+    ({"name": "Gigabyte TRX40 AORUS MASTER", "socket": "sTRX4"}, "sTRX4", ""),
+    ({"name": "Asus X99-E WS/USB 3.1", "socket": "LGA2011-3"}, "LGA2011-3", ""),
+    ({"name": "Asus WS X299 SAGE", "socket": "LGA2066"}, "LGA2066", ""),
+    ({"name": "Asus ROG STRIX Z270-E GAMING", "socket": "LGA1151"}, "LGA1151", "LGA1151-skylake-kaby"),
+    ({"name": "MSI Z390-A PRO", "socket": "LGA1151"}, "LGA1151", "LGA1151-coffee-lake"),
+    ({"name": "Asus X99-E-10G WS", "socket": "LGA2011-3 Narrow"}, "LGA2011-3", ""),
+])
+def test_older_platform_boards_are_imported_with_ddr4_and_their_platform(rec: dict, socket: str, platforms: str) -> None:
+    from planner.catalog.importers import pcpp_map as M
+
+    mapped = M.map_motherboard({**rec, "form_factor": "ATX", "memory_slots": 8, "max_memory": 128})
+    assert mapped.row["socket"] == socket and mapped.row["memory_type"] == "DDR4"
+    assert mapped.row.get("cpu_platforms", "") == platforms
+
+
+def test_a_skylake_cpu_on_a_coffee_lake_board_is_flagged() -> None:
+    """Same LGA1151 socket, different platforms: the checker says so (the rule the solver uses too)."""
+    from planner.catalog.load import load_catalog
+    from planner.catalog.models import Cpu, Motherboard
+    from planner.compat.checker import check_parts
+
+    cpu = Cpu(id="cpu-i7-7700k", name="Intel Core i7-7700K", brand="Intel", source="test", socket="LGA1151", cores=4,
+              threads=8, base_power_w=91, memory_types="DDR4", platform="LGA1151-skylake-kaby")
+    board = Motherboard(id="mb-z390", name="MSI Z390-A PRO", brand="MSI", source="test", socket="LGA1151",
+                        chipset="Z390", form_factor="ATX", memory_type="DDR4", dimm_slots=4,
+                        cpu_platforms="LGA1151-coffee-lake")
+    found = [f for f in check_parts(load_catalog(), [cpu, board]).findings if f.rule == "cpu_platform"]
+    assert found and "Coffee Lake" in found[0].message

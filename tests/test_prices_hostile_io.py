@@ -250,7 +250,6 @@ def test_confirm_huge_id(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "99999999999999999999999" in res.output and len(res.output.strip().splitlines()) == 1
 
 
-@pytest.mark.xfail(reason='same as test_hostile_cli markup: the one-row pasted table is read as lines after the issue 38 readers; to re-check after merge', strict=False)
 def test_markup_in_user_and_page_text(tmp_path: Path) -> None:
     db = tmp_path / "p.sqlite"
     with PriceStore(db, shop_currency={}) as s:

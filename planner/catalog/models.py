@@ -61,7 +61,10 @@ SOCKET_PLATFORMS: dict[str, tuple[str, ...]] = {
     "AM4": ("AM4",), "AM5": ("AM5",), "LGA1700": ("LGA1700",), "LGA1851": ("LGA1851",),
     "sTR5": ("threadripper", "threadripper-pro"),
     "sTR4": ("sTR4",), "sTRX4": ("sTRX4",), "sWRX8": ("sWRX8",), "LGA2011-3": ("LGA2011-3",),
-    "LGA2066": ("LGA2066",), "LGA1151": ("LGA1151",), "SP3": ("SP3",),
+    "LGA2066": ("LGA2066",), "SP3": ("SP3",),
+    # one socket, two platforms that do not mix: Skylake/Kaby Lake CPUs on 100/200-series boards, Coffee Lake (8th/9th
+    # gen) on 300-series boards (Intel's chipset support lists; the pins differ in use, not in count)
+    "LGA1151": ("LGA1151-skylake-kaby", "LGA1151-coffee-lake"),
 }
 PLATFORMS: tuple[str, ...] = tuple(dict.fromkeys(p for ps in SOCKET_PLATFORMS.values() for p in ps))
 
@@ -89,7 +92,8 @@ MEMORY_TYPES = ("DDR4", "DDR5", "DDR5-RDIMM")
 FORM_FACTORS = ("EEB", "EATX", "ATX", "mATX", "ITX")  # EEB: SSI-EEB, 12 x 13 in (WRX90 workstation boards)
 # A case that takes a larger board also takes the smaller ones (same mounting holes): smaller index = larger.
 ARCHITECTURES = (
-    "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna2", "rdna3", "rdna4", "cdna3",
+    "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "gcn4", "rdna2", "rdna3", "rdna4",
+    "cdna3",
 )
 
 

@@ -122,12 +122,14 @@ def history_cmd(
     if not rows:
         console.print(f"no price observed for {part}", markup=False, highlight=False)
         return
-    t = Table("#", "observed (UTC)", "kind", "retailer", "price", "stock", "status", "route")
+    routes = any(o.route for o in rows)  # no route column when no row came through one (it would crowd the shop out)
+    t = Table("#", "observed (UTC)", "kind", "retailer", "price", "stock", "status", *(["route"] if routes else []))
+    t.columns[3].min_width = min(max(len(o.retailer) for o in rows), 24)  # a shop's name whole on an 80-column console
     for o in rows:
         stock = {True: "yes", False: "no", None: "?"}[o.in_stock]
         status = Text(o.status) if o.status == "trusted" else Text.assemble((o.status, "yellow"), f" ({o.reason})")
         t.add_row(str(o.id), o.observed_at.strftime("%Y-%m-%d %H:%M"), o.kind, Text(o.retailer), f"{o.price} {o.currency}",
-                  stock, status, Text(o.route or ""))
+                  stock, status, *([Text(o.route or "")] if routes else []))
     console.print(t)
 
 

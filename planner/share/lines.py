@@ -103,7 +103,8 @@ _SPEED = re.compile(r"\b(\d{4})\s*(?:mhz|mt/s)\b|\bddr[345][- ](\d{4})\b|\b(\d{4
 
 def pre(text: str) -> str:
     """A line in the spelling the matcher reads: '16Gx2' -> '2x16GB', '62Gi' -> '62GB', '360mm' keeps '360'."""
-    t = re.sub(r"(\d+)\s*G[Bi]?\s*[x×]\s*(\d+)\b", r"\2x\1GB", text, flags=re.I)
+    t = re.sub(r"\b(\d{4,6})\s*MiB\b", lambda m: f"{round(int(m.group(1)) / 1024)}GB", text)  # nvidia-smi's 24576 MiB
+    t = re.sub(r"(\d+)\s*G[Bi]?\s*[x×]\s*(\d+)\b", r"\2x\1GB", t, flags=re.I)
     t = re.sub(r"(\d+)\s*Gi(?:B)?\b", r"\1GB", t, flags=re.I)
     t = re.sub(r"(\d+)\s*Ti(?:B)\b", r"\1TB", t)
     t = re.sub(r"\b(\d{2,4})mm\b", r"\1mm \1", t, flags=re.I)
@@ -122,6 +123,26 @@ def stated_gb(text: str) -> Optional[float]:
         for num, unit in _SIZE.findall(part):
             return float(num) * (1000 if unit.lower() in ("tb", "tib", "t") else 1)
     return None
+
+
+def stated_vram(text: str) -> Optional[float]:
+    """A GPU line's memory in GB when it states one (24 GB, '20480 MiB' -> 20), else None."""
+    gb = stated_gb(text)
+    return gb if gb is not None and 2 <= gb <= 300 else None
+
+
+# memory totals a machine is built with; an OS report ("62Gi total") sees a little less than what is installed
+_INSTALLED = (2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+
+
+def installed_gb(text: str) -> Optional[tuple[int, float]]:
+    """(installed GB, reported GiB) for an OS memory report ('60Gi total, 42Gi available' -> (64, 60)): the
+    smallest standard total at or above what the OS sees; an estimate, said as one. None for any other line."""
+    m = re.search(r"\b(\d+(?:\.\d+)?)\s*Gi(?:B)?\s+total\b", text)
+    if not m:
+        return None
+    seen = float(m.group(1))
+    return next((g for g in _INSTALLED if g >= seen), int(seen)), seen
 
 
 def stated_kit(text: str) -> Optional[tuple[int, int]]:
@@ -193,8 +214,16 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
     text, low = row.text, row.text.lower()
     if category == "gpu" and chip:
         c = catalog.chips[chip]
-        return Gpu(id=f"generic-gpu-{_slug(chip)}", name=f"generic {c.name} (board not identified)", brand="generic",
-                   chip=chip, vram_gb=c.vram_gb, source=_source(row) + "; chip figures from data/gpu_chips.csv")
+        vram = stated_vram(text)
+        if vram is None or not c.vram_gb or abs(vram - c.vram_gb) <= 1:
+            return Gpu(id=f"generic-gpu-{_slug(chip)}", name=f"generic {c.name} (board not identified)",
+                       brand="generic", chip=chip, vram_gb=c.vram_gb,
+                       source=_source(row) + "; chip figures from data/gpu_chips.csv")
+        bare = re.sub(r"\s*\(\d+\s*GB\)|\s+\d+\s*GB$", "", c.name)  # "GeForce RTX 3080 (10GB)" -> "GeForce RTX 3080"
+        base = re.sub(r"-\d+gb$", "", chip)
+        return Gpu(id=f"generic-gpu-{base}-{vram:g}gb", name=f"generic {bare} with {vram:g} GB as stated "
+                   "(board not identified)", brand="generic", chip=chip, vram_gb=vram,
+                   source=_source(row) + "; memory as the line states, other figures from data/gpu_chips.csv")
     if category == "psu":
         w = stated_watts(text)
         if not w:
@@ -224,6 +253,12 @@ def stand_in(catalog: Catalog, row: Row, category: str, chip: Optional[str] = No
         if not gb:
             return None
         gb *= max(row.quantity, 1) if not kit else 1
+        seen = installed_gb(text)
+        if seen:
+            return SimpleNamespace(id=f"generic-memory-{seen[0]}gb", name=f"generic {seen[0]} GB of memory (estimated: "
+                                   f"the OS reports {seen[1]:g} GiB; type and speed not stated)", brand="generic",
+                                   category="memory", capacity_gb=seen[0], source=_source(row), stated_only=True,
+                                   estimate=True)
         ddr = _DDR.search(text)
         speed = _SPEED.search(text)
         speed_v = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
@@ -266,6 +301,9 @@ def _chip_of(catalog: Catalog, text: str) -> Optional[str]:
                 continue
             missing = [t for t in core if t not in ts]
             score = 10 * len(cnums) - len(missing)
+            stated = stated_vram(text)
+            if stated is not None and abs(stated - chip.vram_gb) <= 1:
+                score += 5  # "RTX 3080 12GB": the 12 GB chip, not the plain "RTX 3080" alias of the 10 GB one
             if best is None or score > best[0]:
                 best = (score, cid)
     return best[1] if best else None
@@ -305,15 +343,23 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
         p, pb = f.part, f.brand
         if p.chip != chip:
             continue
-        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in f.words):
+        # NVIDIA's own board sold under its distributor's name ("PNY RTX A6000": the row names PNY) is that board
+        resold = pb == "nvidia" and qbrand is not None and qbrand != "nvidia" and qbrand in f.words
+        if qbrand and pb != qbrand and not (qbrand == "nvidia" and "founders" in f.words) and not resold:
             continue
         need = set(f.need - chip_words)
         have = need & q
         if need - q:
             continue
         extra = board_words - need - {"founders"} if "founders" in need else board_words - need
-        scored.append((len(have) - 0.5 * len(extra), len(have), p, extra))
+        scored.append((len(have) - 0.5 * len(extra) + (1 if resold and not extra else 0),
+                       len(have) + (1 if resold and not extra else 0), p, extra))
     scored.sort(key=lambda s: (-s[0], -s[1]))
+    vram = stated_vram(row.text)
+    chip_vram = catalog.chips[chip].vram_gb
+    odd_vram = vram is not None and bool(chip_vram) and abs(vram - chip_vram) > 1
+    if odd_vram:
+        scored = []  # a 20 GB RTX 3080: no board of the catalog carries it; the chip's figures with the stated memory
     if scored and scored[0][1] > 0 and (qbrand or scored[0][1] >= 2):
         top = scored[0]
         twins = [s for s in scored[1:] if s[0] == top[0] and s[1] == top[1]]
@@ -327,7 +373,7 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
                                                        if top[3] else "")
         return lm
     # the line names a maker's line ("PNY ... XLR8") that exactly one board of that maker and chip carries
-    if qbrand and board_words:
+    if qbrand and board_words and not odd_vram:
         line = [p for p in catalog.by_category("gpu") if p.chip == chip and _part_brand(p) == qbrand
                 and board_words <= set(normalise(p.name))]
         if line and all(_same_specs(line[0], o) for o in line[1:]):
@@ -340,6 +386,10 @@ def _gpu(catalog: Catalog, row: Row) -> LineMatch:
     named = " ".join(sorted(board_words)) or "none"
     lm.note = (f"generic {catalog.chips[chip].name}: the line names no board the catalog holds (board words: {named}); "
                "chip figures only, the card's size is unknown")
+    if lm.part.vram_gb != chip_vram:
+        lm.confidence = 0.6
+        lm.note += (f"; the line states {lm.part.vram_gb:g} GB of memory where the chip's cards have {chip_vram:g} GB "
+                    "(a modified or unlisted board): memory as stated, the rest from the chip")
     lm.candidates = [(p.id, p.name, 0.5) for p in catalog.by_category("gpu") if p.chip == chip][:4]
     return lm
 
@@ -349,7 +399,58 @@ _MEM_SPEC = re.compile(r"^\d{4}$")
 _SOCKET_TOKENS = frozenset("am4 am5 lga1700 lga1851 lga1151 lga1150 lga2011 lga2066 str4 strx4 swrx8 str5 sp3 sp5 tr4 "
                            "tr5 sp6".split())
 # words that make another product when on one side only, beyond catalog.match's (O11 Dynamic EVO vs EVO XL)
-_MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano"})
+_MORE_VARIANTS = frozenset({"xl", "compact", "server", "air", "mini", "elite", "nano", "ii", "iii", "iv"})  # II: a generation
+
+
+# What names a product of a category when its name has no model token (3090, NH-D15, SN850X): its maker and one of its
+# distinctive words, plus these facts stated on the line and agreeing (two distinctive words are enough anywhere).
+# None: words alone never name one (a CPU or a board is named by its model).
+_IDENTIFYING_FACTS: dict[str, Optional[tuple[str, ...]]] = {
+    "memory": ("capacity", "speed"),  # "Corsair Vengeance 2x16GB DDR5-6000": maker + line + capacity + speed
+    "storage": ("capacity", "kind"),  # "WD Black 4TB hard drive"; "WD Black 4TB" alone could be an NVMe SSD
+    "psu": ("watts",),
+    "cooler": ("radiator",),
+    "case": (),  # "Fractal Design Torrent": the maker and the name
+    "cpu": None, "motherboard": None,
+}
+_HDD_WORDS = re.compile(r"\bhdd\b|hard (?:disk|drive)|\brpm\b|3\.5\s*(?:\"|in\b|inch)", re.I)
+_SSD_WORDS = re.compile(r"\bssd\b|\bnvme\b|solid state|\bm\.2\b", re.I)
+
+
+def _line_facts(text: str, category: str) -> dict[str, Any]:
+    """The identifying facts a line states (None when it does not state one)."""
+    gb = stated_gb(text)
+    kit = stated_kit(text)
+    if kit:
+        gb = kit[0] * kit[1]
+    speed = _SPEED.search(text) if category == "memory" else None
+    mts = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
+    if category == "memory" and mts is None and re.search(r"\bddr[45]\b", text, re.I):  # "DDR5 96GB 6000"
+        bare = [int(n) for n in re.findall(r"(?<![\d.])(\d{4})(?![\d.])", text) if 1600 <= int(n) <= 9600]
+        mts = bare[0] if len(bare) == 1 else None
+    rad = re.search(r"\b(120|140|240|280|360|420)\s*(?:mm)?\b", text) if category == "cooler" else None
+    return {"capacity": gb if category in ("memory", "storage") else None,
+            "speed": mts,
+            "watts": stated_watts(text) if category == "psu" else None,
+            "kind": "hdd" if _HDD_WORDS.search(text) else "ssd" if _SSD_WORDS.search(text) else None,
+            "radiator": int(rad.group(1)) if rad else None}
+
+
+def _part_facts(part: Any, category: str) -> dict[str, Any]:
+    ff = str(getattr(part, "form_factor", "") or "")
+    return {"capacity": getattr(part, "capacity_gb", None), "speed": getattr(part, "speed_mts", None),
+            "watts": getattr(part, "wattage_w", None),
+            "kind": ("hdd" if ff == "3.5" else "ssd") if category == "storage" else None,
+            "radiator": getattr(part, "radiator_mm", None)}
+
+
+def _agrees(fact: str, line: Any, part: Any) -> bool:
+    """A fact stated on both sides agrees (capacity within 6 %: 2 TB vs 1.92 TB); unstated on either side: no say."""
+    if line is None or part is None:
+        return True
+    if fact == "capacity":
+        return abs(part - line) <= 0.06 * max(part, line)
+    return line == part
 
 
 def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
@@ -360,13 +461,13 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
     qmodels = model_tokens(text)
     if category == "memory":
         qmodels = {t for t in qmodels if not _MEM_SPEC.match(t) and not re.fullmatch(r"\d{4}", t)}  # 6000: a speed
+    if category in ("psu", "case", "cooler"):  # "Pure Power 12M" is the "Pure Power 12 M": a generation and a letter
+        joined = {t for t in q if re.fullmatch(r"\d{1,2}[a-z]", t)}
+        q |= {t[:-1] for t in joined} | {t[-1] for t in joined}
+        qmodels -= joined
     qbrand = _brand_of(q_tokens)
-    qgb = stated_gb(text)
-    kit = stated_kit(text)
-    if kit:
-        qgb = kit[0] * kit[1]
-    speed = _SPEED.search(text) if category == "memory" else None
-    qspeed = next((int(g) for g in (speed.groups() if speed else ()) if g), None)
+    facts = _line_facts(text, category)
+    identifying = _IDENTIFYING_FACTS.get(category)
     variants = variant_words(category) | _MORE_VARIANTS
     scored = []
     for f in _features(catalog, category):
@@ -379,20 +480,17 @@ def _other(catalog: Catalog, row: Row, category: str) -> LineMatch:
             continue
         if (pn & variants) != (q & variants):
             continue
-        cap = getattr(p, "capacity_gb", None)
-        if qgb and cap and category in ("storage", "memory") and abs(cap - qgb) > 0.06 * max(cap, qgb):
-            continue
-        if category == "memory" and qspeed and getattr(p, "speed_mts", None) not in (None, qspeed):
-            continue
-        if category == "psu" and (w := stated_watts(text)) and w != p.wattage_w:
-            continue
+        pfacts = _part_facts(p, category)
+        if not all(_agrees(k, facts[k], pfacts[k]) for k in facts):
+            continue  # 2 TB is not the 1 TB row, an HDD line not an SSD, DDR5-6400 not the 6000 kit
         have = need & q
         if need and len(have) / len(need) < 0.5:
             continue
-        spec_kit = category == "memory" and bool(qbrand and qgb and qspeed)  # brand + capacity + speed name a kit
-        named = category in ("case", "memory") and bool(have) and bool(pb) and pb in q  # maker + a name word: "Fractal ... Torrent"
-        if not pmodels and not (digits and have) and len(have) < 2 and not (spec_kit and have) and not named:
-            continue
+        maker_named = bool(pb) and (pb == qbrand or pb in q)
+        by_facts = (identifying is not None and maker_named and bool(have)
+                    and all(facts[k] is not None and pfacts[k] is not None for k in identifying))
+        if not pmodels and not (digits and have) and len(have) < 2 and not by_facts:
+            continue  # the line does not name this product (see _IDENTIFYING_FACTS)
         score = len(have) + 2 * len(pmodels & q) - 0.3 * len(need - q) + 0.1 * len(pn & q)  # ATX 3.1 vs 2.53
         scored.append((round(score, 3), p, need - q))
     scored.sort(key=lambda s: -s[0])
@@ -452,8 +550,10 @@ def _features(catalog: Catalog, category: str) -> list[_Features]:
         models = model_tokens(re.sub(r"\([^)]*\)", " ", p.name))  # a SKU or year in brackets is not required
         if category == "memory":
             models = {t for t in models if not _MEM_SPEC.match(t)}
-        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name)) if re.fullmatch(r"\d", t)}
-                  if category in ("case", "cooler") else set())  # "Enthoo Pro 2" is not the "Enthoo Pro"
+        # a generation number in a name: "Enthoo Pro 2" is not the "Enthoo Pro", "Dark Power 13" not the Dark Power 12
+        digits = ({t for t in normalise(re.sub(r"\([^)]*\)", " ", p.name))
+                   if re.fullmatch(r"\d", t) or (category == "psu" and re.fullmatch(r"\d\d", t) and t != "80")}
+                  if category in ("case", "cooler", "psu") else set())
         out.append(_Features(p, frozenset(models), frozenset(digits), frozenset(normalise(p.name)),
                              frozenset(_distinct(p, category)), _part_brand(p),
                              frozenset(set(normalise(f"{p.brand} {p.name}")) - _STOP)))

@@ -295,7 +295,9 @@ def _line_part(rest: str) -> tuple[str, str]:
     if inner:
         price = price or inner.group(0).strip(" ()")
         rest = _INNER_PRICE.sub("", rest)
-    rest = re.split(r"\s\|\s", rest, 1)[0]
+    head, *tail = re.split(r"\s\|\s", rest, 1)
+    mib = re.match(r"\s*(\d{3,6})\s*MiB\b", tail[0]) if tail else None  # nvidia-smi: "RTX 3080 | 20480 MiB | driver"
+    rest = head + (f" ({mib.group(1)} MiB)" if mib else "")
     rest = re.split(r"\s+or\s+(?=[A-Z0-9])", rest, 1)[0]
     rest = _BARE_URL.sub("", rest)
     return rest, price
@@ -318,6 +320,11 @@ def sniff(text: str) -> str:
     return "lines"
 
 
+def _has_header(text: str) -> bool:
+    """A pipe row naming the columns (Type | Item | Price): a table, even with one part row."""
+    return any(ln.count("|") and _columns(_pipe_cells(ln)) is not None for ln in text.splitlines()[:50])
+
+
 READERS = {"html": read_html_table, "markdown": read_markdown_table, "lines": read_lines}
 
 
@@ -325,7 +332,7 @@ def read_list(text: str) -> tuple[str, list[Row]]:
     """The form and rows of a posted list; over MAX_ROWS rows is refused (ShareError)."""
     form = sniff(text)
     rows = READERS[form](text)
-    if form == "markdown" and len(rows) < 2:  # pipes inside a bullet list
+    if form == "markdown" and len(rows) < 2 and not (rows and _has_header(text)):  # pipes inside a bullet list
         rows = read_lines(text) or rows
         form = "lines" if rows else form
     if len(rows) > MAX_ROWS:

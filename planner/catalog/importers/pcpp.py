@@ -138,6 +138,8 @@ def check_paths(src: Path, out: Path) -> None:
 def _map(category: str, rec: dict[str, Any], chips: ChipIndex) -> Mapped:
     if not isinstance(rec.get("name"), str) or not rec["name"].strip():
         raise Skip("no name")
+    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in rec["name"]):
+        raise Skip("control characters in the name")  # a NUL would make the written CSV unreadable
     return map_gpu(rec, chips) if category == "gpu" else MAPPERS[category](rec)
 
 

@@ -110,7 +110,30 @@ OLDER_ARCH_SOCKET = {"Zen 2": "AM4", "Zen+": "AM4", "Zen": "AM4", "Skylake": "LG
 HEDT_2066 = re.compile(r"\bi[79]-(?:78|79|98|99|109)\d\dX|\bi[57]-7[67]40X", re.I)  # Skylake-X, Cascade Lake-X, Kaby Lake-X
 HEDT_2011_3 = re.compile(r"\bi7-(?:58|59|68|69)\d\dK?X?\b", re.I)  # Haswell-E / Broadwell-E
 SOCKET_MEMORY = {"AM5": ["DDR5"], "AM4": ["DDR4"], "LGA1700": ["DDR4", "DDR5"], "LGA1851": ["DDR5"],
-                 "LGA1151": ["DDR4"], "LGA2066": ["DDR4"], "LGA2011-3": ["DDR4"]}
+                 "LGA1151": ["DDR4"], "LGA2066": ["DDR4"], "LGA2011-3": ["DDR4"], "sTR4": ["DDR4"], "sTRX4": ["DDR4"],
+                 "sWRX8": ["DDR4"], "sTR5": ["DDR5"], "SP3": ["DDR4"]}
+LGA1151_PLATFORM = {"Skylake": "LGA1151-skylake-kaby", "Kaby Lake": "LGA1151-skylake-kaby",
+                    "Coffee Lake": "LGA1151-coffee-lake", "Coffee Lake Refresh": "LGA1151-coffee-lake"}
+# Threadripper by model number (AMD's product pages): 1000/2000 series sTR4 (X399), 3000 non-PRO sTRX4 (TRX40),
+# PRO 3000WX/5000WX sWRX8 (WRX80), 7000/9000 sTR5 (TRX50; PRO WX parts also WRX90); all with SMT
+THREADRIPPER = re.compile(r"\bthreadripper\s+(pro\s+)?(\d)(\d{3})(wx|x)\b", re.I)
+
+
+def _threadripper(name: str) -> Optional[tuple[str, Optional[str]]]:
+    """(socket, platform) of a Threadripper from its model number, or None when the name is not one."""
+    m = THREADRIPPER.search(name)
+    if not m:
+        return None
+    pro, gen, suffix = bool(m.group(1)), int(m.group(2)), m.group(4).lower()
+    if gen in (1, 2):
+        return "sTR4", None
+    if gen == 3 and suffix == "x" and not pro:
+        return "sTRX4", None
+    if gen in (3, 5) and suffix == "wx":
+        return "sWRX8", None
+    if gen in (7, 9):
+        return "sTR5", "threadripper-pro" if suffix == "wx" else "threadripper"
+    return None
 
 
 def _socket_for(name: str, arch: str) -> Optional[str]:
@@ -124,6 +147,9 @@ def _socket_for(name: str, arch: str) -> Optional[str]:
 
 def map_cpu(rec: Row) -> Mapped:
     name, arch = str(rec["name"]), rec.get("microarchitecture")
+    tr = _threadripper(name)
+    if tr is not None:
+        return _map_threadripper(rec, name, *tr)
     if re.search(r"threadripper|xeon", name, re.I) or (re.search(r"\bepyc\b", name, re.I)
                                                        and not re.search(r"\bepyc 4\d{3}", name, re.I)):
         raise Skip("workstation/server CPU (socket not derivable)")
@@ -156,27 +182,61 @@ def map_cpu(rec: Row) -> Mapped:
     notes.append(f"base_power_w = dataset TDP {tdp} W; package power (PPT/PL2) unknown, the power model uses "
                  "1.35 x TDP" + (" (Intel PL2 is often higher)" if socket.startswith("LGA") else ""))
     graphics = rec.get("graphics")
-    return Mapped(dict(socket=socket, cores=cores, threads=threads, base_power_w=tdp,
-                       memory_types=SOCKET_MEMORY[socket], integrated_graphics=True if graphics else None), notes)
+    row = dict(socket=socket, cores=cores, threads=threads, base_power_w=tdp, memory_types=SOCKET_MEMORY[socket],
+               integrated_graphics=True if graphics else None)
+    if socket == "LGA1151":
+        row["platform"] = LGA1151_PLATFORM[str(arch)]
+        notes.append(f"platform {row['platform']} from '{arch}': Skylake/Kaby Lake CPUs need a 100/200-series board, "
+                     "Coffee Lake a 300-series one (same socket)")
+    return Mapped(row, notes)
+
+
+def _map_threadripper(rec: Row, name: str, socket: str, platform: Optional[str]) -> Mapped:
+    cores, tdp = whole(rec.get("core_count")), whole(rec.get("tdp"))
+    if not cores:
+        raise Skip("no core count")
+    if not tdp:
+        raise Skip("no TDP")
+    notes = [f"socket {socket} from the Threadripper model number (1000/2000: sTR4, 3000: sTRX4, PRO 3000WX/5000WX: "
+             "sWRX8, 7000/9000: sTR5; AMD product pages, recalled)",
+             f"memory type {SOCKET_MEMORY[socket][0]} from the socket; threads = 2 x cores (SMT on every Threadripper)",
+             f"base_power_w = dataset TDP {tdp} W; package power unknown, the power model uses 1.35 x TDP"]
+    row = dict(socket=socket, cores=cores, threads=2 * cores, base_power_w=tdp, memory_types=SOCKET_MEMORY[socket],
+               integrated_graphics=False)
+    if platform:
+        row["platform"] = platform
+    return Mapped(row, notes)
 
 
 # ---- motherboard ----------------------------------------------------------------------------
 
 BOARD_FF = {"ATX": "ATX", "Micro ATX": "mATX", "Mini ITX": "ITX", "EATX": "EATX"}
 CHIPSET = re.compile(r"(?<![A-Z0-9])(X870E|X870|B850|B840|X670E|X670|B650E|B650|A620A?|X570S?|B550|A520|B450|X470|"
-                     r"Z890|B860|H810|Z790|B760|H770|H610|Z690|B660|H670|W680|Q670)", re.I)
+                     r"Z890|B860|H810|Z790|B760|H770|H610|Z690|B660|H670|W680|Q670|TRX50|WRX90|"
+                     r"X399|TRX40|WRX80|X299|X99|C422|Z170|H170|B150|H110|Q170|C236|Z270|H270|B250|Q270|"
+                     r"Z370|Z390|H370|B360|B365|H310|Q370|C246|B350|X370|A320)(?![0-9])", re.I)
+# LGA1151 boards: the chipset says which CPUs (100/200 series: Skylake/Kaby Lake; 300 series and C246: Coffee Lake)
+LGA1151_BOARD = {c: "LGA1151-skylake-kaby" for c in ("Z170", "H170", "B150", "H110", "Q170", "C236", "Z270", "H270",
+                                                      "B250", "Q270")}
+LGA1151_BOARD.update({c: "LGA1151-coffee-lake" for c in ("Z370", "Z390", "H370", "B360", "B365", "H310", "Q370",
+                                                          "C246")})
+# the dataset's socket spellings this import maps, with what they mean
+BOARD_SOCKET = {"LGA2011-3 Narrow": "LGA2011-3"}  # narrow ILM: the same socket, a narrower cooler mount
 DDR4_MARK = re.compile(r"(?<![A-Z0-9])(DDR4|D4)(?![0-9])", re.I)
 DDR5_MARK = re.compile(r"(?<![A-Z0-9])(DDR5|D5)(?![0-9])", re.I)
 
 
 # sockets whose boards this import can map (DDR type, chipset); older modelled sockets (sTR4, X99...) are added by hand
-IMPORT_SOCKETS = tuple(s for s in SOCKETS if s in ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5"))
+IMPORT_SOCKETS = tuple(s for s in SOCKETS if s in ("AM4", "AM5", "LGA1700", "LGA1851", "sTR5", "sTR4", "sTRX4",
+                                                    "sWRX8", "LGA2011-3", "LGA2066", "LGA1151", "SP3"))
 
 
 def map_motherboard(rec: Row) -> Mapped:
     name, socket = str(rec["name"]), rec.get("socket")
+    narrow = socket == "LGA2011-3 Narrow"
+    socket = BOARD_SOCKET.get(str(socket), socket)
     if socket not in IMPORT_SOCKETS:
-        raise Skip("socket not modelled (not AM4/AM5/LGA1700/LGA1851)")
+        raise Skip("socket not modelled (dual-socket, pre-2015 or integrated CPU)")
     ff = BOARD_FF.get(str(rec.get("form_factor")))
     if ff is None or ff not in FORM_FACTORS:
         raise Skip("board form factor not modelled")
@@ -184,12 +244,14 @@ def map_motherboard(rec: Row) -> Mapped:
     if not slots:
         raise Skip("no memory slot count")
     notes = []
-    if socket in ("AM5", "LGA1851"):
+    if narrow:
+        notes.append("LGA2011-3 narrow ILM: a cooler needs narrow-ILM mounting (not checked)")
+    if socket in ("AM5", "LGA1851", "sTR5"):
         mem = "DDR5"
         notes.append(f"memory type DDR5 derived from socket {socket}")
-    elif socket == "AM4":
+    elif socket in ("AM4", "sTR4", "sTRX4", "sWRX8", "LGA2011-3", "LGA2066", "LGA1151", "SP3"):
         mem = "DDR4"
-        notes.append("memory type DDR4 derived from socket AM4")
+        notes.append(f"memory type DDR4 derived from socket {socket}")
     elif DDR4_MARK.search(name) and not DDR5_MARK.search(name):
         mem = "DDR4"
         notes.append("memory type DDR4 read from the name (LGA1700 boards exist in DDR4 and DDR5)")
@@ -199,10 +261,20 @@ def map_motherboard(rec: Row) -> Mapped:
     else:
         raise Skip("LGA1700 board whose name does not say DDR4 or DDR5")
     chip = CHIPSET.search(name)
-    notes.append(f"chipset {chip.group(1).upper()} read from the name" if chip else "chipset unknown")
+    chipset = chip.group(1).upper() if chip else ""
+    notes.append(f"chipset {chipset} read from the name" if chip else "chipset unknown")
     notes.append("M.2 and x16 slot counts unknown (not in the dataset)")
-    return Mapped(dict(socket=socket, chipset=chip.group(1).upper() if chip else "", form_factor=ff,
-                       memory_type=mem, dimm_slots=slots, max_memory_gb=whole(rec.get("max_memory"))), notes)
+    row = dict(socket=socket, chipset=chipset, form_factor=ff, memory_type=mem, dimm_slots=slots,
+               max_memory_gb=whole(rec.get("max_memory")))
+    if socket == "LGA1151":
+        if chipset not in LGA1151_BOARD:
+            raise Skip("LGA1151 board whose name does not give its chipset (100/200 and 300 series take different CPUs)")
+        row["cpu_platforms"] = LGA1151_BOARD[chipset]
+        notes.append(f"CPU platform {row['cpu_platforms']} from chipset {chipset}")
+    elif socket == "sTR5" and chipset in ("WRX90", "TRX50"):
+        row["cpu_platforms"] = "threadripper-pro" if chipset == "WRX90" else "threadripper;threadripper-pro"
+        notes.append(f"CPU platforms from chipset {chipset} (WRX90: PRO only)")
+    return Mapped(row, notes)
 
 
 # ---- memory ---------------------------------------------------------------------------------

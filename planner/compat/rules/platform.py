@@ -33,7 +33,9 @@ class CpuSocket(ValueAccepted):
         return f"{cpu.name} needs socket {cpu.socket} but the board has {mb.socket}"
 
 
-PLATFORM_NAMES = {"threadripper": "Threadripper", "threadripper-pro": "Threadripper PRO"}
+PLATFORM_NAMES = {"threadripper": "Threadripper", "threadripper-pro": "Threadripper PRO",
+                  "LGA1151-skylake-kaby": "Skylake/Kaby Lake (6th/7th gen, 100/200-series boards)",
+                  "LGA1151-coffee-lake": "Coffee Lake (8th/9th gen, 300-series boards)"}
 
 
 class CpuPlatform(ValueAccepted):
