@@ -20,7 +20,7 @@ LEVELS = {
     "service": 7,
     "cli": 8,
 }
-KERNEL_ORDER = ["errors", "textsafe", "validation", "money", "vocab", "resources", "fx", "price_label", "settings",
+KERNEL_ORDER = ["errors", "textsafe", "validation", "settings", "money", "vocab", "resources", "fx", "price_label",
                 "request", "plan_view"]  # kernel modules import only earlier ones
 
 
@@ -117,7 +117,7 @@ SERVICE_NAMES = {
     "plan_concurrency", "wall_power_w", "calibration_fingerprint",
     "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
     "parse_window", "metrics_windows", "series_windows", "metrics_report", "metrics_markdown", "stamp_text",
-    "as_source", "Signal", "read_smi", "Watch", "WatchOptions", "DEFAULT_TEMP_LIMIT_C", "EventReport", "MetricsReport",
+    "as_source", "Signal", "read_smi", "Watch", "WatchOptions", "GPU_HOT_C", "EventReport", "MetricsReport",
     "check_burnin", "burnin_plan", "burnin_plan_text", "burnin_pointer", "priced_fixes",
 }
 

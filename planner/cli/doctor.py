@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.service import (as_source, DEFAULT_TEMP_LIMIT_C, diagnose_events, diagnose_metrics, EventReport,
+from planner.service import (as_source, GPU_HOT_C, diagnose_events, diagnose_metrics, EventReport,
                              events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
                              read_smi, Signal, stamp_text, Watch, WatchOptions)
 from planner.cli.common import emit_json, emit_text, handle_errors
@@ -171,7 +171,7 @@ def smi_cmd(
                                "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
                                "clocks_throttle_reasons.active --format=csv -l 5` log."),
     json_out: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) counted as "
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) counted as "
                                      "hot when the dump gives no slowdown temperature."),
     gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=64, help="GPUs fitted in the machine: a plain "
                                        "`nvidia-smi` table listing fewer is a lost card."),
@@ -197,8 +197,8 @@ def metrics_cmd(
     fmt: str = typer.Option("text", "--format", help="text, json or md (Markdown)."),
     expected_steps: Optional[int] = typer.Option(None, "--expected-steps", help="Total steps the run should reach; "
                                                  "a shorter log is reported as stopped."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
-                                     "drop; 83 is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
+                                     f"drop; {GPU_HOT_C:g} is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
     column: Optional[list[str]] = typer.Option(None, "--column", help=_COLUMN_HELP),
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
@@ -228,7 +228,7 @@ def watch_cmd(
     interval_s: float = typer.Option(5.0, "--interval-s", help="Seconds between two looks at the files."),
     state: Optional[str] = typer.Option(None, "--state", help="State file that lets a restarted watch resume "
                                         "(default: METRICS_FILE.doctor-watch.json)."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) that counts "
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) that counts "
                                      "as throttling."),
     once: bool = typer.Option(False, "--once", help="Read what is there, report, save the state and stop."),
     max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="Stop after this many seconds."),

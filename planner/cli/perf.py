@@ -15,7 +15,7 @@ from planner.service import (RANGE_NOTE, REFERENCE_CHIP, speed_limit, TYPICAL_BA
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
 from planner.plan_view import PlanView, PricedLine
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 
@@ -91,7 +91,7 @@ def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
     return (match.group(2).strip(), int(match.group(1))) if match else (spec, default_count)
 
 
-MAX_GPUS = 64  # one machine or one rented cluster
+MAX_GPUS = MAX_GPUS_SEEN  # one machine or one rented cluster
 MAX_HOURS = 100_000
 
 

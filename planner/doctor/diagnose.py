@@ -17,7 +17,7 @@ from planner.doctor.events import (
 )
 from planner.doctor.hypotheses import PowerContext, find_chip, rank
 from planner.doctor.engine import metrics_report
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
+from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metrics
 from planner.doctor.readers import FORMATS_READ, LogReader
 from planner.doctor.smi import read_smi
@@ -208,7 +208,7 @@ def diagnose_metrics(
     path: Union[str, Path, bytes, BinaryIO],
     *,
     expected_steps: Optional[int] = None,
-    temp_limit_c: float = DEFAULT_TEMP_LIMIT_C,
+    temp_limit_c: float = GPU_HOT_C,
     columns: Optional[list[str]] = None,
 ) -> MetricsReport:
     """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 from planner.doctor.textio import Source, open_text, whole_lines
 from planner.errors import InputError
-from planner.settings import GPU_HOT_C
+from planner.settings import GPU_HOT_C, MAX_GPUS_SEEN
 
 # NVML clock throttle (event) reason bits, nvml.h nvmlClocksThrottleReason* / nvmlClocksEventReason*.
 SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x40, 0x80, 0x20
@@ -20,7 +20,7 @@ LOADED_UTIL = 50.0  # % utilisation from which a sample counts as "under load"
 SHARE = 0.2  # a condition seen in at least this share of loaded samples (and MIN_SAMPLES) is reported
 MIN_SAMPLES = 3
 LAGGING_SHARE = 0.5  # a GPU under half the busiest one's utilisation at the same instant lags [our threshold]
-MAX_GPUS = 64  # distinct GPU ids counted in one log
+MAX_GPUS = MAX_GPUS_SEEN  # distinct GPU ids counted in one log
 SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
 _Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

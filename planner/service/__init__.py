@@ -111,7 +111,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "read_smi": ("planner.doctor.smi", "read_smi"),
     "Watch": ("planner.doctor.watch", "Watch"),
     "WatchOptions": ("planner.doctor.watch", "WatchOptions"),
-    "DEFAULT_TEMP_LIMIT_C": ("planner.doctor.metrics", "DEFAULT_TEMP_LIMIT_C"),
+    "GPU_HOT_C": ("planner.settings", "GPU_HOT_C"),
     "EventReport": ("planner.doctor.report", "EventReport"),
     "MetricsReport": ("planner.doctor.report", "MetricsReport"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
