@@ -12,9 +12,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.service import (as_source, GPU_HOT_C, diagnose_events, diagnose_metrics, EventReport,
+from planner.service import (as_source, diagnose_events, diagnose_metrics, EventReport,
                              events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
                              read_smi, Signal, stamp_text, Watch, WatchOptions)
+from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
 from planner.errors import InputError

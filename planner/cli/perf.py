@@ -10,10 +10,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, REFERENCE_CHIP, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
+from planner.service import (RANGE_NOTE, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
                              estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
+from planner.vocab import BASELINE_CHIP as REFERENCE_CHIP  # the chip the speed model is normalised on
 from planner.plan_view import PlanView, PricedLine
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN
 
