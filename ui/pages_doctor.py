@@ -128,8 +128,6 @@ def loss_frame(series: Any) -> Optional[pd.DataFrame]:
 
 
 def show_events(report: Any) -> None:
-    from planner.service import events_markdown
-
     platform = "Linux kernel log" if report.platform == "linux" else "Windows System log"
     st.markdown(f"Read **{report.total_events}** {'event' if report.total_events == 1 else 'events'} ({platform}, "
                 f"{md_escape(report.format)}, {md_escape(report.encoding)}); **{len(report.incidents)}** "
@@ -159,7 +157,7 @@ def show_events(report: Any) -> None:
         st.caption("Ignored as unrelated noise: " + ", ".join(f"{md_escape(k)} x{v}" for k, v in report.ignored.items()))
     for n in report.notes:
         st.caption(md_escape(n))
-    st.download_button("Download the report (Markdown)", events_markdown(report), file_name="doctor-report.md",
+    st.download_button("Download the report (Markdown)", report.markdown(), file_name="doctor-report.md",
                        mime="text/markdown", key="doc_report_md")
 
 

@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
         os_name: str = typer.Option("both", "--os", help="linux | windows | both: which log commands to print"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        from planner.service import burnin_plan, burnin_plan_text, calibration, load_perf_model, sweep_time
+        from planner.service import burnin_plan, calibration, load_perf_model, sweep_time
 
         if not 1 <= runs <= 10_000:
             raise InputError(f"--runs must be between 1 and 10000 (got {runs})")
@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json({**p.to_json(), "sweep": s.to_json()})
         else:
-            console.print(Text(burnin_plan_text(p)), soft_wrap=True)
+            console.print(Text(p.text()), soft_wrap=True)
 
 
 def register_doctor(doctor: typer.Typer) -> None:

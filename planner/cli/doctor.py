@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.service import (as_source, diagnose_events, diagnose_metrics, EventReport,
-                             events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
+from planner.service import (diagnose_events, diagnose_metrics, EventReport,
+                             metrics_windows, MetricsReport, parse_window,
                              read_smi, Signal, stamp_text, Watch, WatchOptions)
 from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
@@ -150,15 +150,15 @@ def events_cmd(
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
                              smi=smi or (), covered=covered, expected_gpus=gpus)
-    _emit(out, report, events_markdown, _print_events)
+    _emit(out, report, _print_events)
 
 
-def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callable[[Any], None]) -> None:
+def _emit(out: str, report: Any, printer: Callable[[Any], None]) -> None:
     """One report in the chosen output: JSON, Markdown or the terminal tables."""
     if out == "json":
         emit_json(report.to_json())
     elif out == "md":
-        emit_text(markdown(report))
+        emit_text(report.markdown())
     else:
         printer(report)
 
@@ -178,7 +178,7 @@ def smi_cmd(
                                        "`nvidia-smi` table listing fewer is a lost card."),
 ) -> None:
     """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC, retired pages, lost GPUs."""
-    findings = read_smi(as_source(file), temp_limit_c=temp_limit, expected_gpus=gpus)
+    findings = read_smi(file, temp_limit_c=temp_limit, expected_gpus=gpus)
     if json_out:
         emit_json([{"kind": f.kind, "severity": f.severity, "gpu": f.gpu, "message": f.message} for f in findings])
         return
@@ -205,7 +205,7 @@ def metrics_cmd(
     """Read training metrics and report weak signals with their step ranges."""
     out = _format(json_out, fmt)
     report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit, columns=column)
-    _emit(out, report, metrics_markdown, _print_metrics)
+    _emit(out, report, _print_metrics)
 
 
 @doctor.command("watch")

@@ -55,6 +55,10 @@ class BurninPlan:
     def total_hours(self) -> float:
         return sum(p.hours for p in self.phases)
 
+    def text(self) -> str:
+        """The plan as `planner burnin` prints it."""
+        return plan_text(self)
+
     def to_json(self) -> dict[str, Any]:
         return {"build": self.build, "gpu_count": self.gpu_count, "total_hours": self.total_hours,
                 "phases": [p.to_json() for p in self.phases],

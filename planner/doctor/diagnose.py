@@ -22,22 +22,11 @@ from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metri
 from planner.doctor.readers import FORMATS_READ, LogReader
 from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
-from planner.doctor.textio import Source, open_text
+from planner.doctor.textio import Source, as_source, open_text
 from planner.doctor.timestamps import windows_from_times
 from planner.errors import InputError
 
 Window = tuple[datetime, datetime]
-
-
-def as_source(path_or_text: Union[str, Path, bytes, BinaryIO]) -> Source:
-    """A str with a line break (or starting with '<') is log text; any other str is a path."""
-    if isinstance(path_or_text, str):
-        stripped = path_or_text.lstrip("\ufeff \t")
-        if "\n" in path_or_text or stripped.startswith("<"):
-            return path_or_text.encode("utf-8")
-        if not stripped:
-            raise InputError("no log given (empty text)")
-    return path_or_text
 
 
 GRACE_MIN, GRACE_MAX = timedelta(minutes=1), timedelta(minutes=10)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
-from planner.doctor.textio import Source, open_text, whole_lines
+from planner.doctor.textio import Source, as_source, open_text, whole_lines
 from planner.errors import InputError
 from planner.settings import GPU_HOT_C, MAX_GPUS_SEEN
 
@@ -460,7 +460,7 @@ def read_smi(source: Source, temp_limit_c: float = GPU_HOT_C, expected_gpus: Opt
     or the plain table and its error lines; the last finding (kind 'coverage') says what that output could show."""
     from planner.doctor.smi_text import is_smi_text, read_table
 
-    with open_text(source) as stream:
+    with open_text(as_source(source)) as stream:
         head = list(itertools.islice(stream.lines, 60))
         first = next((ln for ln in head if ln.strip()), "")
         lines = whole_lines(itertools.chain(head, stream.lines), stream.name)

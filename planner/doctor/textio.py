@@ -138,6 +138,17 @@ def _checked_lines(lines: Iterator[str], name: str, encoding: str) -> Iterator[s
         raise InputError(f"{name}: not valid {encoding} text near line {number + 1} ({exc.reason})") from None
 
 
+def as_source(path_or_text: Source) -> Source:
+    """A str with a line break (or starting with '<') is log text; any other str is a path."""
+    if isinstance(path_or_text, str):
+        stripped = path_or_text.lstrip("\ufeff \t")
+        if "\n" in path_or_text or stripped.startswith("<"):
+            return path_or_text.encode("utf-8")
+        if not stripped:
+            raise InputError("no log given (empty text)")
+    return path_or_text
+
+
 @contextmanager
 def open_text(source: Source) -> Iterator[TextStream]:
     """Open a path, bytes or binary file object as lines of text, streaming (bounded memory)."""

@@ -111,12 +111,8 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     "metrics_windows": ("planner.doctor.diagnose", "metrics_windows"),
     "series_windows": ("planner.doctor.diagnose", "series_windows"),
-    "events_markdown": ("planner.doctor.markdown", "events_markdown"),
-    "metrics_markdown": ("planner.doctor.markdown", "metrics_markdown"),
     "stamp_text": ("planner.doctor.markdown", "stamp_text"),
-    "as_source": ("planner.doctor.diagnose", "as_source"),
     "parse_window": ("planner.doctor.timestamps", "parse_window"),
-    "burnin_plan_text": ("planner.doctor.burnin_plan", "plan_text"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 _EXPORTS = {**USE_CASES, **RESULTS, **SUPPORT}
