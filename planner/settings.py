@@ -29,6 +29,8 @@ CHIP_MAKERS: tuple[str, ...] = get_args(ChipMaker)
 # The user story's sweep (../shared/facts/user-story.md): 8 seeds of about 7 h each on the GTX 1080 Ti. Every
 # command and the UI start from it, so a plan, a sweep time and a rent-or-buy answer describe the same work.
 DEFAULT_RUNS, DEFAULT_BASELINE_HOURS = 8, 7.0
+# A model given only by its size (`planner memfit --params`, the sweep's memory floor): a typical batch and sequence.
+TYPICAL_BATCH, TYPICAL_SEQ = 8, 512
 DEFAULT_MIN_STORAGE_GB = 2000  # 2 TB NVMe: datasets, checkpoints and a venv or two (docs/solver.md)
 
 # The GPU temperature the doctor calls hot: GPU Boost's temperature target on Pascal, where clocks start to drop

@@ -10,13 +10,12 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
-                             estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
+from planner.service import (RANGE_NOTE, GpuChip, PerfModel, cached_catalog, estimated_wall_power_w, gpu_chip, load_perf_model,
+                             memory_fit, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.vocab import BASELINE_CHIP as REFERENCE_CHIP  # the chip the speed model is normalised on
 from planner.plan_view import PlanView, PricedLine
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN, TYPICAL_BATCH, TYPICAL_SEQ
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 
@@ -32,45 +31,6 @@ def _model_info(m: PerfModel) -> dict[str, Any]:
             "median_abs_error_leave_one_source_out": err.get("leave_one_source_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_gpu_out": err.get("leave_one_gpu_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_architecture_out": err.get("leave_one_architecture_out", {}).get("median_abs_error")}
-
-
-def speedup_rows(
-    m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
-    model_params: Optional[float] = None,
-) -> list[dict[str, Any]]:
-    from planner.service import calibration
-    anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
-
-    chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
-    store = load_store()
-    rows = []
-    for chip in chips:
-        a = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
-                             model_params=model_params, store=store)
-        e = a.estimate
-        limit = speed_limit(m, chip.id, precision=precision, workload=workload, model_params=model_params, baseline=vs)
-        rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
-                     "high": round(e.high, 2), "high_over_low": round(e.high / e.low, 2),
-                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json(),
-                     **limit.to_json()})
-    return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
-
-
-def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float], runs_per_gpu: str,
-                    run_vram_gb: Optional[float]) -> Optional[Any]:
-    """Several runs per GPU: 'auto' plans them for a given model size, a number forces them; None = one run per GPU."""
-    from planner.service import calibration, plan_concurrency
-    concurrency_gain = calibration.concurrency_gain
-
-    text = str(runs_per_gpu).strip().lower()
-    if text != "auto" and not text.isdigit():
-        raise InputError(f"--runs-per-gpu must be 'auto' or a number 1-4 (got {runs_per_gpu!r})")
-    forced = None if text == "auto" else int(text)
-    if forced == 1 or (forced is None and model_params is None):
-        return None
-    params = model_params if model_params is not None else 1.5e8
-    return plan_concurrency(chip.vram_gb, params, precision=precision, per_run_gib=run_vram_gb,
-                            measured=concurrency_gain(chip, precision), runs_per_gpu=forced)
 
 
 def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
@@ -277,7 +237,7 @@ def register(app: typer.Typer) -> None:
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
-            shared = concurrency_for(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+            shared = runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
             k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
             s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
             results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
@@ -337,16 +297,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
         gpu = [*(names or []), *gpu]
-        m = load_perf_model()
-        shape, assumed = assume_typical(ModelShape(
-            params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq, layers=layers,
-            hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb))  # only --params: a typical shape
-        chips = [m.resolve(g) for g in gpu] if gpu else sorted(m.chips.values(), key=lambda c: (c.vram_gb, c.id))
-        if gpu and REFERENCE_CHIP not in {c.id for c in chips}:
-            chips.append(m.chips[REFERENCE_CHIP])
-        est = estimate_memory(shape, chips)
-        if assumed:
-            est.notes.insert(0, assumed)
+        est = memory_fit(gpu, params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
+                         layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
         if as_json:
             emit_json(est.to_json())
             return
