@@ -55,22 +55,12 @@ def read_series(data: Upload, name: str) -> Any:
 def training_windows(text: str, series: Any) -> tuple[list[Any], list[str], Optional[list[Any]]]:
     """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show, and the spans
     where load is known (None without a metrics file: then outside the windows is idle)."""
-    from planner.service import parse_window, series_windows
+    from planner.service import training_windows as windows_of
 
-    windows = [parse_window(line.strip()) for line in text.splitlines() if line.strip()]
-    notes = [f"{len(windows)} training window(s) typed"] if windows else []
-    covered = None
-    if isinstance(series, PlannerError):
-        notes.append(f"the metrics file gives no training windows: {series}")
-    elif series is not None:
-        try:
-            found, span = series_windows(series)
-        except PlannerError as exc:
-            notes.append(f"the metrics file gives no training windows: {exc}")
-        else:
-            windows += found
-            covered = [span] + windows
-            notes.append(f"{len(found)} training window(s) from the metrics file's times; outside its rows: no metrics")
+    if isinstance(series, PlannerError):  # the upload was read already and failed: say so, use the typed windows
+        windows, covered, notes = windows_of(text.splitlines())
+        return windows, notes + [f"the metrics file gives no training windows: {series}"], covered
+    windows, covered, notes = windows_of(text.splitlines(), series, lenient=True)
     return windows, notes, covered
 
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from planner.service import (diagnose_events, diagnose_metrics, EventReport,
-                             metrics_windows, MetricsReport, parse_window,
+                             MetricsReport, training_windows,
                              read_smi, Signal, stamp_text, Watch, WatchOptions)
 from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
@@ -141,12 +141,7 @@ def events_cmd(
         raise InputError("--gap-min must be positive")
     if gap_min > MAX_GAP_MIN:
         raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
-    windows = [parse_window(w) for w in busy or []]
-    covered = None
-    if metrics:
-        found, span = metrics_windows(metrics)
-        windows += found
-        covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
+    windows, covered, _ = training_windows(busy or [], metrics or None)
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
                              smi=smi or (), covered=covered, expected_gpus=gpus)

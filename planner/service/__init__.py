@@ -55,6 +55,7 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "use_shared_measurements": ("planner.service.shared_speeds", "use_shared_measurements"),
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
     "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),
+    "training_windows": ("planner.doctor.diagnose", "training_windows"),
     "metrics_report": ("planner.doctor.engine", "metrics_report"),
     "read_smi": ("planner.doctor.smi", "read_smi"),
     "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
@@ -105,10 +106,7 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "list_total": ("planner.share.list_prices", "list_total"),
     "measurements_sentence": ("planner.service.shared_speeds", "measurements_sentence"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
-    "metrics_windows": ("planner.doctor.diagnose", "metrics_windows"),
-    "series_windows": ("planner.doctor.diagnose", "series_windows"),
     "stamp_text": ("planner.doctor.markdown", "stamp_text"),
-    "parse_window": ("planner.doctor.timestamps", "parse_window"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 _EXPORTS = {**USE_CASES, **RESULTS, **SUPPORT}
