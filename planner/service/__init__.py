@@ -102,7 +102,6 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "decode_token": ("planner.share", "decode_token"),
     "encode_token": ("planner.share", "encode_token"),
     "price_db_path": ("planner.prices.store", "default_path"),
-    "polite_fetcher": ("planner.service.prices", "polite_fetcher"),
     "list_total": ("planner.share.list_prices", "list_total"),
     "measurements_sentence": ("planner.service.shared_speeds", "measurements_sentence"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
