@@ -18,7 +18,8 @@ BURNIN_HELP = "Burn-in plan for a build: what to run, how long, which logs to ke
 def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], currency: Optional[str], m: Any,
            runs: int, hours: float) -> tuple[Any, int, str, str]:
     """(chip, GPU count, label, where it came from) for --gpu, --build or the build `recommend` gives for --budget."""
-    from planner.cli.perf import _parse_gpu_spec, plan_gpus
+    from planner.cli.perf import _parse_gpu_spec
+    from planner.service import plan_gpus
 
     given = [x for x in (budget, build, gpu) if x is not None]
     if len(given) != 1:

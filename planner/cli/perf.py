@@ -10,11 +10,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, GpuChip, PerfModel, cached_catalog, estimated_wall_power_w, gpu_chip, load_perf_model,
-                             memory_fit, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
+from planner.service import (RANGE_NOTE, GpuChip, PerfModel, estimated_wall_power_w, load_perf_model, memory_fit,
+                             plan_gpus, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
-from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.plan_view import PlanView, PricedLine
+from planner.errors import InputError
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN, TYPICAL_BATCH, TYPICAL_SEQ
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
@@ -59,51 +58,6 @@ MAX_HOURS = 100_000
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
     return plan_gpus(read_plan(path), str(path), m)
-
-
-def plan_gpus(plan: PlanView, where: str, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
-    """(chip, count, plan sustained watts, label) of a plan's GPUs (one chip kind)."""
-    gpus = plan.lines("gpu")
-    if not gpus:
-        raise InputError(f"{where}: the plan has no GPU part")
-    chips = {c.id: c for c in (_part_chip(p, plan, m) for p in gpus)}
-    if len(chips) > 1:
-        raise InputError(f"{where}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
-    return next(iter(chips.values())), plan.gpu_count, _plan_wall_w(plan), gpus[0].name
-
-
-def _plan_wall_w(plan: PlanView) -> Optional[float]:
-    """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
-    from planner.service import wall_power_w
-
-    power = plan.power
-    if power is None or not power.sustained_w:
-        return None
-    psu = plan.line("psu")
-    known = cached_catalog().parts.get(psu.part_id) if psu else None
-    watts = (psu.wattage_w if psu else None) or getattr(known, "wattage_w", None)
-    efficiency = (psu.efficiency if psu else None) or getattr(known, "efficiency", None)
-    if watts is None or efficiency is None:  # no PSU we know: a typical Gold unit at the recommended size (else 80 %)
-        return wall_power_w(power.sustained_w, "gold", power.recommended_psu_w and int(power.recommended_psu_w))
-    return wall_power_w(power.sustained_w, efficiency, watts)
-
-
-def _part_chip(part: PricedLine, plan: PlanView, m: PerfModel) -> GpuChip:
-    problem = "is not in the catalog"
-    try:
-        chip = gpu_chip(part, plan)
-    except PlannerError as exc:  # a broken catalog should not hide a chip the plan names by itself
-        chip, problem = None, f"could not be looked up ({exc})"
-    for label in (chip, part.part_id, part.name):
-        if not label:
-            continue
-        try:
-            return m.resolve(label)
-        except UnknownPartError:
-            if label == chip:
-                raise
-            continue
-    raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
 
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied

@@ -1,11 +1,12 @@
-"""Speed and memory as `planner speedup`, `planner sweep` and `planner memfit` ask for them: rows per GPU, the runs a
-GPU shares, and which GPUs fit a model (the perf model, the user's calibration and the memory model behind them)."""
+"""Speed and memory as `planner speedup`, `sweep`, `memfit` and `burnin` ask for them: rows per GPU, the runs a GPU
+shares, which GPUs fit a model, the GPUs of a plan (the perf model, calibration and memory model behind them)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from planner.errors import InputError
+from planner.errors import InputError, PlannerError, UnknownPartError
+from planner.plan_view import PlanView, PricedLine
 from planner.vocab import BASELINE_CHIP
 
 
@@ -65,3 +66,51 @@ def memory_fit(gpus: list[str], **shape: Any) -> Any:
     if assumed:
         est.notes.insert(0, assumed)
     return est
+
+
+def plan_gpus(plan: PlanView, where: str, m: Any) -> tuple[Any, int, Optional[float], str]:
+    """(chip, count, plan sustained watts, label) of a plan's GPUs (one chip kind)."""
+    gpus = plan.lines("gpu")
+    if not gpus:
+        raise InputError(f"{where}: the plan has no GPU part")
+    chips = {c.id: c for c in (_part_chip(p, plan, m) for p in gpus)}
+    if len(chips) > 1:
+        raise InputError(f"{where}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
+    return next(iter(chips.values())), plan.gpu_count, _plan_wall_w(plan), gpus[0].name
+
+
+def _plan_wall_w(plan: PlanView) -> Optional[float]:
+    """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
+    from planner.catalog.load import cached_catalog
+    from planner.costs.compare import wall_power_w
+
+    power = plan.power
+    if power is None or not power.sustained_w:
+        return None
+    psu = plan.line("psu")
+    known = cached_catalog().parts.get(psu.part_id) if psu else None
+    watts = (psu.wattage_w if psu else None) or getattr(known, "wattage_w", None)
+    efficiency = (psu.efficiency if psu else None) or getattr(known, "efficiency", None)
+    if watts is None or efficiency is None:  # no PSU we know: a typical Gold unit at the recommended size (else 80 %)
+        return wall_power_w(power.sustained_w, "gold", power.recommended_psu_w and int(power.recommended_psu_w))
+    return wall_power_w(power.sustained_w, efficiency, watts)
+
+
+def _part_chip(part: PricedLine, plan: PlanView, m: Any) -> Any:
+    from planner.share.plan_file import gpu_chip
+
+    problem = "is not in the catalog"
+    try:
+        chip = gpu_chip(part, plan)
+    except PlannerError as exc:  # a broken catalog should not hide a chip the plan names by itself
+        chip, problem = None, f"could not be looked up ({exc})"
+    for label in (chip, part.part_id, part.name):
+        if not label:
+            continue
+        try:
+            return m.resolve(label)
+        except UnknownPartError:
+            if label == chip:
+                raise
+            continue
+    raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
