@@ -14,7 +14,7 @@ from rich.table import Table
 
 from planner.service import (diagnose_events, diagnose_metrics, EventReport,
                              MetricsReport, training_windows,
-                             read_smi, Signal, stamp_text, Watch, WatchOptions)
+                             read_smi, Signal, Watch, WatchOptions)
 from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
@@ -45,11 +45,11 @@ def _print_events(report: EventReport) -> None:
         console.print("[green]No GPU, power or crash events found[/] in what this file records (see the notes for "
                       "what it cannot show).")
     for n, inc in enumerate(report.incidents, 1):
-        console.print(f"\n[bold]Incident {n}[/]: {stamp_text(inc.start, report.clock)} → "
-                      f"{stamp_text(inc.end, report.clock)} ({basis})")
+        console.print(f"\n[bold]Incident {n}[/]: {report.stamp(inc.start)} → "
+                      f"{report.stamp(inc.end)} ({basis})")
         table = Table(show_header=False, box=None, padding=(0, 1))
         for ev in inc.events:
-            table.add_row(stamp_text(ev.time, report.clock, short=True), f"{escape(ev.source)} {ev.id}", escape(ev.summary))
+            table.add_row(report.stamp(ev.time, short=True), f"{escape(ev.source)} {ev.id}", escape(ev.summary))
         console.print(table)
     if report.hypotheses:
         console.print("\n[bold]Likely causes[/] (most likely first)")

@@ -97,6 +97,12 @@ class EventReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     psu: Optional[dict[str, Any]] = None  # the planner's PSU sizing, when the GPU power is known
 
+    def stamp(self, when: datetime, short: bool = False) -> str:
+        """A time of this report as its log's clock means it (wall clock, time since boot, or the line number)."""
+        from planner.doctor.markdown import stamp_text
+
+        return stamp_text(when, self.clock, short)
+
     def markdown(self, title: str = "Doctor report") -> str:
         """The report as Markdown (planner.doctor.markdown): `doctor events --format md` and the web UI's download."""
         from planner.doctor.markdown import events_markdown

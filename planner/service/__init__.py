@@ -104,7 +104,6 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "list_total": ("planner.share.list_prices", "list_total"),
     "measurements_sentence": ("planner.service.shared_speeds", "measurements_sentence"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
-    "stamp_text": ("planner.doctor.markdown", "stamp_text"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 _EXPORTS = {**USE_CASES, **RESULTS, **SUPPORT}
