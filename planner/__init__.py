@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from planner.settings import VERSION as __version__  # defined once, in planner/settings.py
 
 _EXPORTS = {
     "load_catalog": "planner.catalog.load",

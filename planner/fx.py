@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Union
 from lxml import etree
 
 from planner.resources import SHIPPED_DATA_DIR, user_data_dir
+from planner.settings import USER_AGENT
 from planner.errors import CatalogError, CurrencyError, FetchError
 from planner.money import CENT, check_currency
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
 SNAPSHOT_PATH = SHIPPED_DATA_DIR / "fx" / "eurofxref.xml"
 FILE_NAME = "eurofxref.xml"
-USER_AGENT = "planner/0.1 (ML workstation planner; ECB reference rates)"
 TIMEOUT_S = 10.0  # connect / between two reads
 DEADLINE_S = 30.0  # the whole fetch, however slowly a server trickles its bytes
 MAX_BYTES = 1_000_000  # the daily file is ~1.5 kB; anything this large is not it
@@ -125,9 +125,11 @@ def parse_ecb_xml(data: Union[str, bytes], source: str = "ECB XML") -> tuple[dat
 
 def user_fx_dir() -> Path:
     """Where `planner fx refresh` stores its copy: $PLANNER_FX_DIR, else the platform user data dir."""
-    env = os.environ.get("PLANNER_FX_DIR")
-    if env:
-        return Path(env)
+    from planner.settings import current
+
+    folder = current().fx_dir
+    if folder is not None:
+        return folder
     return user_data_dir() / "fx"
 
 

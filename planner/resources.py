@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from importlib.resources import files
 from pathlib import Path
+
+from planner.settings import current
 
 
 def _shipped_root() -> Path:
@@ -18,9 +19,9 @@ SHIPPED_DATA_DIR = _shipped_root()
 
 def user_data_dir() -> Path:
     """The user's own state (price history, fetched FX rates): $PLANNER_HOME, else the platform's data dir."""
-    env = os.environ.get("PLANNER_HOME")
-    if env:
-        return Path(env)
+    home = current().home
+    if home is not None:
+        return home
     import platformdirs
 
     return Path(platformdirs.user_data_dir("planner"))
@@ -28,9 +29,9 @@ def user_data_dir() -> Path:
 
 def user_cache_dir() -> Path:
     """Caches that may be deleted at any time (HTTP cache): $PLANNER_HOME/cache, else the platform's cache dir."""
-    env = os.environ.get("PLANNER_HOME")
-    if env:
-        return Path(env) / "cache"
+    home = current().home
+    if home is not None:
+        return home / "cache"
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("planner"))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, BinaryIO, Optional, Union
 
 from planner.errors import InputError, PlannerError
 
@@ -93,6 +96,39 @@ def read_text_capped(path: Path, *, max_bytes: int = MAX_TEXT_FILE_BYTES, what: 
     if len(raw) > max_bytes:
         raise InputError(f"{path}: over the {max_bytes} byte limit for a {what}")
     return decode_text(raw, str(path))
+
+
+Source = Union[str, Path, bytes, BinaryIO]  # a path, uploaded bytes or an open binary stream
+
+
+@contextmanager
+def open_binary(source: Source, what: str, max_bytes: Optional[int] = None) -> Iterator[tuple[BinaryIO, str]]:
+    """(binary stream, display name) for a log a reader streams: a path (a directory, a missing or unreadable file or
+    one over `max_bytes` is one InputError line naming `what` it should be), uploaded bytes or an open stream."""
+    if isinstance(source, bytes):
+        yield io.BytesIO(source), "uploaded data"
+    elif isinstance(source, (str, Path)):
+        path = Path(source)
+        if path.is_dir():
+            raise InputError(f"{path} is a directory, not {what}")
+        try:
+            fh = path.open("rb")
+        except FileNotFoundError:
+            raise InputError(f"cannot read {path}: no such file") from None
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        with fh:
+            if max_bytes is not None:
+                try:
+                    size = path.stat().st_size
+                except OSError:
+                    size = 0
+                if size > max_bytes:
+                    raise InputError(f"{path}: {size / 2**20:,.0f} MB; the limit for {what} is "
+                                     f"{max_bytes // 2**20} MB (cut it to the part that matters)")
+            yield fh, path.name
+    else:
+        yield source, str(getattr(source, "name", "uploaded file"))
 
 
 def decode_text(raw: bytes, where: str) -> str:

@@ -20,7 +20,7 @@ LEVELS = {
     "service": 7,
     "cli": 8,
 }
-KERNEL_ORDER = ["errors", "textsafe", "validation", "money", "vocab", "resources", "fx", "price_label", "settings",
+KERNEL_ORDER = ["errors", "textsafe", "validation", "settings", "money", "vocab", "resources", "fx", "price_label",
                 "request", "plan_view"]  # kernel modules import only earlier ones
 
 
@@ -96,38 +96,74 @@ def test_front_ends_call_the_service_only(path: Path) -> None:
     assert not bad, f"{path.name} reaches past the service: " + "; ".join(bad)
 
 
-# The service's names: one entry per user action or result type front ends use. A new name is a decision (add it
-# here and to docs/architecture.md), not a shortcut around the pipeline: the store, the fetcher, the registry and the
-# solver stay behind it.
-SERVICE_NAMES = {
-    "plan", "recommend", "describe", "check", "compare", "load_priced_catalog", "Catalog", "AnyPart", "default_data_dir",
-    "rule_summary", "unused_sentence", "warning_rules", "sweep_report", "profile", "gpu_speed", "Estimate", "sweep_time",
-    "costs_model", "verdict", "cheapest_rent", "CONSIDERED_FAMILIES",
-    "TYPE_LABELS", "SharedBuild", "build_from_catalog", "build_from_json", "import_build", "permalink", "to_csv",
-    "to_json_text", "to_markdown", "decode_token", "encode_token",
-    "price_db_path", "refresh_prices", "price_history", "polite_fetcher", "extract_page", "probe_shops",
-    "part_history", "confirm_price", "add_price", "forget_prices", "keep_list_prices", "read_given_price",
-    "given_prices", "given_prices_sentence", "list_total", "build_html", "html_details",
-    "to_html", "public_url", "my_measurements", "use_shared_measurements", "measurements_sentence",
-    "DEFAULT_BASE_URL",
-    "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
-    "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",
-    "calibration", "read_training_log", "load_perf_model", "PerfModel", "RANGE_NOTE", "REFERENCE_CHIP",
-    "executed_precision", "speed_limit", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",
-    "plan_concurrency", "wall_power_w", "calibration_fingerprint",
-    "diagnose_events", "diagnose_metrics", "busy_windows_from_metrics", "events_markdown", "read_metrics",
-    "parse_window", "metrics_windows", "series_windows", "metrics_report", "metrics_markdown", "stamp_text",
-    "as_source", "Signal", "read_smi", "Watch", "WatchOptions", "DEFAULT_TEMP_LIMIT_C", "EventReport", "MetricsReport",
-    "check_burnin", "burnin_plan", "burnin_plan_text", "burnin_pointer", "priced_fixes",
-}
+# The service's names come from its one declaration (planner/service/__init__.py: USE_CASES, RESULTS, SUPPORT), not
+# from a list restated here. A new name is a decision made there (and in docs/architecture.md); SUPPORT (helpers and
+# constants still re-exported) may only shrink: each of its names is to move behind a use case or onto a result type.
+import planner.service as _service  # noqa: E402 - the declaration the allow-list derives from
+
+DOOR = {**_service.USE_CASES, **_service.RESULTS, **_service.SUPPORT}
+SERVICE_NAMES = frozenset(DOOR)
+SUPPORT_CEILING = 25  # issue 35: 72 lower-module names were re-exported; lower this as names move behind use cases
+ROOT_MAY_IMPORT = {"__version__"}  # `from planner import ...` in a front end: the version, or a kernel module
 
 
-def test_the_service_exports_exactly_the_allowed_names() -> None:
-    import planner.service as service
-
-    assert set(service.__all__) == SERVICE_NAMES
+def test_the_door_is_declared_once() -> None:
+    tables = [set(_service.USE_CASES), set(_service.RESULTS), set(_service.SUPPORT)]
+    assert sum(map(len, tables)) == len(SERVICE_NAMES), "a name is declared in two tables"
+    assert set(_service.__all__) == SERVICE_NAMES
     for name in SERVICE_NAMES:
-        getattr(service, name)  # each resolves
+        getattr(_service, name)  # each resolves
+    assert len(_service.SUPPORT) <= SUPPORT_CEILING, "SUPPORT only shrinks: put the helper behind a use case"
+
+
+def test_use_cases_are_callables_and_results_are_types() -> None:
+    import inspect
+    import typing
+
+    assert all(callable(getattr(_service, n)) and not inspect.isclass(getattr(_service, n)) for n in _service.USE_CASES)
+    not_types = [n for n in _service.RESULTS
+                 if not inspect.isclass(getattr(_service, n)) and typing.get_origin(getattr(_service, n)) is None]
+    assert not not_types, f"RESULTS holds types (or unions of them): {not_types}"
+
+
+def _front_end_service_names() -> set[str]:
+    used = set()
+    for path in [*FRONT, *sorted((PLANNER / "cli").glob("*.py")), PLANNER / "__init__.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "planner.service":
+                used |= {a.name for a in node.names}
+    text = (PLANNER / "__init__.py").read_text(encoding="utf-8")
+    used |= {n for n in SERVICE_NAMES if f'"{n}": "planner.service"' in text}  # the package's own lazy table
+    return used
+
+
+def test_every_declared_name_is_used_by_a_front_end() -> None:
+    """A name no front end imports is not part of the door: drop it from the declaration."""
+    unused = SERVICE_NAMES - _front_end_service_names()
+    assert not unused, f"declared but used by no front end: {sorted(unused)}"
+
+
+def _root_imports(path: Path) -> list[str]:
+    """`from planner import X` where X is neither a kernel module nor the version: the package's internals."""
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "planner":
+            bad += [f"line {node.lineno}: from planner import {a.name}" for a in node.names
+                    if a.name not in ROOT_MAY_IMPORT | set(KERNEL_ORDER)]
+    return bad
+
+
+@pytest.mark.parametrize("path", [*FRONT, *sorted((PLANNER / "cli").glob("*.py"))],
+                         ids=[p.name for p in [*FRONT, *sorted((PLANNER / "cli").glob("*.py"))]])
+def test_front_ends_take_nothing_from_the_package_root_but_the_version(path: Path) -> None:
+    bad = _root_imports(path)
+    assert not bad, f"{path.name}: go through planner.service: " + "; ".join(bad)
+
+
+def test_the_root_import_check_refuses_an_internal(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from planner import __version__, settings\nfrom planner import recommend\n", encoding="utf-8")
+    assert _root_imports(probe) == ["line 2: from planner import recommend"]
 
 
 @pytest.mark.parametrize("path", FRONT, ids=[p.name for p in FRONT])

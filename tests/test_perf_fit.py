@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfModel, PerfParams, build_name_index, load_perf_model, name_key
+from planner.perf.model import PARAMS_FILE, REFERENCE_CHIP, PerfModel, PerfParams, load_perf_model
+from planner.catalog.match import ChipNames, chip_key
 from planner.perf.model import power_clock_factor, relative_power_density
 from dataclasses import replace
 
@@ -63,8 +64,8 @@ def cv(request, rows, chips, variant):
 
 
 def test_normalised_csv_is_reproducible(shared_dir: Path, chips) -> None:
-    index = build_name_index(chips)
-    fresh = normalise(shared_dir / "facts" / "gpu-training-benchmarks-calibration.csv", lambda n: chips[index[name_key(n)]])
+    index = ChipNames(chips).index
+    fresh = normalise(shared_dir / "facts" / "gpu-training-benchmarks-calibration.csv", lambda n: chips[index[chip_key(n)]])
     with CALIBRATION_CSV.open(newline="", encoding="utf-8") as fh:
         stored = list(csv.DictReader(fh))
     assert list(stored[0]) == COLUMNS

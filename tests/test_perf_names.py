@@ -9,7 +9,8 @@ import pytest
 
 from planner.errors import CatalogError, UnknownPartError
 from planner.catalog.models import ARCHITECTURES
-from planner.perf.model import PerfModel, build_name_index, load_perf_model, name_key
+from planner.catalog.match import ChipNames, chip_key
+from planner.perf.model import PerfModel, load_perf_model
 
 CONTRACT_IDS = set("""
 gtx-1070 gtx-1080 gtx-1080-ti titan-xp titan-v rtx-2080 rtx-2080-ti titan-rtx quadro-rtx-6000 quadro-rtx-8000 t4
@@ -112,12 +113,12 @@ def test_unknown_name_lists_close_matches(model: PerfModel) -> None:
 
 
 def test_name_keys_ignore_case_punctuation_and_vendor() -> None:
-    assert name_key("NVIDIA GeForce RTX-4090") == name_key("rtx 4090") == "rtx4090"
-    assert name_key("AMD Radeon RX 7900 XTX") == "rx7900xtx"
+    assert chip_key("NVIDIA GeForce RTX-4090") == chip_key("rtx 4090") == "rtx4090"
+    assert chip_key("AMD Radeon RX 7900 XTX") == "rx7900xtx"
 
 
 def test_a_name_claimed_by_two_chips_is_rejected(model: PerfModel) -> None:
     a, b = model.chips["rtx-3090"], model.chips["rtx-4090"]
     clash = {a.id: a, b.id: b.model_copy(update={"aliases": ["RTX 3090"]})}
     with pytest.raises(CatalogError, match="matches both"):
-        build_name_index(clash)
+        ChipNames(clash)

@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.service import add_price, build_from_catalog, import_build, load_priced_catalog, to_csv, to_json_text, to_markdown
+from planner.service import add_price, build_from_catalog, import_build, load_priced_catalog
+from planner.share import to_csv, to_json_text, to_markdown
 from planner.share import build_from_json
 from ui.view import build_rows, plan_summary_rows
 

@@ -99,7 +99,8 @@ def test_the_text_plan_marks_exactly_the_unverified_rows(plans) -> None:
 
 
 def test_the_markdown_export_marks_unverified_rows() -> None:
-    from planner.service import build_from_catalog, to_markdown
+    from planner.service import build_from_catalog
+    from planner.share import to_markdown
 
     cat = load_catalog(REPO / "data")
     build = build_from_catalog(cat, [("mb-asus-proart-x870e-creator-wifi", 1), ("case-lianli-a3-matx", 1)])

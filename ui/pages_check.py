@@ -6,6 +6,7 @@ import streamlit as st
 
 from planner.service import Catalog
 from planner.request import Request
+from planner.settings import MAX_GPUS
 from planner.service import TYPE_LABELS
 from ui.pages_plan import render_view, view_from_parts
 from ui.state import inputs_from_state
@@ -42,7 +43,7 @@ def render(cat: Catalog, inputs: Request) -> None:
         options = [NONE] + [p.id for p in parts]
         cols[i % 4].selectbox(TYPE_LABELS[category], options, key=f"chk_{category}",
                               format_func=lambda pid: "(none)" if pid == NONE else cat.parts[pid].name)
-    st.number_input("Identical GPUs", min_value=1, max_value=4, step=1, key="chk_gpus")
+    st.number_input("Identical GPUs", min_value=1, max_value=MAX_GPUS, step=1, key="chk_gpus")
     parts = picked(cat)
     if not parts:
         st.info("Pick at least one part above.")

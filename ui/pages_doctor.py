@@ -55,22 +55,12 @@ def read_series(data: Upload, name: str) -> Any:
 def training_windows(text: str, series: Any) -> tuple[list[Any], list[str], Optional[list[Any]]]:
     """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show, and the spans
     where load is known (None without a metrics file: then outside the windows is idle)."""
-    from planner.service import parse_window, series_windows
+    from planner.service import training_windows as windows_of
 
-    windows = [parse_window(line.strip()) for line in text.splitlines() if line.strip()]
-    notes = [f"{len(windows)} training window(s) typed"] if windows else []
-    covered = None
-    if isinstance(series, PlannerError):
-        notes.append(f"the metrics file gives no training windows: {series}")
-    elif series is not None:
-        try:
-            found, span = series_windows(series)
-        except PlannerError as exc:
-            notes.append(f"the metrics file gives no training windows: {exc}")
-        else:
-            windows += found
-            covered = [span] + windows
-            notes.append(f"{len(found)} training window(s) from the metrics file's times; outside its rows: no metrics")
+    if isinstance(series, PlannerError):  # the upload was read already and failed: say so, use the typed windows
+        windows, covered, notes = windows_of(text.splitlines())
+        return windows, notes + [f"the metrics file gives no training windows: {series}"], covered
+    windows, covered, notes = windows_of(text.splitlines(), series, lenient=True)
     return windows, notes, covered
 
 
@@ -128,8 +118,6 @@ def loss_frame(series: Any) -> Optional[pd.DataFrame]:
 
 
 def show_events(report: Any) -> None:
-    from planner.service import events_markdown
-
     platform = "Linux kernel log" if report.platform == "linux" else "Windows System log"
     st.markdown(f"Read **{report.total_events}** {'event' if report.total_events == 1 else 'events'} ({platform}, "
                 f"{md_escape(report.format)}, {md_escape(report.encoding)}); **{len(report.incidents)}** "
@@ -159,7 +147,7 @@ def show_events(report: Any) -> None:
         st.caption("Ignored as unrelated noise: " + ", ".join(f"{md_escape(k)} x{v}" for k, v in report.ignored.items()))
     for n in report.notes:
         st.caption(md_escape(n))
-    st.download_button("Download the report (Markdown)", events_markdown(report), file_name="doctor-report.md",
+    st.download_button("Download the report (Markdown)", report.markdown(), file_name="doctor-report.md",
                        mime="text/markdown", key="doc_report_md")
 
 

@@ -40,19 +40,16 @@ def offers_frame(cat: Catalog, part_id: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def make_fetcher(registry: Any) -> Any:
-    """The polite fetcher the refresh uses (tests swap in one over a local server)."""
-    from planner.service import polite_fetcher
-
-    return polite_fetcher(registry)
+# The fetcher builder the refresh uses: None = the service's polite fetcher (tests swap in one over a local server).
+make_fetcher: Optional[Callable[[Any], Any]] = None
 
 
 def refresh_prices(cat: Catalog, on_page: Callable[[int, int, str], None]) -> Any:
     """Fetch the retailers' search pages, match and store prices: the service call `planner prices refresh` makes,
     with the same quarantine references (the catalog's shipped offers)."""
-    from planner.service import default_data_dir, refresh_prices as refresh
+    from planner.service import refresh_prices as refresh
 
-    return refresh(default_data_dir(), on_page=on_page, fetcher=make_fetcher)
+    return refresh(on_page=on_page, fetcher=make_fetcher)  # the shipped catalog (or $PLANNER_DATA_DIR)
 
 
 def refresh_panel(cat: Catalog) -> None:

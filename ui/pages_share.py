@@ -11,7 +11,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
-from planner.service import import_build, permalink, to_csv, to_json_text, to_markdown
+from planner.service import export_build, import_build, permalink
 from planner.settings import is_local_address
 from planner.textsafe import md_escape
 from ui import services
@@ -147,12 +147,12 @@ def import_report(cat: Optional[Catalog] = None) -> None:
 
 def html_page(view: dict[str, Any], inputs: Request, link: Optional[str], token: str) -> str:
     """The self-contained HTML page of the build on show, with its verdicts, speed and sweep."""
-    from planner.service import html_details, to_html
+    from planner.service import export_build
 
-    details = html_details(speed=view.get("speed"), gpus=int(view.get("gpus") or 1), inputs=inputs,
-                           problems=view.get("problems") or [], warnings=view.get("warnings") or [],
-                           unverified=view.get("unverified") or [], link=link, token=token)
-    return to_html(view["build"], details)
+    details = dict(speed=view.get("speed"), gpus=int(view.get("gpus") or 1), inputs=inputs,
+                   problems=view.get("problems") or [], warnings=view.get("warnings") or [],
+                   unverified=view.get("unverified") or [])
+    return export_build(view["build"], "html", link=link, token=token, details=details)
 
 
 def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> None:
@@ -181,15 +181,15 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
                        "nothing on a friend's machine). Send the HTML file below, or this token, which opens the "
                        "build in any planner's Share tab:")
             st.code(token, language=None, wrap_lines=True)
-        md = to_markdown(build, link=link, token=None if link else token)
+        md = export_build(build, "md", link=link, token=None if link else token)
         html = html_page(view, inputs, link, token)
         c1, c2, c3, c4 = st.columns(4)
         c1.download_button("Download HTML (one file)", html, file_name="build.html", mime="text/html", key="dl_html",
                            help="Parts, dated prices with shop links, verdicts, speed and sweep in one page that "
                                 "opens offline and prints")
         c2.download_button("Download Markdown", md, file_name="build.md", mime="text/markdown", key="dl_md")
-        c3.download_button("Download CSV", to_csv(build), file_name="build.csv", mime="text/csv", key="dl_csv")
-        c4.download_button("Download JSON", to_json_text(build), file_name="build.json", mime="application/json", key="dl_json")
+        c3.download_button("Download CSV", export_build(build, "csv"), file_name="build.csv", mime="text/csv", key="dl_csv")
+        c4.download_button("Download JSON", export_build(build, "json"), file_name="build.json", mime="application/json", key="dl_json")
         with st.expander("Markdown to paste in a forum post"):
             st.code(md, language="markdown")
     else:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import difflib
-import os
 import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -31,8 +30,9 @@ M = TypeVar("M", bound=BaseModel)
 
 def default_data_dir() -> Path:
     """The shipped data/ directory, or $PLANNER_DATA_DIR."""
-    env = os.environ.get("PLANNER_DATA_DIR")
-    return Path(env) if env else SHIPPED_DATA_DIR
+    from planner.settings import current
+
+    return current().data_dir or SHIPPED_DATA_DIR
 
 
 def _display(path: Path) -> str:

@@ -18,7 +18,8 @@ BURNIN_HELP = "Burn-in plan for a build: what to run, how long, which logs to ke
 def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], currency: Optional[str], m: Any,
            runs: int, hours: float) -> tuple[Any, int, str, str]:
     """(chip, GPU count, label, where it came from) for --gpu, --build or the build `recommend` gives for --budget."""
-    from planner.cli.perf import _parse_gpu_spec, plan_gpus
+    from planner.cli.perf import _parse_gpu_spec
+    from planner.service import plan_gpus
 
     given = [x for x in (budget, build, gpu) if x is not None]
     if len(given) != 1:
@@ -63,7 +64,7 @@ def register(app: typer.Typer) -> None:
         os_name: str = typer.Option("both", "--os", help="linux | windows | both: which log commands to print"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        from planner.service import burnin_plan, burnin_plan_text, calibration, load_perf_model, sweep_time
+        from planner.service import burnin_plan, calibration, load_perf_model, sweep_time
 
         if not 1 <= runs <= 10_000:
             raise InputError(f"--runs must be between 1 and 10000 (got {runs})")
@@ -81,7 +82,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             emit_json({**p.to_json(), "sweep": s.to_json()})
         else:
-            console.print(Text(burnin_plan_text(p)), soft_wrap=True)
+            console.print(Text(p.text()), soft_wrap=True)
 
 
 def register_doctor(doctor: typer.Typer) -> None:

@@ -6,10 +6,6 @@ import functools
 import inspect
 import json
 import sys
-from datetime import date, datetime
-from decimal import Decimal
-from enum import Enum
-from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
 import typer
@@ -47,19 +43,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _default(o: Any) -> Any:
-    if isinstance(o, Decimal):
-        return str(o)
-    if isinstance(o, (date, datetime)):
-        return o.isoformat()
-    if isinstance(o, Enum):
-        return o.value
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    if isinstance(o, Path):
-        return str(o)
-    if hasattr(o, "model_dump"):
-        return o.model_dump(mode="json")
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+    """pydantic's JSON mode for what json cannot write (Decimal as its string, dates ISO, enums, sets, paths, models,
+    dataclasses): one encoder for the CLI's --json and the models' own model_dump(mode="json")."""
+    from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+    try:
+        return to_jsonable_python(o)
+    except PydanticSerializationError:  # a bug, not the user's input: exit 1 at the boundary
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}") from None
 
 
 def emit_json(obj: Any, *, indent: Optional[int] = 2) -> None:

@@ -17,7 +17,7 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.request import Request
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS
 from planner.service import build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
@@ -196,7 +196,7 @@ def costs(
         24, "--horizon-months", help="How long you keep the machine before selling it."),
     currency: Optional[str] = typer.Option(
         None, "--currency", help="Currency of the report (ISO code; default: the one in --budget, else EUR)."),
-    max_gpus: int = typer.Option(8, "--max-gpus", help="Largest number of rented GPUs to consider."),
+    max_gpus: int = typer.Option(DEFAULT_MAX_RENTED_GPUS, "--max-gpus", help="Largest number of rented GPUs to consider."),
     sell_old_gpu: bool = typer.Option(
         False, "--sell-old-gpu/--keep-old-gpu", help="Count the sale of the old GTX 1080 Ti."),
     old_gpu_price: str = typer.Option(

@@ -12,9 +12,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.service import (as_source, DEFAULT_TEMP_LIMIT_C, diagnose_events, diagnose_metrics, EventReport,
-                             events_markdown, metrics_markdown, metrics_windows, MetricsReport, parse_window,
-                             read_smi, Signal, stamp_text, Watch, WatchOptions)
+from planner.service import (diagnose_events, diagnose_metrics, EventReport,
+                             MetricsReport, training_windows,
+                             read_smi, Signal, Watch, WatchOptions)
+from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
 from planner.errors import InputError
@@ -44,11 +45,11 @@ def _print_events(report: EventReport) -> None:
         console.print("[green]No GPU, power or crash events found[/] in what this file records (see the notes for "
                       "what it cannot show).")
     for n, inc in enumerate(report.incidents, 1):
-        console.print(f"\n[bold]Incident {n}[/]: {stamp_text(inc.start, report.clock)} → "
-                      f"{stamp_text(inc.end, report.clock)} ({basis})")
+        console.print(f"\n[bold]Incident {n}[/]: {report.stamp(inc.start)} → "
+                      f"{report.stamp(inc.end)} ({basis})")
         table = Table(show_header=False, box=None, padding=(0, 1))
         for ev in inc.events:
-            table.add_row(stamp_text(ev.time, report.clock, short=True), f"{escape(ev.source)} {ev.id}", escape(ev.summary))
+            table.add_row(report.stamp(ev.time, short=True), f"{escape(ev.source)} {ev.id}", escape(ev.summary))
         console.print(table)
     if report.hypotheses:
         console.print("\n[bold]Likely causes[/] (most likely first)")
@@ -140,24 +141,19 @@ def events_cmd(
         raise InputError("--gap-min must be positive")
     if gap_min > MAX_GAP_MIN:
         raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
-    windows = [parse_window(w) for w in busy or []]
-    covered = None
-    if metrics:
-        found, span = metrics_windows(metrics)
-        windows += found
-        covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
+    windows, covered, _ = training_windows(busy or [], metrics or None)
     report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
                              busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
                              smi=smi or (), covered=covered, expected_gpus=gpus)
-    _emit(out, report, events_markdown, _print_events)
+    _emit(out, report, _print_events)
 
 
-def _emit(out: str, report: Any, markdown: Callable[[Any], str], printer: Callable[[Any], None]) -> None:
+def _emit(out: str, report: Any, printer: Callable[[Any], None]) -> None:
     """One report in the chosen output: JSON, Markdown or the terminal tables."""
     if out == "json":
         emit_json(report.to_json())
     elif out == "md":
-        emit_text(markdown(report))
+        emit_text(report.markdown())
     else:
         printer(report)
 
@@ -171,13 +167,13 @@ def smi_cmd(
                                "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
                                "clocks_throttle_reasons.active --format=csv -l 5` log."),
     json_out: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) counted as "
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) counted as "
                                      "hot when the dump gives no slowdown temperature."),
     gpus: Optional[int] = typer.Option(None, "--gpus", min=1, max=64, help="GPUs fitted in the machine: a plain "
                                        "`nvidia-smi` table listing fewer is a lost card."),
 ) -> None:
     """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC, retired pages, lost GPUs."""
-    findings = read_smi(as_source(file), temp_limit_c=temp_limit, expected_gpus=gpus)
+    findings = read_smi(file, temp_limit_c=temp_limit, expected_gpus=gpus)
     if json_out:
         emit_json([{"kind": f.kind, "severity": f.severity, "gpu": f.gpu, "message": f.message} for f in findings])
         return
@@ -197,14 +193,14 @@ def metrics_cmd(
     fmt: str = typer.Option("text", "--format", help="text, json or md (Markdown)."),
     expected_steps: Optional[int] = typer.Option(None, "--expected-steps", help="Total steps the run should reach; "
                                                  "a shorter log is reported as stopped."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
-                                     "drop; 83 is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) where clocks "
+                                     f"drop; {GPU_HOT_C:g} is the Pascal/Ada GPU Boost target (docs/doctor.md §4.1)."),
     column: Optional[list[str]] = typer.Option(None, "--column", help=_COLUMN_HELP),
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
     out = _format(json_out, fmt)
     report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit, columns=column)
-    _emit(out, report, metrics_markdown, _print_metrics)
+    _emit(out, report, _print_metrics)
 
 
 @doctor.command("watch")
@@ -228,7 +224,7 @@ def watch_cmd(
     interval_s: float = typer.Option(5.0, "--interval-s", help="Seconds between two looks at the files."),
     state: Optional[str] = typer.Option(None, "--state", help="State file that lets a restarted watch resume "
                                         "(default: METRICS_FILE.doctor-watch.json)."),
-    temp_limit: float = typer.Option(DEFAULT_TEMP_LIMIT_C, "--temp-limit", help="GPU temperature (°C) that counts "
+    temp_limit: float = typer.Option(GPU_HOT_C, "--temp-limit", help="GPU temperature (°C) that counts "
                                      "as throttling."),
     once: bool = typer.Option(False, "--once", help="Read what is there, report, save the state and stop."),
     max_seconds: Optional[float] = typer.Option(None, "--max-seconds", help="Stop after this many seconds."),

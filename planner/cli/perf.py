@@ -10,12 +10,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, REFERENCE_CHIP, speed_limit, TYPICAL_BATCH, TYPICAL_SEQ, GpuChip, assume_typical, ModelShape, PerfModel, cached_catalog, estimate_memory,
-                             estimated_wall_power_w, executed_precision, gpu_chip, load_perf_model, read_plan, sweep_time)
+from planner.service import (RANGE_NOTE, GpuChip, PerfModel, estimated_wall_power_w, load_perf_model, memory_fit,
+                             plan_gpus, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
-from planner.errors import InputError, PlannerError, UnknownPartError
-from planner.plan_view import PlanView, PricedLine
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS
+from planner.errors import InputError
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN, TYPICAL_BATCH, TYPICAL_SEQ
 
 _COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 
@@ -31,45 +30,6 @@ def _model_info(m: PerfModel) -> dict[str, Any]:
             "median_abs_error_leave_one_source_out": err.get("leave_one_source_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_gpu_out": err.get("leave_one_gpu_out", {}).get("median_abs_error"),
             "median_abs_error_leave_one_architecture_out": err.get("leave_one_architecture_out", {}).get("median_abs_error")}
-
-
-def speedup_rows(
-    m: PerfModel, gpus: list[str], vs: str, workload: str, precision: str, power: float,
-    model_params: Optional[float] = None,
-) -> list[dict[str, Any]]:
-    from planner.service import calibration
-    anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
-
-    chips = [m.resolve(g) for g in gpus] if gpus else list(m.chips.values())
-    store = load_store()
-    rows = []
-    for chip in chips:
-        a = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision, power_fraction=power,
-                             model_params=model_params, store=store)
-        e = a.estimate
-        limit = speed_limit(m, chip.id, precision=precision, workload=workload, model_params=model_params, baseline=vs)
-        rows.append({"gpu": chip.name, "id": chip.id, "speedup": round(e.value, 2), "low": round(e.low, 2),
-                     "high": round(e.high, 2), "high_over_low": round(e.high / e.low, 2),
-                     "runs_as": executed_precision(chip, precision), "error_tier": m.tier(chip), **a.to_json(),
-                     **limit.to_json()})
-    return rows if gpus else sorted(rows, key=lambda r: -r["speedup"])
-
-
-def concurrency_for(chip: GpuChip, precision: str, model_params: Optional[float], runs_per_gpu: str,
-                    run_vram_gb: Optional[float]) -> Optional[Any]:
-    """Several runs per GPU: 'auto' plans them for a given model size, a number forces them; None = one run per GPU."""
-    from planner.service import calibration, plan_concurrency
-    concurrency_gain = calibration.concurrency_gain
-
-    text = str(runs_per_gpu).strip().lower()
-    if text != "auto" and not text.isdigit():
-        raise InputError(f"--runs-per-gpu must be 'auto' or a number 1-4 (got {runs_per_gpu!r})")
-    forced = None if text == "auto" else int(text)
-    if forced == 1 or (forced is None and model_params is None):
-        return None
-    params = model_params if model_params is not None else 1.5e8
-    return plan_concurrency(chip.vram_gb, params, precision=precision, per_run_gib=run_vram_gb,
-                            measured=concurrency_gain(chip, precision), runs_per_gpu=forced)
 
 
 def _size_info(m: PerfModel, workload: str, model_params: Optional[float]) -> dict[str, Any]:
@@ -91,58 +51,13 @@ def _parse_gpu_spec(spec: str, default_count: int) -> tuple[str, int]:
     return (match.group(2).strip(), int(match.group(1))) if match else (spec, default_count)
 
 
-MAX_GPUS = 64  # one machine or one rented cluster
+MAX_GPUS = MAX_GPUS_SEEN  # one machine or one rented cluster
 MAX_HOURS = 100_000
 
 
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
     return plan_gpus(read_plan(path), str(path), m)
-
-
-def plan_gpus(plan: PlanView, where: str, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
-    """(chip, count, plan sustained watts, label) of a plan's GPUs (one chip kind)."""
-    gpus = plan.lines("gpu")
-    if not gpus:
-        raise InputError(f"{where}: the plan has no GPU part")
-    chips = {c.id: c for c in (_part_chip(p, plan, m) for p in gpus)}
-    if len(chips) > 1:
-        raise InputError(f"{where}: the plan mixes GPU chips ({', '.join(chips)}); sweep one kind at a time with --gpu")
-    return next(iter(chips.values())), plan.gpu_count, _plan_wall_w(plan), gpus[0].name
-
-
-def _plan_wall_w(plan: PlanView) -> Optional[float]:
-    """The plan's sustained DC draw taken to the wall through its PSU's 80 PLUS curve (as `planner costs` does)."""
-    from planner.service import wall_power_w
-
-    power = plan.power
-    if power is None or not power.sustained_w:
-        return None
-    psu = plan.line("psu")
-    known = cached_catalog().parts.get(psu.part_id) if psu else None
-    watts = (psu.wattage_w if psu else None) or getattr(known, "wattage_w", None)
-    efficiency = (psu.efficiency if psu else None) or getattr(known, "efficiency", None)
-    if watts is None or efficiency is None:  # no PSU we know: a typical Gold unit at the recommended size (else 80 %)
-        return wall_power_w(power.sustained_w, "gold", power.recommended_psu_w and int(power.recommended_psu_w))
-    return wall_power_w(power.sustained_w, efficiency, watts)
-
-
-def _part_chip(part: PricedLine, plan: PlanView, m: PerfModel) -> GpuChip:
-    problem = "is not in the catalog"
-    try:
-        chip = gpu_chip(part, plan)
-    except PlannerError as exc:  # a broken catalog should not hide a chip the plan names by itself
-        chip, problem = None, f"could not be looked up ({exc})"
-    for label in (chip, part.part_id, part.name):
-        if not label:
-            continue
-        try:
-            return m.resolve(label)
-        except UnknownPartError:
-            if label == chip:
-                raise
-            continue
-    raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
 
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied
@@ -276,7 +191,7 @@ def register(app: typer.Typer) -> None:
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
-            shared = concurrency_for(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+            shared = runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
             k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
             s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
             results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
@@ -336,16 +251,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
         gpu = [*(names or []), *gpu]
-        m = load_perf_model()
-        shape, assumed = assume_typical(ModelShape(
-            params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq, layers=layers,
-            hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb))  # only --params: a typical shape
-        chips = [m.resolve(g) for g in gpu] if gpu else sorted(m.chips.values(), key=lambda c: (c.vram_gb, c.id))
-        if gpu and REFERENCE_CHIP not in {c.id for c in chips}:
-            chips.append(m.chips[REFERENCE_CHIP])
-        est = estimate_memory(shape, chips)
-        if assumed:
-            est.notes.insert(0, assumed)
+        est = memory_fit(gpu, params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
+                         layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
         if as_json:
             emit_json(est.to_json())
             return

@@ -15,8 +15,7 @@ from planner.errors import InputError, ShareError
 from planner.money import format_money
 from planner.validation import load_json, read_text_capped
 from planner.service import (
-    DEFAULT_BASE_URL, SharedBuild, build_from_json, import_build, permalink, to_csv,
-    to_json_text, to_markdown,
+    SharedBuild, build_from_json, export_build, import_build, permalink,
 )
 
 share_app = typer.Typer(help="Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back.",
@@ -116,12 +115,8 @@ def export_cmd(
                           "so there is no link; " + ("here is the build's token: the friend pastes it into the "
                           "planner's Share tab" if fmt == "link" else "the token is in the export instead"),
                           highlight=False, markup=False)
-    from planner.service import build_html
-
-    content = {"md": lambda: to_markdown(shared, link=link, token=None if link else token),
-               "csv": lambda: to_csv(shared), "json": lambda: to_json_text(shared),
-               "link": lambda: (link or token) + "\n",
-               "html": lambda: build_html(data, shared, link=link, token=token)}[fmt]()
+    content = (link or token) + "\n" if fmt == "link" else export_build(
+        shared, fmt, link=link, token=None if fmt == "md" and link else token, source=data)
     if output is not None:
         output.write_text(content, encoding="utf-8")
         err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)

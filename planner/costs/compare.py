@@ -17,6 +17,7 @@ from planner.errors import InputError, PlannerError
 from planner.fx import Rates, convert_exact
 from planner.money import check_currency
 from planner.money import CENT
+from planner.settings import DEFAULT_MAX_RENTED_GPUS
 
 HOURS_PER_MONTH = 730.5  # 365.25 d x 24 h / 12
 # EDF Tarif Bleu (regulated residential tariff), option Base, 3-6 kVA, TTC, in force from 2026-02-01.
@@ -137,7 +138,7 @@ class CostParams:
     old_gpu_price: Decimal = DEFAULT_OLD_GPU_PRICE
     old_gpu_currency: str = "EUR"
     overhead_hours: Decimal = DEFAULT_OVERHEAD_HOURS
-    max_gpus: int = 8
+    max_gpus: int = DEFAULT_MAX_RENTED_GPUS
 
     def __post_init__(self) -> None:
         check_currency(self.currency)

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from planner.doctor.burnin_gpu import (CLOCK_DIP, CLOCK_DIP_SAMPLES, CLOCK_DIP_SHARE, CLOCK_SAG, FAIL_REASONS, GAP_S,
                                        IDLE_TAIL_MIN, MIN_LOADED_MIN, SAFETY, STABLE_WINDOW_MIN, TEMP_DRIFT_C,
-                                       TEMP_FAIL_C, TEMP_WARN_C, WARMUP_MIN, Check, gpu_checks, loaded_minutes,
+                                       TEMP_FAIL_C, WARMUP_MIN, Check, gpu_checks, loaded_minutes,
                                        lost_checks, restart_checks, stamp)
 from planner.doctor.burnin_log import SMI_COMMAND, SMI_FIELDS, Sample, SmiSeries, read_smi_series
 from planner.doctor.metrics_io import MetricSeries
@@ -37,10 +37,11 @@ from planner.doctor.report import EventReport
 from planner.doctor.smi import LOADED_UTIL
 from planner.doctor.textio import Source
 from planner.errors import InputError
+from planner.settings import GPU_HOT_C
 
 __all__ = ["CLOCK_DIP", "CLOCK_DIP_SAMPLES", "CLOCK_DIP_SHARE", "CLOCK_SAG", "FAIL_REASONS", "GAP_S", "IDLE_TAIL_MIN",
            "MIN_LOADED_MIN", "SAFETY", "SMI_COMMAND", "SMI_FIELDS", "STABLE_WINDOW_MIN", "TEMP_DRIFT_C", "TEMP_FAIL_C",
-           "TEMP_WARN_C", "WARMUP_MIN", "BurninReport", "Check", "Sample", "check_burnin", "judge", "read_smi_series",
+           "WARMUP_MIN", "BurninReport", "Check", "Sample", "check_burnin", "judge", "read_smi_series",
            "thresholds"]
 
 THROUGHPUT_SAG = 0.05
@@ -54,7 +55,7 @@ Verdict = Literal["pass", "fail", "incomplete", "not_checked"]
 def thresholds() -> dict[str, Any]:
     """The numbers the verdict uses, as `planner burnin` and the JSON print them."""
     return {"min_loaded_minutes": MIN_LOADED_MIN, "warmup_minutes": WARMUP_MIN, "stable_window_minutes": STABLE_WINDOW_MIN,
-            "temp_fail_c": TEMP_FAIL_C, "temp_warn_c": TEMP_WARN_C, "temp_drift_c": TEMP_DRIFT_C,
+            "temp_fail_c": TEMP_FAIL_C, "temp_warn_c": GPU_HOT_C, "temp_drift_c": TEMP_DRIFT_C,
             "clock_sag": CLOCK_SAG, "clock_dip": CLOCK_DIP, "clock_dip_samples": CLOCK_DIP_SAMPLES,
             "clock_dip_share": CLOCK_DIP_SHARE, "throughput_sag": THROUGHPUT_SAG,
             "throughput_collapse": THROUGHPUT_COLLAPSE, "idle_tail_minutes": IDLE_TAIL_MIN, "gap_seconds": GAP_S,

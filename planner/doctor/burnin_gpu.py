@@ -20,7 +20,6 @@ MIN_LOADED_MIN = 60.0
 WARMUP_MIN = 15.0
 STABLE_WINDOW_MIN = 10.0
 TEMP_FAIL_C = 90.0
-TEMP_WARN_C = GPU_HOT_C
 TEMP_DRIFT_C = 5.0
 CLOCK_SAG = 0.05
 CLOCK_DIP = 0.85
@@ -167,10 +166,10 @@ def _temperature(gpu: str, samples: Sequence[Sample], temps: Sequence[float]) ->
     missing = [s for s in samples if s.temp is None]
     if missing or peak is None:
         return _unmeasured(label, "temperature", "temperature", missing or samples, len(samples), gpu)
-    warm = peak >= TEMP_WARN_C
+    warm = peak >= GPU_HOT_C
     return Check(criterion="temperature", status="warn" if warm else "pass", gpu=gpu,
                  numbers={"max_temp_c": peak, "limit_c": TEMP_FAIL_C},
-                 message=f"{label}: peak {peak:g} °C" + (f" (above {TEMP_WARN_C:g} °C: little headroom for a "
+                 message=f"{label}: peak {peak:g} °C" + (f" (above {GPU_HOT_C:g} °C: little headroom for a "
                                                           "warmer room)" if warm else ""))
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from planner.doctor.burnin import (CLOCK_DIP, CLOCK_SAG, MIN_LOADED_MIN, SMI_COMMAND, TEMP_DRIFT_C, TEMP_FAIL_C,
                                    THROUGHPUT_SAG, WARMUP_MIN, thresholds)
 from planner.errors import InputError
+from planner.settings import MAX_GPUS_SEEN
 
 NIGHT_H = 8.0
 OS = Literal["linux", "windows", "both"]
@@ -54,6 +55,10 @@ class BurninPlan:
     def total_hours(self) -> float:
         return sum(p.hours for p in self.phases)
 
+    def text(self) -> str:
+        """The plan as `planner burnin` prints it."""
+        return plan_text(self)
+
     def to_json(self) -> dict[str, Any]:
         return {"build": self.build, "gpu_count": self.gpu_count, "total_hours": self.total_hours,
                 "phases": [p.to_json() for p in self.phases],
@@ -66,8 +71,8 @@ def burnin_plan(build: str, gpu_count: int, *, run_hours: float, run_hours_high:
                 runs: int, os: OS = "both", basis: str = "") -> BurninPlan:
     """The plan for `gpu_count` GPUs whose one run takes `run_hours` (slow end `run_hours_high`) and whose sweep of
     `runs` runs takes `sweep_hours` of wall time."""
-    if not 1 <= gpu_count <= 64:
-        raise InputError(f"GPU count must be between 1 and 64 (got {gpu_count})")
+    if not 1 <= gpu_count <= MAX_GPUS_SEEN:
+        raise InputError(f"GPU count must be between 1 and {MAX_GPUS_SEEN} (got {gpu_count})")
     for name, value in (("run hours", run_hours), ("run hours (slow end)", run_hours_high), ("sweep hours", sweep_hours)):
         if not (math.isfinite(value) and 0 < value <= 100_000):
             raise InputError(f"{name} must be a positive number of hours (got {value})")

@@ -171,7 +171,6 @@ _ALIASES = {
     "nvlddmkm": "nvlddmkm",
 }
 _BY_KEY = {(e.source.lower(), e.event_id): e for e in _ENTRIES + _LINUX}
-_DISPLAY = {e.source.lower(): e.source for e in _ENTRIES + _LINUX}
 
 
 def provider_key(provider: str) -> str:
@@ -182,12 +181,6 @@ def provider_key(provider: str) -> str:
     if p.startswith("microsoft-windows-"):
         p = p[len("microsoft-windows-"):]
     return p
-
-
-def display_source(provider: str) -> str:
-    """The name Event Viewer shows in its Source column."""
-    key = provider_key(provider)
-    return _DISPLAY.get(key, provider.strip())
 
 
 def lookup(provider: str, event_id: int) -> Optional[EventInfo]:

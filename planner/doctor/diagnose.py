@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import BinaryIO, Optional, Union
 
 from planner.doctor.events import (
@@ -17,27 +17,16 @@ from planner.doctor.events import (
 )
 from planner.doctor.hypotheses import PowerContext, find_chip, rank
 from planner.doctor.engine import metrics_report
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
+from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metrics
 from planner.doctor.readers import FORMATS_READ, LogReader
 from planner.doctor.smi import read_smi
 from planner.doctor.report import EventLine, EventReport, Incident, MetricsReport
-from planner.doctor.textio import Source, open_text
+from planner.doctor.textio import Source, as_source, open_text
 from planner.doctor.timestamps import windows_from_times
 from planner.errors import InputError
 
 Window = tuple[datetime, datetime]
-
-
-def as_source(path_or_text: Union[str, Path, bytes, BinaryIO]) -> Source:
-    """A str with a line break (or starting with '<') is log text; any other str is a path."""
-    if isinstance(path_or_text, str):
-        stripped = path_or_text.lstrip("\ufeff \t")
-        if "\n" in path_or_text or stripped.startswith("<"):
-            return path_or_text.encode("utf-8")
-        if not stripped:
-            raise InputError("no log given (empty text)")
-    return path_or_text
 
 
 GRACE_MIN, GRACE_MAX = timedelta(minutes=1), timedelta(minutes=10)
@@ -65,6 +54,31 @@ def series_windows(series: MetricSeries) -> tuple[list[Window], Window]:
     grace = min(max(3 * usual, GRACE_MIN), GRACE_MAX) * series.bucket
     windows = [(a, b + grace) for a, b in windows_from_times(times, max_gap=max_gap)]
     return windows, (times[0], times[-1] + grace)
+
+
+def training_windows(typed: Iterable[str], metrics: Union[None, MetricSeries, str, Path, bytes, BinaryIO] = None, *,
+                     lenient: bool = False) -> tuple[list[Window], Optional[list[Window]], list[str]]:
+    """(training windows, the spans where load is known, notes): the windows typed (one START/END a line) plus those
+    the metrics file's times show (a path or a series already read). Without metrics `covered` is None: outside the
+    windows is idle. `lenient`: a metrics file that gives no windows is a note (the web UI), not an error (the CLI)."""
+    from planner.doctor.timestamps import parse_window
+    from planner.errors import PlannerError
+
+    windows = [parse_window(t.strip()) for t in typed if t.strip()]
+    notes = [f"{len(windows)} training window(s) typed"] if windows else []
+    covered = None
+    if metrics is not None:
+        try:
+            found, span = series_windows(metrics if isinstance(metrics, MetricSeries) else read_metrics(as_source(metrics)))
+        except PlannerError as exc:
+            if not lenient:
+                raise
+            notes.append(f"the metrics file gives no training windows: {exc}")
+        else:
+            windows += found
+            covered = [span] + windows  # typed windows are known too; elsewhere the metrics file says nothing
+            notes.append(f"{len(found)} training window(s) from the metrics file's times; outside its rows: no metrics")
+    return windows, covered, notes
 
 
 def busy_windows_from_metrics(path: Union[str, Path, bytes, BinaryIO]) -> list[Window]:
@@ -208,7 +222,7 @@ def diagnose_metrics(
     path: Union[str, Path, bytes, BinaryIO],
     *,
     expected_steps: Optional[int] = None,
-    temp_limit_c: float = DEFAULT_TEMP_LIMIT_C,
+    temp_limit_c: float = GPU_HOT_C,
     columns: Optional[list[str]] = None,
 ) -> MetricsReport:
     """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""

@@ -10,13 +10,15 @@ from typing import Any, Optional
 
 from planner.doctor import metrics_block
 from planner.doctor import metrics_io as mio
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C, find_issues
+from planner.doctor.metrics import find_issues
+from planner.settings import GPU_HOT_C
 from planner.doctor.report import MetricFinding, MetricsReport
 from planner.errors import InputError
+from planner.perf.trainlog import flat
 
 
 def metrics_report(series: mio.MetricSeries, *, expected_steps: Optional[int] = None,
-                   temp_limit_c: float = DEFAULT_TEMP_LIMIT_C) -> MetricsReport:
+                   temp_limit_c: float = GPU_HOT_C) -> MetricsReport:
     """Findings and the reading summary for a parsed series: what `doctor metrics` prints and the watch raises."""
     findings = find_issues(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)
     return MetricsReport(
@@ -74,7 +76,7 @@ class MetricsFeed:
                 obj = json.loads(line)
                 if not isinstance(obj, dict):
                     raise ValueError
-                row = mio._flatten(obj)
+                row = flat(obj)
                 self._check(row)
                 b.add(row, self.consumed)
             except (ValueError, RecursionError, InputError):

@@ -12,6 +12,7 @@ from planner.doctor.report import Hypothesis, Likelihood, TestStep
 from planner.doctor.linux_scoring import score_linux
 from planner.doctor.runbook import ordered, step_text
 from planner.errors import InputError
+from planner.settings import GPU_HOT_C
 from planner.compat.power import PsuSizing, size_psu
 
 # Hypothesis keys -> the name shown to users (the issue-8 list).
@@ -134,7 +135,7 @@ def _gpu_hangs(board: _Board, groups: list[IncidentGroup]) -> None:
                   f"{len(busy)} GPU hang incident(s) during training windows: sustained ML load makes the largest "
                   "power excursions (docs/doctor.md §1.2)")
         board.add("thermal", 0.5 * min(len(busy), CAP),
-                  f"{len(busy)} GPU hang incident(s) under sustained load, where a Pascal card sits at its 83 °C "
+                  f"{len(busy)} GPU hang incident(s) under sustained load, where a Pascal card sits at its {GPU_HOT_C:g} °C "
                   "GPU Boost target (§4.1)")
     if unknown:
         board.add("psu_power", 0.5 * min(unknown, CAP),

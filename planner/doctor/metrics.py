@@ -11,8 +11,8 @@ import pandas as pd
 
 from planner.doctor.metrics_io import MetricSeries
 from planner.doctor.report import MetricFinding, Severity
+from planner.settings import GPU_HOT_C
 
-DEFAULT_TEMP_LIMIT_C = 83.0  # Pascal GPU Boost temperature target: clocks drop there (docs/doctor.md §4.1)
 DIVERGENCE_RISE = 0.25  # smoothed loss 25 % above its best so far
 PLATEAU_MAX_DROP = 0.005  # fitted loss drop under 0.5 % across a window covering a quarter of the run
 THROUGHPUT_DROP = 0.75  # below 75 % of the run's usual throughput
@@ -207,7 +207,7 @@ def _overlaps(a: int, b: int, spans: list[tuple[int, int]]) -> bool:
 
 
 def _utilisation(f: _Findings, util: list[float], label: str, tp_drops: list[tuple[int, int]],
-                 temp: Optional[list[float]] = None, limit: float = DEFAULT_TEMP_LIMIT_C) -> None:
+                 temp: Optional[list[float]] = None, limit: float = GPU_HOT_C) -> None:
     base = _baseline(util)
     if base is None:
         return
@@ -337,7 +337,7 @@ def _stops(f: _Findings, s: MetricSeries, expected: Optional[int]) -> None:
 
 
 def find_issues(
-    s: MetricSeries, *, expected_steps: Optional[int] = None, temp_limit_c: float = DEFAULT_TEMP_LIMIT_C
+    s: MetricSeries, *, expected_steps: Optional[int] = None, temp_limit_c: float = GPU_HOT_C
 ) -> list[MetricFinding]:
     """All findings for a parsed series, sorted by step; a clean run yields none."""
     f = _Findings(list(s.steps))

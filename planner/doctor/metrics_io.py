@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from array import array
@@ -403,30 +402,8 @@ def _pad(series: MetricSeries) -> None:
 
 
 def _jsonl(lines: Iterator[str], builder: _Builder) -> None:
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{builder.series.name}: line {number} is not valid JSON ({exc.msg})") from None
-        except RecursionError:
-            raise InputError(f"{builder.series.name}: line {number}: JSON nested too deep for a metrics row") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{builder.series.name}: line {number} is not a JSON object")
-        builder.add(_flatten(obj), number)
-
-
-def _flatten(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in obj.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict):
-            if depth < 8:  # "train/loss"-style nesting; deeper objects are not metrics
-                out.update(_flatten(v, key + "/", depth + 1))
-        else:
-            out[key] = v
-    return out
+    for number, row in trainlog.jsonl_rows(lines, builder.series.name):  # calibrate's JSONL reader, one for both
+        builder.add(row, number)
 
 
 def _csv(lines: Iterator[str], builder: _Builder) -> None:

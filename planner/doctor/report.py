@@ -97,6 +97,18 @@ class EventReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     psu: Optional[dict[str, Any]] = None  # the planner's PSU sizing, when the GPU power is known
 
+    def stamp(self, when: datetime, short: bool = False) -> str:
+        """A time of this report as its log's clock means it (wall clock, time since boot, or the line number)."""
+        from planner.doctor.markdown import stamp_text
+
+        return stamp_text(when, self.clock, short)
+
+    def markdown(self, title: str = "Doctor report") -> str:
+        """The report as Markdown (planner.doctor.markdown): `doctor events --format md` and the web UI's download."""
+        from planner.doctor.markdown import events_markdown
+
+        return events_markdown(self, title)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "incidents": [i.to_json(self.utc) for i in self.incidents],
@@ -140,6 +152,12 @@ class MetricsReport(BaseModel):
     ignored: list[str] = Field(default_factory=list)  # columns read but mapped to no role
     format: str = ""
     notes: list[str] = Field(default_factory=list)
+
+    def markdown(self, title: str = "Training metrics report") -> str:
+        """The report as Markdown (planner.doctor.markdown): `doctor metrics --format md`."""
+        from planner.doctor.markdown import metrics_markdown
+
+        return metrics_markdown(self, title)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"findings": [f.to_json() for f in self.findings]}

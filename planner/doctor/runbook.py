@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from planner.settings import GPU_HOT_C
+
 Cost = Literal["free", "low", "medium", "high"]
 # free: no money, minutes to a few nights of testing; low: under about EUR 30 or borrowed hardware;
 # medium: EUR 30-300 (a new PSU, RAM); high: above EUR 300 (a new GPU).
@@ -30,8 +32,8 @@ STEPS: dict[str, Step] = {s.key: s for s in (
     Step("stock", "Back to stock: remove GPU overclocks and factory-OC profiles, memory XMP/EXPO and CPU PBO/OC "
          "(§5.3 step 2)", "free", 2),
     Step("log_thermals", "Log GPU temperature, clock and power during a training run (GPU-Z/HWiNFO, or nvidia-smi "
-         "--query-gpu=temperature.gpu,clocks.sm,power.draw --format=csv -l 5); Pascal throttles at 83 °C "
-         "(§4.1, §5.3 step 3)", "free", 3),
+         "--query-gpu=temperature.gpu,clocks.sm,power.draw --format=csv -l 5); Pascal throttles at "
+         f"{GPU_HOT_C:g} °C (§4.1, §5.3 step 3)", "free", 3),
     Step("clean_heatsink", "Clean the heatsink and fans and raise the fan curve (§5.3 step 3)", "free", 3.1),
     Step("clean_driver", "Clean driver install: DDU in Safe Mode, reinstall the driver; toggle Hardware-Accelerated "
          "GPU Scheduling and disable Fast Startup (§5.3 step 4)", "free", 4),
@@ -95,7 +97,7 @@ LINUX_TEXT: dict[str, str] = {
     "log_thermals": "Log GPU temperature, clock, power and throttle reasons during a training run: nvidia-smi "
                     "--query-gpu=timestamp,temperature.gpu,clocks.sm,power.draw,power.limit,"
                     "clocks_throttle_reasons.active,pcie.link.gen.current,pcie.link.width.current --format=csv -l 5 "
-                    "(read it back with `planner doctor smi`); Pascal throttles at 83 °C (§4.1, §5.3 step 3)",
+                    f"(read it back with `planner doctor smi`); Pascal throttles at {GPU_HOT_C:g} °C (§4.1, §5.3 step 3)",
 }
 WINDOWS_ONLY = frozenset({"tdr_delay"})  # the 2 s TDR watchdog is a Windows mechanism
 

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Optional
 
-from planner.doctor.textio import Source, open_text, whole_lines
+from planner.doctor.textio import Source, as_source, open_text, whole_lines
 from planner.errors import InputError
-from planner.settings import GPU_HOT_C
+from planner.settings import GPU_HOT_C, MAX_GPUS_SEEN
 
 # NVML clock throttle (event) reason bits, nvml.h nvmlClocksThrottleReason* / nvmlClocksEventReason*.
 SW_POWER_CAP, HW_SLOWDOWN, HW_THERMAL, HW_POWER_BRAKE, SW_THERMAL = 0x4, 0x8, 0x40, 0x80, 0x20
@@ -20,7 +20,7 @@ LOADED_UTIL = 50.0  # % utilisation from which a sample counts as "under load"
 SHARE = 0.2  # a condition seen in at least this share of loaded samples (and MIN_SAMPLES) is reported
 MIN_SAMPLES = 3
 LAGGING_SHARE = 0.5  # a GPU under half the busiest one's utilisation at the same instant lags [our threshold]
-MAX_GPUS = 64  # distinct GPU ids counted in one log
+MAX_GPUS = MAX_GPUS_SEEN  # distinct GPU ids counted in one log
 SMI_SOURCE = "nvidia-smi documentation (nvidia-smi -q fields, --help-query-gpu) and NVML clock-reason bits"
 _Q_LINE = re.compile(r"^(\s*)(\S[^:]*?)\s*: (.*)$")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -460,7 +460,7 @@ def read_smi(source: Source, temp_limit_c: float = GPU_HOT_C, expected_gpus: Opt
     or the plain table and its error lines; the last finding (kind 'coverage') says what that output could show."""
     from planner.doctor.smi_text import is_smi_text, read_table
 
-    with open_text(source) as stream:
+    with open_text(as_source(source)) as stream:
         head = list(itertools.islice(stream.lines, 60))
         first = next((ln for ln in head if ln.strip()), "")
         lines = whole_lines(itertools.chain(head, stream.lines), stream.name)

@@ -7,12 +7,11 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 from planner.errors import InputError
+from planner.validation import Source, open_binary
 
-Source = Union[str, Path, bytes, BinaryIO]
 SNIFF_BYTES = 64 * 1024
 MAX_LINE_CHARS = 1_000_000  # longer lines come out in pieces (XML may be one line; CSV/text may not)
 BLOCK_BYTES = 256 * 1024  # read and decode this much at once (always less than MAX_LINE_CHARS)
@@ -63,22 +62,6 @@ def _detect(head: bytes, name: str) -> str:
         if exc.start < len(head) - 4:  # not just a multi-byte char cut at the sniff boundary
             return "cp1252"  # legacy Windows ANSI export (e.g. French Windows)
     return "utf-8"
-
-
-@contextmanager
-def _binary(source: Source) -> Iterator[tuple[BinaryIO, str]]:
-    if isinstance(source, bytes):
-        yield io.BytesIO(source), "uploaded data"
-    elif isinstance(source, (str, Path)):
-        path = Path(source)
-        if path.is_dir():
-            raise InputError(f"{path} is a directory, not a log file")
-        if not path.exists():
-            raise InputError(f"{path}: no such file")
-        with path.open("rb") as fh:
-            yield fh, path.name
-    else:
-        yield source, getattr(source, "name", "uploaded file")
 
 
 class Partial(str):
@@ -155,11 +138,21 @@ def _checked_lines(lines: Iterator[str], name: str, encoding: str) -> Iterator[s
         raise InputError(f"{name}: not valid {encoding} text near line {number + 1} ({exc.reason})") from None
 
 
+def as_source(path_or_text: Source) -> Source:
+    """A str with a line break (or starting with '<') is log text; any other str is a path."""
+    if isinstance(path_or_text, str):
+        stripped = path_or_text.lstrip("\ufeff \t")
+        if "\n" in path_or_text or stripped.startswith("<"):
+            return path_or_text.encode("utf-8")
+        if not stripped:
+            raise InputError("no log given (empty text)")
+    return path_or_text
+
+
 @contextmanager
 def open_text(source: Source) -> Iterator[TextStream]:
     """Open a path, bytes or binary file object as lines of text, streaming (bounded memory)."""
-    with _binary(source) as raw:
-        fh, name = raw
+    with open_binary(source, "a log file") as (fh, name):
         buffered = fh if isinstance(fh, io.BufferedReader) else io.BufferedReader(_Raw(fh), SNIFF_BYTES)
         head = buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES]
         encoding = _detect(head, name)

@@ -52,16 +52,6 @@ class DateOrder:
         self.month_first_seen = False  # a second field > 12
         self.ampm_seen = False
 
-    def observe(self, stamp: LocalStamp) -> None:
-        if stamp.iso:
-            return
-        if stamp.first > 12:
-            self.day_first_seen = True
-        if stamp.second > 12:
-            self.month_first_seen = True
-        if stamp.ampm:
-            self.ampm_seen = True
-
     def observe_text(self, text: str) -> None:
         """Cheap vote from a raw date-time string (the date token is cached; days repeat in a log)."""
         cleaned = text.translate(_MARKS).strip()

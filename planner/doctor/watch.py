@@ -18,7 +18,7 @@ from typing import Any, Optional
 from planner.doctor.catalogue import lookup
 from planner.doctor.engine import MetricsFeed, finding_key, metrics_report
 from planner.doctor.kernel import classify
-from planner.doctor.metrics import DEFAULT_TEMP_LIMIT_C
+from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import parse_column_map
 from planner.doctor.signals import ALIASES, KINDS, Signal, kinds_for
 from planner.doctor.smi import SmiLog
@@ -46,7 +46,7 @@ class WatchOptions:
     hang_min: float = 10.0
     interval_s: float = 5.0
     state_path: Optional[str] = None
-    temp_limit_c: float = DEFAULT_TEMP_LIMIT_C
+    temp_limit_c: float = GPU_HOT_C
     columns: list[str] = field(default_factory=list)  # --column KIND=NAME
     expected_steps: Optional[int] = None
 

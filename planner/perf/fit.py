@@ -15,8 +15,8 @@ from planner.catalog.load import load_chips
 from planner.catalog.models import GpuChip
 from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
-    build_name_index, name_key,
 )
+from planner.catalog.match import ChipNames, chip_key
 from planner.perf.families import family_of, parent_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     CALIBRATION_CSV, SHARED_CSV, Row, all_rows, normalise, write_calibration,
@@ -261,8 +261,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         if not SHARED_CSV.exists():
             print(f"error: {SHARED_CSV} not found (../shared must sit beside the repo)", file=sys.stderr)
             return 2
-        index = build_name_index(chips)
-        rows = normalise(SHARED_CSV, lambda n: chips[index[name_key(n)]])
+        index = ChipNames(chips).index
+        rows = normalise(SHARED_CSV, lambda n: chips[index[chip_key(n)]])
         write_calibration(rows)
         print(f"wrote {len(rows)} rows to {CALIBRATION_CSV}")
     doc = run(all_rows(chips), chips[REFERENCE_CHIP], nested=args.nested, workers=args.workers)

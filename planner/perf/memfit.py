@@ -8,6 +8,7 @@ from typing import Any, Iterable, Optional
 
 from planner.errors import InputError
 from planner.catalog.models import GpuChip
+from planner.settings import TYPICAL_BATCH, TYPICAL_SEQ
 from planner.vocab import BASELINE_CHIP, PRECISIONS
 
 GIB = 1024**3
@@ -59,7 +60,7 @@ class ModelShape:
 # Activations at a stated micro-batch and sequence length: what one GPU holds per step before gradient accumulation.
 GPT3_SHAPES = ((125e6, 12, 768), (350e6, 24, 1024), (760e6, 24, 1536), (1.3e9, 24, 2048), (2.7e9, 32, 2560),
                (6.7e9, 32, 4096), (13e9, 40, 5140), (175e9, 96, 12288))
-TYPICAL_VOCAB, TYPICAL_BATCH, TYPICAL_SEQ = 50257, 8, 512
+TYPICAL_VOCAB = 50257  # GPT-2's vocabulary (the batch and sequence: planner.settings)
 
 
 def typical_shape(params: float) -> tuple[int, int]:

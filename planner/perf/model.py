@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from planner.catalog.load import load_chips
-from planner.catalog.match import ChipNames, chip_key as name_key  # noqa: F401 - the one chip matcher; name_key kept
+from planner.catalog.match import ChipNames
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, InputError, UnknownPartError
 from planner.catalog.models import GpuChip
@@ -33,11 +33,6 @@ PARAMS_FILE = DATA_DIR / "perf_params.json"
 REFERENCE_CHIP = BASELINE_CHIP
 RANGE_NOTE = ("the narrowest band holding 90 % of the model's errors on labs it was not fitted on; it held 81 % "
               "of unseen labs' measurements")  # what low/high mean (planner.perf.fit, validate.RANGE_SHARE)
-
-
-def build_name_index(chips: dict[str, GpuChip]) -> dict[str, str]:
-    """Name key -> chip id for ids, names and aliases (planner.catalog.match.ChipNames, the one chip matcher)."""
-    return ChipNames(chips).index
 
 
 # ---------------------------------------------------------------- model object

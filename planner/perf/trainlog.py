@@ -29,12 +29,11 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, BinaryIO, Callable, Optional, Union
+from typing import Any, BinaryIO, Callable, Optional
 
 from planner.errors import InputError
+from planner.validation import Source, open_binary
 
-Source = Union[str, Path, bytes, BinaryIO]
 MAX_LOG_BYTES = 256 * 1024 * 1024
 MAX_LINE_CHARS = 4 * 1024 * 1024  # a longer line is not a log line
 MAX_FIELD_CHARS = 1024 * 1024  # a CSV cell over this is refused in one line (csv's own limit is 128 kB)
@@ -88,37 +87,10 @@ def rate_of(name: str) -> Optional[tuple[str, str]]:
 
 
 @contextmanager
-def _binary(source: Source) -> Iterator[tuple[BinaryIO, str]]:
-    if isinstance(source, bytes):
-        yield io.BytesIO(source), "uploaded data"
-    elif isinstance(source, (str, Path)):
-        path = Path(source)
-        if path.is_dir():
-            raise InputError(f"{path} is a directory, not a training log")
-        try:
-            fh = path.open("rb")
-        except FileNotFoundError:
-            raise InputError(f"cannot read {path}: no such file") from None
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        with fh:
-            try:
-                size = path.stat().st_size
-            except OSError:
-                size = 0
-            if size > MAX_LOG_BYTES:
-                raise InputError(f"{path}: {size / 2**20:,.0f} MB; the training log limit is "
-                                 f"{MAX_LOG_BYTES // 2**20} MB (cut it to the steady part of the run)")
-            yield fh, path.name
-    else:
-        yield source, str(getattr(source, "name", "uploaded file"))
-
-
-@contextmanager
 def open_lines(source: Source) -> Iterator[tuple[str, Iterator[str]]]:
     """(display name, lines without their ends): any of LF, CRLF or CR-only, UTF-8 (BOM or not), UTF-16 with a BOM,
     else Windows-1252; read as a stream, never whole."""
-    with _binary(source) as (raw, name):
+    with open_binary(source, "a training log", MAX_LOG_BYTES) as (raw, name):
         head = raw.read(4096)
         if not head:
             raise InputError(f"{name}: empty log")
@@ -423,7 +395,9 @@ def _header(line: str, name: str) -> list[str]:
     return header
 
 
-def _jsonl_rows(lines: Iterator[str], name: str) -> Iterator[dict[str, Any]]:
+def jsonl_rows(lines: Iterator[str], name: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, flattened object) per JSONL line; a line that is not a JSON object is one InputError line (the
+    doctor's metrics reader reads JSONL through this too)."""
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -435,7 +409,7 @@ def _jsonl_rows(lines: Iterator[str], name: str) -> Iterator[dict[str, Any]]:
             raise InputError(f"{name}: line {n}: JSON nested too deep for a metrics row") from None
         if not isinstance(obj, dict):
             raise InputError(f"{name}: line {n} is not a JSON object")
-        yield flat(obj)
+        yield n, flat(obj)
 
 
 def flat(obj: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
@@ -525,7 +499,7 @@ def attach(log: TrainLog, lines: Iterator[str]) -> TrainLog:
         log.cell_rows = _csv_cells(body, name, header)
         log.rows = (dict(zip(header, cells)) for cells in log.cell_rows)
     elif fmt == "jsonl":
-        log.rows = _summarised(_jsonl_rows(lines, name), log)
+        log.rows = _summarised((row for _, row in jsonl_rows(lines, name)), log)
     elif fmt == "trainer_state":
         _trainer_state(lines, log)
     else:

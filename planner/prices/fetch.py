@@ -20,16 +20,7 @@ from planner.prices.page import decode
 from planner.prices.retailers import Registry
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("planner")
-    except Exception:  # not installed (running from a checkout)
-        return "0.1.0"
-
-
-USER_AGENT = f"planner/{_version()} (+https://github.com/planner; price research)"
+from planner.settings import USER_AGENT
 ROBOTS_AGENT = "planner"
 
 

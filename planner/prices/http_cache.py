@@ -9,7 +9,6 @@ hishel's httpx transport.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,12 @@ _KEEP_S = 7 * 24 * 3600  # hishel drops an entry after this, whatever max-age a 
 
 def default_cache_path() -> Path:
     """$PLANNER_HTTP_CACHE, else the user cache dir's http-cache.sqlite ($PLANNER_HOME/cache when that is set)."""
-    env = os.environ.get("PLANNER_HTTP_CACHE")
-    if env:
-        return Path(env)
     from planner.resources import user_cache_dir
+    from planner.settings import current
+
+    path = current().http_cache
+    if path is not None:
+        return path
 
     return user_cache_dir() / "http-cache.sqlite"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import sqlite3
 import statistics
 from contextlib import contextmanager
@@ -63,10 +62,12 @@ CREATE INDEX IF NOT EXISTS obs_part ON observations (part_id, retailer, conditio
 
 def default_path() -> Path:
     """$PLANNER_PRICE_DB, else the user data dir's prices.sqlite ($PLANNER_HOME when that is set)."""
-    env = os.environ.get("PLANNER_PRICE_DB")
-    if env:
-        return Path(env)
     from planner.resources import user_data_dir
+    from planner.settings import current
+
+    path = current().price_db
+    if path is not None:
+        return path
 
     return user_data_dir() / "prices.sqlite"
 

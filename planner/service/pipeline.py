@@ -20,10 +20,9 @@ from planner.settings import SOLVER_TIME_LIMIT_S, SOLVER_WORKERS
 def resolve_names(catalog: Catalog, request: Request) -> Request:
     """Owned, pinned and excluded parts as catalog ids (a person may type names; ids resolve to themselves), and
     the accepted warnings checked against the rules that can warn."""
-    from planner.catalog.models import Severity
-    from planner.compat.rules import RULES_BY_NAME
+    from planner.service.owned import warning_rules
 
-    warnings = sorted(n for n, r in RULES_BY_NAME.items() if r.severity == Severity.WARNING)
+    warnings = sorted(warning_rules())
     unknown = [w for w in request.accepted_warnings if w not in warnings]
     if unknown:
         raise InputError(f"{unknown[0]!r} is not a warning that can be accepted; choose from {', '.join(warnings)}")

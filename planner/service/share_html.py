@@ -34,3 +34,34 @@ def build_html(data: Any, shared: Any, *, link: Optional[str] = None, token: Opt
                           unverified=js.get("unverified", []), gpus=view.gpu_count, inputs=inputs,
                           link=link, token=token)
     return to_html(shared, details)
+
+
+EXPORT_FORMATS = ("md", "csv", "json", "html")
+
+
+def export_build(build: Any, fmt: str, *, link: Optional[str] = None, token: Optional[str] = None,
+                 details: Optional[dict[str, Any]] = None, source: Any = None, catalog: Any = None) -> str:
+    """A shared build in one export format, the one use case behind `planner share` and the web UI's downloads:
+    md (with the link, else the token), csv, json, or html (`details`: the verdicts and speed on show, as
+    planner.share.html_export.details_for takes them; without them the page states the plan `source` brings, or
+    checks the build against the catalog)."""
+    from planner.share.export import to_csv, to_json_text, to_markdown
+
+    if fmt == "md":
+        return to_markdown(build, link=link, token=token)
+    if fmt == "csv":
+        return to_csv(build)
+    if fmt == "json":
+        return to_json_text(build)
+    if fmt == "html":
+        if details is not None:
+            from planner.share.html_export import details_for, to_html
+
+            return to_html(build, details_for(**details, link=link, token=token))
+        import json
+
+        data = source if source is not None else json.loads(to_json_text(build))
+        return build_html(data, build, link=link, token=token, catalog=catalog)
+    from planner.errors import InputError
+
+    raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")

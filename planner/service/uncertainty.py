@@ -10,6 +10,7 @@ from planner.errors import InputError
 from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
+from planner.settings import MAX_GPUS
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
@@ -63,8 +64,8 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
 
     match = _COUNT.match(target)
     count, name = (int(match.group(1)), match.group(2).strip()) if match else (1, target.strip())
-    if not 1 <= count <= 4:
-        raise InputError(f"--target: 1 to 4 GPUs (got {count})")
+    if not 1 <= count <= MAX_GPUS:
+        raise InputError(f"--target: 1 to {MAX_GPUS} GPUs (got {count})")
     chip = load_perf_model().resolve(name)
     cards = [g for g in catalog.by_category("gpu") if g.chip == chip.id]
     if not cards:

@@ -17,6 +17,7 @@ from planner.money import check_currency, format_money, quantize
 from planner.textsafe import csv_cell, md_cell, safe_url
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE, PlanView, PricedLine, first_plan, read_plan_view
 from planner.request import Request
+from planner.settings import MAX_GPUS
 from planner.share.token import READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token
 
 # ---------------------------------------------------------------- a priced build list
@@ -53,7 +54,7 @@ class SharedBuild:
     def token(self) -> str:
         inputs = self.inputs or Request(currency=self.currency)
         gpu = next((ln for ln in self.lines if ln.category == "gpu"), None)
-        if gpu is not None and gpu.quantity != inputs.gpu_count and 1 <= gpu.quantity <= 4:
+        if gpu is not None and gpu.quantity != inputs.gpu_count and 1 <= gpu.quantity <= MAX_GPUS:
             inputs = inputs.model_copy(update={"gpu_count": gpu.quantity})
         return encode_token(inputs, self.parts(), self.measurements)
 

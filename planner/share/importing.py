@@ -17,6 +17,7 @@ from planner.share.export import SharedBuild, build_from_catalog, build_from_jso
 from planner.catalog.match import rank
 from planner.share.part_index import index_for
 from planner.request import Request
+from planner.settings import MAX_GPUS
 from planner.validation import load_json
 from planner.plan_view import UNVERIFIED_MARK
 from planner.share.token import MATCH_THRESHOLD, _TYPE_ALIASES, decode_token
@@ -371,9 +372,9 @@ def import_build(text: str, catalog: Catalog, *, currency: Optional[str] = None,
 
 
 def _list_inputs(inputs: Request, gpus: int, owned: tuple[str, ...], currency: Optional[str]) -> Request:
-    """The request an imported build is checked with: its GPU count (1 to 4), its owned parts, the currency asked."""
-    if not 1 <= gpus <= 4:
-        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to 4 identical GPUs")
+    """The request an imported build is checked with: its GPU count (1 to MAX_GPUS), its owned parts, the currency."""
+    if not 1 <= gpus <= MAX_GPUS:
+        raise ShareError(f"{gpus} GPUs: the planner checks builds with 1 to {MAX_GPUS} identical GPUs")
     update: dict[str, Any] = {"gpu_count": gpus, "owned": tuple(dict.fromkeys((*inputs.owned, *owned)))}
     if currency:
         update["currency"] = check_currency(currency)

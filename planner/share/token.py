@@ -65,10 +65,6 @@ def request_from_inputs(raw: dict[str, Any], version: str = TOKEN_VERSION) -> Re
         raise ShareError(f"the shared inputs are not valid: {exc}") from None
 
 
-def _one_line(exc: ValidationError) -> str:
-    return validation_message(exc)
-
-
 def _short(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
@@ -180,7 +176,7 @@ def _measurements(rows: Any, catalog: Optional[Catalog]) -> tuple[Any, ...]:
                             q75=q75, points=points, warmup_dropped=0, column="(shared)", how="from a shared link",
                             log_file="the sender's shared link", recorded_on=day, concurrent=concurrent)
         except ValidationError as exc:
-            raise ShareError(f"the build token holds a bad measurement: {_one_line(exc)}") from None
+            raise ShareError(f"the build token holds a bad measurement: {validation_message(exc)}") from None
         if max(m.median, m.q25, m.q75) > 1e12 or m.points > 10_000_000:
             raise ShareError("the build token holds a measurement out of range")
         from planner.validation import not_future
