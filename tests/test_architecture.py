@@ -107,7 +107,7 @@ SERVICE_NAMES = {
     "to_json_text", "to_markdown", "decode_token", "encode_token",
     "price_db_path", "refresh_prices", "price_history", "polite_fetcher", "extract_page", "probe_shops",
     "part_history", "confirm_price", "DEFAULT_BASE_URL",
-    "Planned", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
+    "Planned", "Answer", "BuildSummary", "PlannedBuild", "SideBySide", "TriedOption", "CheckReport", "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
     "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",
     "calibration", "read_training_log", "load_perf_model", "PerfModel", "RANGE_NOTE", "REFERENCE_CHIP",
     "executed_precision", "ModelShape", "assume_typical", "TYPICAL_BATCH", "TYPICAL_SEQ", "estimate_memory", "GpuChip", "gpu_chip", "estimated_wall_power_w",

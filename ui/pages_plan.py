@@ -9,7 +9,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import SharedBuild, build_from_catalog
+from planner.service import Answer, PlannedBuild, SharedBuild, SideBySide, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, services
@@ -33,13 +33,14 @@ def gpu_label(plan: PlanView) -> str:
     return "no GPU" if gpu is None else gpu.name + (f" x {gpu.count}" if gpu.count > 1 else "")
 
 
-def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
-    """What the page shows for a solver plan (its typed PlanView; the check report kept for costs)."""
-    plan = plan_obj.view()
+def view_from_plan(built: PlannedBuild, report: Any, inputs: Request, model: Any = None) -> dict[str, Any]:
+    """What the page shows for a plan of the Answer (its typed view, sweep and the model assumed, as describe()
+    made them; the solver's check report kept for costs)."""
+    plan = built.view
     speed = plan.speed
     return {
         "origin": "plan", "build": SharedBuild.from_view(plan, inputs), "plan_json": plan.to_json(),
-        "problems": [], "report": plan_obj.report,
+        "problems": [], "report": report, "sweep": built.sweep, "model": model,
         "warnings": [f.to_json() for f in plan.warnings], "unverified": [f.to_json() for f in plan.unverified],
         "power": plan.power.to_json() if plan.power else {}, "gpus": plan.gpu_count,
         "speed": None if speed is None else {"value": speed.value, "low": speed.low, "high": speed.high,
@@ -121,17 +122,18 @@ def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]
 def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
-    if sp:
-        model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model['params'])} model", f"{sp['value']:.1f}x")
+    if sp:  # a solved plan's model and sweep are the Answer's; a shared or hand-picked build's are computed here
+        model = view.get("model") or sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model.params)} model", f"{sp['value']:.1f}x")
         c1.caption(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x ({sp['basis']})")
-        sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
-                          baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
-        left = sw["runs_left"]
+        sw = view.get("sweep") or sweep_text.sweep_report(
+            sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+            baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"])
+        left = sw.runs_left
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
-                  hours_text(sw["wall_hours"]["value"]))
-        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
-                   f"(was {hours_text(inputs.baseline_hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
+                  hours_text(sw.wall_hours.value))
+        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw.hours_per_run.value)} per run "
+                   f"(was {hours_text(inputs.baseline_hours)}), {sw.rounds} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
         have = psu_in_build(view, cat)
@@ -158,15 +160,16 @@ def render_view(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     pages_burnin.pointer(view, cat)  # the burn-in of this build, before it runs a sweep
 
 
-def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
-    st.error(f"No build fits these requirements ({rec['status']}).")
-    why = rec.get("why_not") or {}
+def why_not(answer: Answer) -> None:
+    st.error(f"No build fits these requirements ({answer.status}).")
+    why = answer.why_not
+    gaps = why.catalog_gaps if why else None
     if gaps:
         st.markdown("**What the catalog lacks for this request:**\n" + "\n".join(f"- {g}" for g in gaps))
-    elif why.get("conflicts"):
-        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
-    if why.get("suggestions") and not gaps:
-        st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
+    elif why and why.conflicts:
+        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why.conflicts))
+    if why and why.suggestions and not gaps:
+        st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why.suggestions))
 
 
 def alternatives(plans: list[PlanView]) -> None:
@@ -183,28 +186,29 @@ def alternatives(plans: list[PlanView]) -> None:
                 st.markdown(f"- {md_escape(t)}")
 
 
-def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
-    """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
+def speed_rows(plans: list[PlannedBuild], inputs: Request) -> list[dict[str, Any]]:
+    """One row per option (the user's 1080 Ti first, its sweep computed here; the plans' from the Answer): speed
+    with range, sweep hours with range, finish time."""
+    today = sweep_text.sweep_report(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
+                                    baseline_hours=inputs.baseline_hours, gpu_count=1)
     rows = []
-    for label, speed, low, high, gpus in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1)] + [
-            (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
-             p.gpu_count) for p in plans]:
-        sw = sweep_text.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
-                          baseline_hours=inputs.baseline_hours, gpu_count=gpus)
+    for label, speed, low, high, gpus, sw in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, today)] + [
+            (gpu_label(b.view) + f", {money(b.view.total, b.view.currency)}", b.view.speed.value,  # type: ignore[union-attr]
+             b.view.speed.low, b.view.speed.high, b.view.gpu_count, b.sweep) for b in plans]:  # type: ignore[union-attr]
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
-                     "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.finish_text(sw)})
+                     "sweep_hours": sw.wall_hours.value, "sweep_low": sw.wall_hours.low,
+                     "sweep_high": sw.wall_hours.high, "finish": sweep_text.finish_text(sw)})
     return rows
 
 
-def speed_by_option(plans: list[PlanView], inputs: Request) -> None:
+def speed_by_option(answer: Answer, inputs: Request) -> None:
     st.markdown("**Speed and sweep time by option**")
-    rows = speed_rows(plans, inputs)
+    rows = speed_rows(answer.plans, inputs)
     speed, hours = speed_chart(rows)
     c1, c2 = st.columns(2)
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
-    model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+    model = answer.model
     st.caption(f"Sweep throughput vs your GTX 1080 Ti for {sweep_text.model_phrase(model)} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
                "as their combined throughput (runs do not share a GPU).")
@@ -214,8 +218,12 @@ def view_of(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> 
     """The view `render` would return, without drawing (another tab is open and needs the build on show)."""
     if shared is not None:
         return view_from_parts(cat, list(shared["parts"]), inputs, shared["origin"])
-    planned = services.solve(inputs.model_dump_json(), services.catalog_key())
-    return view_from_plan(planned.plans[0], inputs) if planned.plans else None
+    key = services.catalog_key()
+    answer = services.describe(inputs.model_dump_json(), key)
+    if not answer.plans:
+        return None
+    return view_from_plan(answer.plans[0], services.solve(inputs.model_dump_json(), key).plans[0].report, inputs,
+                          answer.model)
 
 
 def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
@@ -226,52 +234,53 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         st.caption("Prices are today's catalog prices. Change any input in the sidebar to re-plan from scratch.")
         render_view(view, inputs, cat)
         return view
+    key = services.catalog_key()
     with st.spinner("Solving..."):
-        planned = services.solve(inputs.model_dump_json(), services.catalog_key())
-    for note in planned.notes:
+        answer = services.describe(inputs.model_dump_json(), key)  # the typed Answer the CLI prints too
+    for note in answer.notes:
         st.caption(f"Assumed: {note}.")
-    rec = services.describe(inputs.model_dump_json(), services.catalog_key())
-    if not rec["plans"]:
-        why_not(rec, (rec.get("why_not") or {}).get("catalog_gaps"))
+    if not answer.plans:
+        why_not(answer)
         return None
-    first = view_from_plan(planned.plans[0], inputs)
-    for note in planned.plans[0].notes:  # power-limit advice, budget left unspent
+    first = view_from_plan(answer.plans[0], services.solve(inputs.model_dump_json(), key).plans[0].report, inputs,
+                           answer.model)
+    for note in answer.plans[0].view.notes:  # power-limit advice, budget left unspent
         st.info(md_escape(note))
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
-    st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
-               f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
+    st.caption(f"{answer.status} · solved in {answer.solve_seconds:.2f} s over "
+               f"{answer.stats.after_pruning or '?'} of {answer.stats.candidates or '?'} parts")
     render_view(first, inputs, cat)
-    for entry in rec.get("owned_not_used", []):
+    for entry in answer.owned_not_used:
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
-    views = [p.view() for p in planned.plans]
-    speed_by_option(views, inputs)
-    side_by_side(rec.get("side_by_side"))
-    try_before_you_buy(rec.get("try_before_you_buy") or [])
-    alternatives(views[1:])
+    speed_by_option(answer, inputs)
+    side_by_side(answer.side_by_side)
+    try_before_you_buy(answer.try_before_you_buy)
+    alternatives(answer.views[1:])
     return first
 
 
-def side_by_side(sbs: Optional[dict[str, Any]]) -> None:
+def side_by_side(sbs: Optional[SideBySide]) -> None:
     """Builds whose sweep ranges overlap the recommendation's, in one table, and what would decide between them."""
     if not sbs:
         return
-    st.subheader("Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side")
+    st.subheader("Too close to call: sweep ranges overlap" if sbs.too_close_to_call else "Side by side")
     rows = []
-    for b in sbs["builds"]:
-        g, shared = b["gpu"], b.get("runs_sharing_each_gpu")
-        rows.append({"": b["role"], "GPUs": f"{g['count']} x {g['name']}",
-                     "total": money(b["total"]["amount"], b["total"]["currency"]),
-                     "sweep (fast-slow end)": f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-"
-                                              f"{b['sweep_hours_high']:.1f})",
-                     "per run": f"{b['hours_per_run']:.2f} h", "VRAM per GPU": f"{g['vram_gb']:g} GB",
-                     "speed from": b["speedup_basis"],
+    for b in sbs.builds:
+        g, shared = b.gpu, b.runs_sharing_each_gpu
+        rows.append({"": b.role or "", "GPUs": f"{g.count} x {g.name}",
+                     "total": money(b.total.amount, b.total.currency),
+                     "sweep (fast-slow end)": f"{b.sweep_hours:.1f} h ({b.sweep_hours_low:.1f}-"
+                                              f"{b.sweep_hours_high:.1f})"
+                                              + (f", {b.sweep_runs} runs left" if b.sweep_counts == "runs left" else ""),
+                     "per run": f"{b.hours_per_run:.2f} h", "VRAM per GPU": f"{g.vram_gb:g} GB",
+                     "speed from": b.speedup_basis,
                      "runs sharing a GPU": f"{shared['runs_per_gpu']}: {shared['wall_hours']['value']:.1f} h"
                                            if shared else "-"})
     rows_table(rows)
-    if sbs.get("target_missing"):
-        st.caption(md_escape(sbs["target_missing"]))
-    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))
+    if sbs.target_missing:
+        st.caption(md_escape(sbs.target_missing))
+    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs.what_would_decide))
 
 
 def try_before_you_buy(trials: list[dict[str, Any]]) -> None:

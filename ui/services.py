@@ -61,9 +61,10 @@ def solve(req_json: str, key: str) -> Any:
     return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=SOLVER_TIME_LIMIT_S)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def describe(req_json: str, key: str) -> dict[str, Any]:
-    """The plan as the page shows it (service pipeline's describe: sweeps, model assumed, gaps, owned parts left out)."""
+@st.cache_resource(show_spinner=False, max_entries=64)
+def describe(req_json: str, key: str) -> Any:
+    """The typed Answer the page shows (the service pipeline's describe, the same the CLI prints), kept as objects
+    like `solve`: the plan's sweeps, the model assumed, the catalog's gaps, owned parts left out."""
     from planner.service import describe as describe_plan
 
     return describe_plan(_catalog(key), solve(req_json, key), time_limit=SOLVER_TIME_LIMIT_S)

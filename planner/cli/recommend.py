@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import Planned, describe, load_priced_catalog, plan
+from planner.service import Answer, SideBySide, TriedOption, describe, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
@@ -22,32 +22,35 @@ from planner.service import sweep_report as sweep_text
 from planner.service import burnin_pointer, unused_sentence
 
 
-def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = None) -> None:
-    rec, offers = planned.recommendation, offers or {}
-    for note in planned.notes:
+def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
+    """The answer as text: every figure read from the typed Answer (the JSON is the same object dumped)."""
+    offers = offers or {}
+    for note in answer.notes:
         console.print(styled("[dim]Assumed: {}.[/]", note))
-    if not rec.plans and rec.status == "timeout":
+    if not answer.plans and answer.status == "timeout":
         console.print(styled("[red]No solution within the time limit[/] ({} s); raise --time-limit.",
-                             f"{rec.solve_seconds:.2f}"))
+                             f"{answer.solve_seconds:.2f}"))
         return
-    if not rec.plans:
-        console.print(styled("[red]No build fits[/] ({}, {} s).", rec.status, f"{rec.solve_seconds:.2f}"))
-        gaps = (data.get("why_not") or {}).get("catalog_gaps") or []
+    if not answer.plans:
+        console.print(styled("[red]No build fits[/] ({}, {} s).", answer.status, f"{answer.solve_seconds:.2f}"))
+        why = answer.why_not
+        gaps = (why.catalog_gaps if why else None) or []
         for g in gaps:
             console.print(Text(f"  • {g}"))
-        if rec.why_not and not gaps:
+        if why and not gaps:
             console.print("Requirements that collide:")
-            for c in rec.why_not.conflicts:
+            for c in why.conflicts:
                 console.print(Text(f"  • {c}"))
-            for s in rec.why_not.suggestions:
+            for s in why.suggestions:
                 console.print(Text(f"  → {s}"))
         return
-    for i, plan in enumerate(rec.plans):
+    for i, built in enumerate(answer.plans):
+        view, sweep = built.view, built.sweep
         title = "Recommended" if i == 0 else f"Alternative {i}"
-        table = Table(title=Text(f"{title}: {plan.headline()}"))
+        table = Table(title=Text(f"{title}: {built.headline()}"))
         for col in ("type", "item", "price", "price kind, date, retailer"):
             table.add_column(col)
-        for ln in plan.view().parts:
+        for ln in view.parts:
             qty = f"{ln.quantity} x " if ln.quantity > 1 else ""
             price = "owned" if ln.owned else "no price" if ln.unit_price is None else qty + format_money(
                 ln.unit_price, ln.currency)
@@ -60,54 +63,59 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
                             ln.retailer if ln.retailer != "market estimate" else None) if x)
             table.add_row(ln.category, Text(ln.name), price, Text(when))
         console.print(table)
-        s = plan.report.sizing
-        console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(data['model'])} "
-                           f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
-                           f"{s.sustained_w} W sustained, PSU needed {max(s.required_atx3_w, s.vendor_floor_w or 0)} W "
-                           "(ATX 3.x)"))
-        sweep = data["plans"][i]["sweep"]
-        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep['hours_per_run']['value'])} per run "
-                           f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
-        if sweep.get("runs_sharing_each_gpu"):
-            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep['runs_sharing_each_gpu'])}"))
-        for f in plan.report.warnings:
+        sp, power = view.speed, view.power
+        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(answer.model)} "  # type: ignore[union-attr]
+                           f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]
+                           f"{_w(power.sustained_w if power else None)} W sustained, PSU needed "
+                           f"{_w(built.psu_needed_w)} W (ATX 3.x)"))
+        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep.hours_per_run.value)} per run "
+                           f"instead of {sweep.baseline_hours_per_run:g} h on the GTX 1080 Ti"))
+        if sweep.runs_sharing_each_gpu:
+            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep.runs_sharing_each_gpu)}"))
+        for f in view.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
-        for f in plan.report.unverified:
+        for f in view.unverified:
             console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
-        for t in plan.trade_offs:
+        for t in view.trade_offs:
             console.print(Text(f"  vs recommended: {t}"))
-        for n in plan.notes:
+        for n in view.notes:
             console.print(styled("  [cyan]note[/]: {}", n))
-    for entry in data.get("owned_not_used", []):
+    for entry in answer.owned_not_used:
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
-    console.print(Text(burnin_pointer(rec.plans[0].chip.name, rec.plans[0].gpu_count)))  # the recommended build's
-    print_side_by_side(data.get("side_by_side"))
-    print_trials(data.get("try_before_you_buy") or [])
-    tried = rec.stats.get("by_gpu_count", [])
+    first = answer.plans[0].summary
+    console.print(Text(burnin_pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
+    print_side_by_side(answer.side_by_side)
+    print_trials(answer.try_before_you_buy)
+    tried = answer.stats.by_gpu_count
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
-    console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
-                         f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
+    console.print(styled("[dim]{}[/]", f"{answer.status}, solved in {answer.solve_seconds:.2f} s over "
+                         f"{answer.stats.after_pruning} of {answer.stats.candidates} parts after dominance pruning"))
 
 
-def print_side_by_side(sbs: Optional[dict]) -> None:
+def _w(watts: Optional[float]) -> str:
+    return "?" if watts is None else f"{watts:g}"
+
+
+def print_side_by_side(sbs: Optional[SideBySide]) -> None:
     """Builds whose sweep ranges overlap, in one table, and what would decide between them."""
     if not sbs:
         return
-    title = "Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side"
+    title = "Too close to call: sweep ranges overlap" if sbs.too_close_to_call else "Side by side"
     table = Table(title=Text(title))
     for col in ("", "GPUs", "total", "sweep (fast-slow end)", "per run", "VRAM/GPU", "speed from"):
         table.add_column(col)
-    for b in sbs["builds"]:
-        g = b["gpu"]
-        table.add_row(Text(b["role"]), Text(f"{g['count']} x {g['name']}"),
-                      format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
-                      f"{b['sweep_hours']:.1f} h ({b['sweep_hours_low']:.1f}-{b['sweep_hours_high']:.1f})",
-                      f"{b['hours_per_run']:.2f} h", f"{g['vram_gb']:g} GB", b["speedup_basis"])
+    for b in sbs.builds:
+        table.add_row(Text(b.role or ""), Text(f"{b.gpu.count} x {b.gpu.name}"),
+                      format_money(b.total.amount, b.total.currency),
+                      f"{b.sweep_hours:.1f} h ({b.sweep_hours_low:.1f}-{b.sweep_hours_high:.1f})",
+                      f"{b.hours_per_run:.2f} h", f"{b.gpu.vram_gb:g} GB", b.speedup_basis)
     console.print(table)
-    if sbs.get("target_missing"):
-        console.print(Text(f"  {sbs['target_missing']}"))
-    for line in sbs["what_would_decide"]:
+    if sbs.builds[0].sweep_counts == "runs left":
+        console.print(Text(f"  sweep hours count the {sbs.builds[0].sweep_runs} runs left"))
+    if sbs.target_missing:
+        console.print(Text(f"  {sbs.target_missing}"))
+    for line in sbs.what_would_decide:
         console.print(Text(f"  would decide: {line}"))
 
 
@@ -120,22 +128,24 @@ def print_trials(trials: list[dict]) -> None:
             console.print(Text(f"  {i}. {step}"))
 
 
-def _tried_texts(tried: list[dict]) -> list[str]:
-    """One entry per GPU count and power limit solved; a count with no build at any limit is said once."""
-    empty = {t["gpus"] for t in tried} - {t["gpus"] for t in tried if t["total_eur"]}
+def _tried_texts(tried: list[TriedOption]) -> list[str]:
+    """One entry per GPU count and power limit solved; a count with no build at any limit is said once. Sweep
+    hours are the BuildSummary's, labelled with the runs they count, as everywhere in the answer."""
+    empty = {t.gpus for t in tried} - {t.gpus for t in tried if t.build is not None}
     out, said = [], set()
     for t in tried:
-        n = t["gpus"]
+        n = t.gpus
         if n in empty:
             if n not in said:
                 said.add(n)
-                why = (f"no build within the budget and rules (--gpus {n} says why)" if t["status"] == "infeasible"
-                       else t["status"])
+                why = (f"no build within the budget and rules (--gpus {n} says why)" if t.status == "infeasible"
+                       else t.status)
                 out.append(f"{n} x: {why}")
             continue
-        limit = f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else ""
-        out.append(f"{n} x{limit}: " + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"]
-                                        else t["status"]))
+        limit = f" at {t.power_limit:.0%}" if t.power_limit != 1.0 else ""
+        b = t.build
+        out.append(f"{n} x{limit}: " + (f"{format_money(b.total.amount, b.total.currency)}, {b.sweep_text()}"
+                                        if b is not None else t.status))
     return out
 
 
@@ -219,10 +229,10 @@ def register(app: typer.Typer) -> None:
             strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
-        data = describe(cat, planned, time_limit=time_limit)
+        answer = describe(cat, planned, time_limit=time_limit)
         if as_json:
-            emit_json(data)
+            emit_json(answer.model_dump(mode="json"))  # the one place the answer becomes JSON
         else:
-            print_recommendation(planned, data, cat.offers)
+            print_recommendation(answer, cat.offers)
         if not planned.plans:
             raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

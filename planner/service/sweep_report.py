@@ -7,19 +7,19 @@ from datetime import datetime, timedelta
 from typing import Any, Optional, Sequence
 
 from planner.perf.sweep import Estimate, sweep_time
-from planner.plan_view import PlanView
+from planner.service.answer import AssumedModel, Finish, Hours, SweepReport
 
 
-def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> dict[str, Any]:
+def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> AssumedModel:
     """Which model size the speed figure is for: the user's, or the workload class's typical size (said so)."""
     if model_params is not None:
-        return {"params": float(model_params), "assumed": False, "workload": workload, "precision": precision,
-                "basis": "your model size"}
+        return AssumedModel(params=float(model_params), assumed=False, workload=workload, precision=precision,
+                            basis="your model size")
     from planner.perf.model import load_perf_model
 
     typical = float(load_perf_model().typical_params(workload))
-    return {"params": typical, "assumed": True, "workload": workload, "precision": precision,
-            "basis": f"typical {workload} size in the calibration data (give yours: it changes the speed)"}
+    return AssumedModel(params=typical, assumed=True, workload=workload, precision=precision,
+                        basis=f"typical {workload} size in the calibration data (give yours: it changes the speed)")
 
 
 def params_text(params: float) -> str:
@@ -29,10 +29,10 @@ def params_text(params: float) -> str:
     return f"{params / 1e6:.3g} M"
 
 
-def model_phrase(model: dict[str, Any]) -> str:
+def model_phrase(model: AssumedModel) -> str:
     """'a 15 M-parameter transformer (amp)', with '(typical size, assumed)' when the user gave none."""
-    text = f"a {params_text(model['params'])}-parameter {model['workload']} ({model['precision']})"
-    return text + (", typical size assumed" if model["assumed"] else "")
+    text = f"a {params_text(model.params)}-parameter {model.workload} ({model.precision})"
+    return text + (", typical size assumed" if model.assumed else "")
 
 
 # Beyond a year a finish time on the clock means nothing (and past year 9999 it cannot be computed): say days.
@@ -47,22 +47,22 @@ def _clock(start: datetime, hours: float) -> Optional[str]:
 
 
 def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_hours: float, gpu_count: int,
-                 runs_left: Optional[int] = None, start: Optional[datetime] = None) -> dict[str, Any]:
+                 runs_left: Optional[int] = None, start: Optional[datetime] = None,
+                 shared: Optional[dict[str, Any]] = None) -> SweepReport:
     """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local);
     a finish more than a year away has no clock time (None) and is said in days (`finish_days`)."""
     left = runs if runs_left is None else runs_left
     est = sweep_time(left, baseline_hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpu_count))
     start = start or datetime.now().astimezone()
-    return {
-        "runs": runs, "runs_left": left, "baseline_hours_per_run": baseline_hours, "gpu_count": est.gpu_count,
-        "rounds": est.waves,
-        "hours_per_run": est.per_run.to_json(2), "wall_hours": est.wall.to_json(2),
-        "start": start.isoformat(timespec="minutes"),
-        "finish": {"value": _clock(start, est.wall_hours), "low": _clock(start, est.wall_hours_low),
-                   "high": _clock(start, est.wall_hours_high)},
-        "finish_days": {"value": round(est.wall_hours / 24, 1), "low": round(est.wall_hours_low / 24, 1),
-                        "high": round(est.wall_hours_high / 24, 1)},
-    }
+    return SweepReport(
+        runs=runs, runs_left=left, counts="all runs" if left == runs else "runs left",
+        baseline_hours_per_run=baseline_hours, gpu_count=est.gpu_count, rounds=est.waves,
+        hours_per_run=Hours.of(est.per_run), wall_hours=Hours.of(est.wall), start=start.isoformat(timespec="minutes"),
+        finish=Finish(value=_clock(start, est.wall_hours), low=_clock(start, est.wall_hours_low),
+                      high=_clock(start, est.wall_hours_high)),
+        finish_days=Hours(value=round(est.wall_hours / 24, 1), low=round(est.wall_hours_low / 24, 1),
+                          high=round(est.wall_hours_high / 24, 1)),
+        runs_sharing_each_gpu=shared)
 
 
 def clock_text(iso: str, start: str) -> str:
@@ -81,10 +81,10 @@ def days_text(days: float) -> str:
     return f"in {days:,.0f} days".replace(",", " ")
 
 
-def finish_text(report: dict[str, Any], key: str = "value") -> str:
+def finish_text(report: SweepReport, key: str = "value") -> str:
     """When the sweep ends: a clock time within a year ('tomorrow 03:10'), else in days ('in 412 days')."""
-    iso = report["finish"][key]
-    return clock_text(iso, report["start"]) if iso is not None else days_text(report["finish_days"][key])
+    iso = getattr(report.finish, key)
+    return clock_text(iso, report.start) if iso is not None else days_text(getattr(report.finish_days, key))
 
 
 def hours_text(h: float) -> str:
@@ -93,28 +93,28 @@ def hours_text(h: float) -> str:
     return f"{h:.1f} h" if h < 48 else f"{h / 24:,.1f} days".replace(",", " ")
 
 
-def finish_sentence(report: dict[str, Any]) -> str:
+def finish_sentence(report: SweepReport) -> str:
     """'6 of 8 runs left: about 5.2 h, done today 20:48 (19:12 to 22:50) if started now'."""
-    f, w, start = report["finish"], report["wall_hours"], report["start"]
-    left = report["runs_left"]
-    what = f"{left} of {report['runs']} runs left" if left != report["runs"] else f"{left} runs"
-    if f["value"] is None:  # beyond a year: days, no date
-        d = report["finish_days"]
-        low = finish_text(report, "low") if f["low"] is not None else f"{d['low']:,.0f}".replace(",", " ")
-        high = f"{d['high']:,.0f}".replace(",", " ")
-        return f"{what}: about {hours_text(w['value'])}, done {finish_text(report)} ({low} to {high} days) if started now"
-    if f["high"] is None:
-        return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
+    f, w, start = report.finish, report.wall_hours, report.start
+    left = report.runs_left
+    what = f"{left} of {report.runs} runs left" if left != report.runs else f"{left} runs"
+    if f.value is None:  # beyond a year: days, no date
+        d = report.finish_days
+        low = finish_text(report, "low") if f.low is not None else f"{d.low:,.0f}".replace(",", " ")
+        high = f"{d.high:,.0f}".replace(",", " ")
+        return f"{what}: about {hours_text(w.value)}, done {finish_text(report)} ({low} to {high} days) if started now"
+    if f.high is None:
+        return (f"{what}: about {hours_text(w.value)}, done {clock_text(f.value, start)} "
                 f"({finish_text(report, 'low')} to {finish_text(report, 'high')}) if started now")
     day = lambda iso: datetime.fromisoformat(iso).date()  # noqa: E731
-    short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f["value"])  # noqa: E731
+    short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f.value)  # noqa: E731
                          else clock_text(iso, start))
-    return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
-            f"({short(f['low'])} to {short(f['high'])}) if started now")
+    return (f"{what}: about {hours_text(w.value)}, done {clock_text(f.value, start)} "
+            f"({short(f.low)} to {short(f.high)}) if started now")
 
 
-def shared_sweep(plan: dict[str, Any], *, runs: int, baseline_hours: float, precision: str,
-                 model_params: Optional[float]) -> Optional[dict[str, Any]]:
+def shared_sweep(chip_id: str, gpu_count: int, vram_gb: float, speed: Estimate, *, runs: int, baseline_hours: float,
+                 precision: str, model_params: Optional[float]) -> Optional[dict[str, Any]]:
     """For a model of known size whose runs fit the card several times over: the sweep with runs sharing each GPU
     (planner.perf.concurrency; a labelled estimate until `planner calibrate --concurrent K` measures it)."""
     if model_params is None:
@@ -123,16 +123,15 @@ def shared_sweep(plan: dict[str, Any], *, runs: int, baseline_hours: float, prec
     from planner.perf.calibration import concurrency_gain
     from planner.perf.concurrency import plan_concurrency
 
-    chip = load_chips().get(plan["gpu"]["chip"])
+    chip = load_chips().get(chip_id)
     if chip is None:
         return None
-    c = plan_concurrency(float(plan["gpu"]["vram_gb"]), float(model_params), precision=precision,
+    c = plan_concurrency(float(vram_gb), float(model_params), precision=precision,
                          measured=concurrency_gain(chip, precision))
     if c.runs_per_gpu < 2:
         return None
-    speed = Estimate(plan["speedup_vs_1080ti"], *plan["speedup_range"])
     est = sweep_time(runs, baseline_hours, Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value)),
-                     max(1, plan["gpu"]["count"]), runs_per_gpu=c.runs_per_gpu, concurrency_gain=c.gain)
+                     max(1, gpu_count), runs_per_gpu=c.runs_per_gpu, concurrency_gain=c.gain)
     return {**c.to_json(), "wall_hours": est.wall.to_json(2), "hours_per_run": est.per_run.to_json(2)}
 
 
@@ -142,23 +141,3 @@ def shared_sentence(shared: dict[str, Any]) -> str:
     return (f"with {shared['runs_per_gpu']} runs sharing each GPU ({shared['gain']:.2f}x one run's throughput, "
             f"{basis}; {shared['per_run_vram_gib']:.0f} GiB per run): about {hours_text(w['value'])} "
             f"({hours_text(w['low'])} to {hours_text(w['high'])})")
-
-
-def with_sweeps(rec_json: dict[str, Any], views: Sequence[PlanView], *, runs: int, baseline_hours: float,
-                workload: str, precision: str, model_params: Optional[float], runs_left: Optional[int] = None,
-                start: Optional[datetime] = None) -> dict[str, Any]:
-    """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its sweep
-    (hours and finish time)."""
-    out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
-    plans = []
-    for p, v in zip(rec_json.get("plans", []), views):
-        sweep = sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
-                             baseline_hours=baseline_hours, gpu_count=v.gpu_count, runs_left=runs_left, start=start)
-        shared = shared_sweep(p, runs=runs_left or runs, baseline_hours=baseline_hours, precision=precision,
-                              model_params=model_params)
-        if shared is not None:
-            sweep["runs_sharing_each_gpu"] = shared
-        plans.append({**p, "sweep": sweep, "sweep_hours": sweep["wall_hours"]["value"],
-                      "sweep_hours_high": sweep["wall_hours"]["high"]})  # the slow end of the speed range
-    out["plans"] = plans
-    return out

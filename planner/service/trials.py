@@ -3,19 +3,18 @@ nearest), the cost of a 30-minute measurement, and the steps that end in `planne
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from planner.catalog.load import Catalog
 from planner.request import Request
+from planner.service.answer import BuildSummary
 
 MAX_CANDIDATES = 3
 
 
-def candidate_chips(data: dict[str, Any]) -> list[str]:
-    """Chip ids of the plans and the side-by-side builds, in order of appearance, at most MAX_CANDIDATES."""
-    ids = [p["gpu"]["chip"] for p in data.get("plans", [])]
-    ids += [b["gpu"]["chip"] for b in (data.get("side_by_side") or {}).get("builds", []) if "chip" in b["gpu"]]
-    return list(dict.fromkeys(ids))[:MAX_CANDIDATES]
+def candidate_chips(builds: Sequence[BuildSummary]) -> list[str]:
+    """Chip ids of the builds (the plans', then the side-by-side table's), in order, at most MAX_CANDIDATES."""
+    return list(dict.fromkeys(b.gpu.chip for b in builds))[:MAX_CANDIDATES]
 
 
 def steps_hint(chip: str, speed: float) -> Optional[str]:
@@ -32,14 +31,15 @@ def steps_hint(chip: str, speed: float) -> Optional[str]:
     return f"about {rounded:,} steps ({STEADY_MINUTES} minutes at the estimated speed)".replace(",", " ")
 
 
-def trials(catalog: Catalog, request: Request, data: dict[str, Any], rates: Any = None) -> list[dict[str, Any]]:
-    """One try-before-you-buy entry per candidate card, cheapest rental first considered, in the request currency."""
+def trials(catalog: Catalog, request: Request, builds: Sequence[BuildSummary], rates: Any = None) -> list[dict[str, Any]]:
+    """One try-before-you-buy entry per candidate card of `builds` (the answer's plans and side-by-side builds),
+    cheapest rental first considered, in the request currency."""
     from planner.costs.cloud import latest_offers, load_cloud_offers
     from planner.costs.trial import trial_for
     from planner.fx import load_rates
     from planner.service.pipeline import speed_functions
 
-    chips = candidate_chips(data)
+    chips = candidate_chips(builds)
     if not chips:
         return []
     speedup, _ = speed_functions(catalog, request)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional
 from planner.errors import InputError
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
+from planner.service.answer import SideBySide, summarize
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
@@ -77,24 +78,11 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
                                   "alternatives": 0}), label
 
 
-def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
-    wall = sweep_range(plan, req)
-    per_run = sweep_time(1, req.baseline_hours, plan.speed, 1).wall
-    return {"role": role, "gpu": {"chip": plan.chip.id, "name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
-            "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
-            "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
-            "sweep_hours_high": round(wall.high, 2), "hours_per_run": round(per_run.value, 2),
-            "sustained_w": plan.report.sizing.sustained_w if plan.report.sizing else None, "_plan": plan,
-            **_shared(plan, req)}
-
-
 def _shared(plan: Any, req: Request) -> dict[str, Any]:
     """The sweep with several runs per GPU where the user's model fits the card several times (sweep_report)."""
     from planner.service.sweep_report import shared_sweep
 
-    speed = plan.speed
-    shared = shared_sweep({"gpu": {"chip": plan.chip.id, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
-                           "speedup_vs_1080ti": speed.value, "speedup_range": [speed.low, speed.high]},
+    shared = shared_sweep(plan.chip.id, plan.gpu_count, float(plan.gpu.vram_gb), plan.speed,
                           runs=req.runs_left or req.runs, baseline_hours=req.baseline_hours, precision=req.precision,
                           model_params=req.model_params)
     return {"runs_sharing_each_gpu": shared} if shared else {}
@@ -104,7 +92,7 @@ def _best(plans: list[Any], req: Request) -> Optional[Any]:
     return min(plans, key=lambda p: (sweep_range(p, req).value, p.total)) if plans else None
 
 
-def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = None) -> Optional[dict[str, Any]]:
+def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = None) -> Optional[SideBySide]:
     """The recommended build beside the best 1-GPU and best multi-GPU builds whose sweep ranges overlap its range,
     and the user's target (`target` = (its plan or None, label)); None when nothing is close enough to show."""
     if not rec.plans:
@@ -112,31 +100,30 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
     first = rec.plans[0]
     tried = list(getattr(rec, "by_count", []) or [])
     same = lambda p: p is first or (p.chip.id, p.gpu_count, p.total) == (first.chip.id, first.gpu_count, first.total)  # noqa: E731
-    entries = [_entry("recommended", first, req)]
+    entries: list[list[Any]] = [["recommended", first]]
     for role, plans in (("best 1-GPU", [p for p in tried if p.gpu_count == 1]),
                         ("best multi-GPU", [p for p in tried if p.gpu_count > 1])):
         best = _best(plans, req)
         if best is not None and not same(best) and overlap(sweep_range(best, req), sweep_range(first, req)):
-            entries.append(_entry(role, best, req))
+            entries.append([role, best])
     missing = None
     if target is not None:
         plan, label = target
+        hit = None if plan is None else next(
+            (e for e in entries if e[1].chip.id == plan.chip.id and e[1].gpu_count == plan.gpu_count), None)
         if plan is None:
             missing = f"your target ({label}): no build with it fits the budget and rules"
-        elif not any(e["_plan"].chip.id == plan.chip.id and e["_plan"].gpu_count == plan.gpu_count for e in entries):
-            entries.append(_entry(f"your target ({label})", plan, req))
+        elif hit is None:
+            entries.append([f"your target ({label})", plan])
         else:
-            e = next(e for e in entries if e["_plan"].chip.id == plan.chip.id and e["_plan"].gpu_count == plan.gpu_count)
-            e["role"] += f", your target ({label})"
+            hit[0] += f", your target ({label})"
     if len(entries) < 2 and missing is None:
         return None
-    out = {"builds": [{k: v for k, v in e.items() if k != "_plan"} for e in entries],
-           "too_close_to_call": len(entries) > 1 and all(
-               overlap(sweep_range(e["_plan"], req), sweep_range(first, req)) for e in entries),
-           "what_would_decide": what_would_decide([e["_plan"] for e in entries], req)}
-    if missing:
-        out["target_missing"] = missing
-    return out
+    return SideBySide(
+        builds=[summarize(p, req, role, shared=True) for role, p in entries],
+        too_close_to_call=len(entries) > 1 and all(overlap(sweep_range(p, req), sweep_range(first, req))
+                                                   for _, p in entries),
+        what_would_decide=what_would_decide([p for _, p in entries], req), target_missing=missing)
 
 
 def what_would_decide(plans: list[Any], req: Request) -> list[str]:

@@ -26,7 +26,7 @@ from planner.solver.model import (BUDGET, OTHER, SPEED_FLOOR, Candidates, Gate, 
 from planner.solver.encoder import ModelEncoder
 from planner.solver.notes import (
     channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
-    reuse_platform_note, stack_note, step_up_note, sweep_hours, unspent_note, used_parts_note,
+    reuse_platform_note, stack_note, step_up_note, unspent_note, used_parts_note,
 )
 from planner.solver.plan import SAME_SPEED, Plan, Recommendation, WhyNot, trade_offs
 from planner.solver.prune import prune
@@ -438,10 +438,9 @@ class _Problem:
             status, chosen = self.solve(k, req)
             tried.append((k, status, None if chosen is None else self.plan(k, chosen)))
         stats = dict(self.stats)
-        stats["by_gpu_count"] = [{"gpus": k[0], "power_limit": k[1], "status": st,
-                                  "total_eur": None if p is None else str(from_cents(p.total_cents_eur)),
-                                  "sweep_hours": None if p is None else round(sweep_hours(p, req), 2)}
-                                 for k, st, p in tried] + skipped
+        # each option's status; its build's headline (total, sweep over the runs the answer counts) is the
+        # service's BuildSummary of `Recommendation.by_count`, so every list of builds says one thing
+        stats["by_gpu_count"] = [{"gpus": k[0], "power_limit": k[1], "status": st} for k, st, _ in tried] + skipped
         found = [(k, st, p) for k, st, p in tried if p is not None]
         fallback: Optional[_Session] = None  # only unverified parts make a build: its session solves the alternatives
         if not found and not req.strict and not any(st == "unknown" for _, st, _ in tried):
@@ -514,8 +513,7 @@ def recommend(
     opts, skipped = [], []
     for n, frac in options(req):
         if n > hostable and opts:  # the strict multi-GPU rule would refuse every board: skip the solve
-            skipped.append({"gpus": n, "power_limit": frac, "status": "no board known to host this many GPUs",
-                            "total_eur": None, "sweep_hours": None})
+            skipped.append({"gpus": n, "power_limit": frac, "status": "no board known to host this many GPUs"})
         else:
             opts.append((n, frac))
     problem = _Problem(catalog, req, opts, time_limit, workers)
