@@ -62,7 +62,11 @@ def test_four_gpus_get_a_threadripper_pro_wrx90_workstation(four_gpus) -> None:
 
 
 def test_three_gpus_get_a_threadripper_workstation(cat) -> None:
-    best_plan(cat, 30000, 3)
+    plan = best_plan(cat, 30000, 3)
+    cpu, board = plan.parts["cpu"], plan.parts["motherboard"]
+    assert cpu.socket == board.socket == "sTR5"  # a Threadripper workstation, what the name promises
+    assert cpu.cpu_platform in ("threadripper", "threadripper-pro") and cpu.cpu_platform in board.accepted_platforms
+    assert (board.gpu_slots_x8 or 1) >= 3
 
 
 def _sTR5(cat, category: str) -> list:
