@@ -18,6 +18,7 @@ from planner.errors import PlannerError
 from planner.request import Request
 from planner.settings import SOLVER_TIME_LIMIT_S
 from planner.textsafe import md_escape
+from planner.textsafe import one_line as textsafe_one_line
 
 
 def _price_db() -> Optional[Path]:
@@ -98,7 +99,8 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
 
 
 def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    """An error as one short line (planner.textsafe.one_line, cut at 400 characters; its type when it has no text)."""
+    text = textsafe_one_line(exc)
     return text[:400] if text else type(exc).__name__
 
 

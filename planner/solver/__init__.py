@@ -520,9 +520,6 @@ def recommend(
     return problem.answer(req, alternatives, start, skipped)
 
 
-SUGGESTED_LIMITS = SUGGESTED_POWER_LIMITS  # the name older callers import
-
-
 def unverified_builds(sessions: list[tuple["_Session", str]]) -> list[tuple["_Session", str, Plan]]:
     """Every GPU count found nothing with known data: solve one GPU again trusting unknown safety/fit data (as if each
     part were pinned), so the user gets a build and the checks to make before ordering (`Request.strict` refuses
@@ -535,9 +532,6 @@ def unverified_builds(sessions: list[tuple["_Session", str]]) -> list[tuple["_Se
         if chosen is not None:
             out.append((s, status, s.plan(chosen)))
     return out
-
-
-SUGGESTED_LIMITS = (0.8, 0.7)  # hardware-facts §4.2: 70-80 % of stock power keeps most of the throughput
 
 
 def max_hostable_gpus(catalog: Catalog, req: Request) -> int:
