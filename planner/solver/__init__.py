@@ -53,8 +53,11 @@ def _solve_assuming(solver: cp_model.CpSolver, model: cp_model.CpModel, literals
 class _Session:
     """One request: candidates, pruned parts, and repeated solves over them."""
 
-    def __init__(self, catalog: Catalog, req: Request, time_limit: float, workers: int):
+    def __init__(self, catalog: Catalog, req: Request, time_limit: float, workers: int,
+                 counts: Optional[dict[str, Any]] = None):
         self.catalog, self.req = catalog, req
+        # models built and CP-SAT solves, added to the request's stats (the why-not's cost is said, not hidden)
+        self.counts = counts if counts is not None else {"models_built": 0, "solves": 0}
         self.time_limit, self.workers = time_limit, workers
         self.cands: Candidates = build_candidates(catalog, req, to_eur)
         self.parts = self.cands.parts
@@ -67,6 +70,14 @@ class _Session:
         self.stats["after_pruning"] = sum(len(v) for v in self.parts.values())
         self.budget_needed: Optional[Decimal] = None  # set by the why-not: the cheapest build without the budget
 
+    def _build_model(self, *args: Any, **kw: Any) -> Any:
+        self.counts["models_built"] = self.counts.get("models_built", 0) + 1
+        return build_model(*args, **kw)
+
+    def _solve(self, solver: cp_model.CpSolver, model: cp_model.CpModel, literals: Optional[list[int]] = None) -> int:
+        self.counts["solves"] = self.counts.get("solves", 0) + 1
+        return solver.Solve(model) if literals is None else _solve_assuming(solver, model, literals)
+
     def solve(self, req: Request, forbid_chips: set[str] = frozenset(), objective: str = "auto",
               trust_unknown: bool = False) -> tuple[str, Optional[dict[str, Any]]]:
         """Solve with every requirement enforced; returns (status, chosen parts or None)."""
@@ -75,7 +86,7 @@ class _Session:
             parts["gpu"] = [g for g in parts["gpu"] if g.chip not in forbid_chips]
             if not parts["gpu"]:
                 return "infeasible", None
-        m, terms, _ = build_model(parts, self.cands, req, self.catalog, with_assumptions=False,
+        m, terms, _ = self._build_model(parts, self.cands, req, self.catalog, with_assumptions=False,
                                   trust_unknown=trust_unknown)
         unverified = None
         if trust_unknown:  # verified parts rank above unverified ones: fewer parts resting on unknown data first
@@ -83,7 +94,7 @@ class _Session:
         set_objective(m.model, terms, parts, self.cands, req, req.mode if objective == "auto" else objective,
                       unverified)
         solver = _solver(self.time_limit, self.workers)
-        status = solver.Solve(m.model)
+        status = self._solve(solver, m.model)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return ("optimal" if status == cp_model.OPTIMAL else "feasible"), m.chosen(solver)
         if status == cp_model.INFEASIBLE:
@@ -134,16 +145,16 @@ class _Session:
     def infeasible_core(self, parts: dict[str, list[Any]], gate_problems: bool = False) -> Optional[list[str]]:
         """The named requirements (and, with `gate_problems`, compatibility rules) in the solver's infeasible core;
         None when the solver does not prove the request infeasible within the time limit."""
-        m, _, names = build_model(parts, self.cands, self.req, self.catalog, with_assumptions=True,
+        m, _, names = self._build_model(parts, self.cands, self.req, self.catalog, with_assumptions=True,
                                   gate_problems=gate_problems)
         solver = _solver(self.time_limit, 1)
-        if solver.Solve(m.model) != cp_model.INFEASIBLE:
+        if self._solve(solver, m.model) != cp_model.INFEASIBLE:
             return None
         core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         k = 0
         while k < len(core):  # CP-SAT's set is sufficient, not minimal: keep only members the failure needs
             trial = core[:k] + core[k + 1:]
-            if _solve_assuming(solver, m.model, trial) == cp_model.INFEASIBLE:
+            if self._solve(solver, m.model, trial) == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
             else:
@@ -163,9 +174,9 @@ class _Session:
 
     def explain_unknown(self) -> Optional[WhyNot]:
         """Is unknown safety/fit data the blocker? Re-solve trusting it; if a build appears, name its unverified parts."""
-        m, _, _ = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=False, trust_unknown=True)
+        m, _, _ = self._build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=False, trust_unknown=True)
         solver = _solver(self.time_limit, 1)
-        if solver.Solve(m.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if self._solve(solver, m.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return None
         chosen = m.chosen(solver)
         report = check_parts(self.catalog, list(chosen.values()), gpu_count=self.req.gpu_count,
@@ -210,10 +221,10 @@ class _Session:
         dropping one member need not be enough, so each is re-solved without it before it is suggested)."""
         if not sentences:
             return set()
-        m, _, names = build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
+        m, _, names = self._build_model(self.parts, self.cands, self.req, self.catalog, with_assumptions=True)
         solver = _solver(self.time_limit, 1)
         return {sentence for sentence in sentences
-                if _solve_assuming(solver, m.model, [i for i, n in names.items() if n != sentence])
+                if self._solve(solver, m.model, [i for i, n in names.items() if n != sentence])
                 in (cp_model.OPTIMAL, cp_model.FEASIBLE)}
 
     def plan_cost(self, chosen: dict[str, Any], req: Request) -> int:
@@ -424,7 +435,7 @@ class _Problem:
 
     def session(self, k: tuple[int, float]) -> "_Session":
         """The why-not machinery for option k (its own models with named requirements): only when nothing fits."""
-        return _Session(self.catalog, self.reqs[k], self.time_limit, self.workers)
+        return _Session(self.catalog, self.reqs[k], self.time_limit, self.workers, counts=self.stats)
 
     # ---- the answer ----------------------------------------------------------------------------------------------
     def answer(self, req: Request, alternatives: int, start: float, skipped: list[dict[str, Any]]) -> Recommendation:
@@ -451,8 +462,9 @@ class _Problem:
             if any(st == "unknown" for _, st, _ in tried):
                 return Recommendation("timeout", [], WhyNot(["no solution within the time limit"],
                                                             ["raise --time-limit"]), time.perf_counter() - start, stats)
-            return Recommendation("infeasible", [], explain_tried([self.session(k) for k, _, _ in tried]),
-                                  time.perf_counter() - start, stats)
+            why = explain_tried([self.session(k) for k, _, _ in tried])  # its models and solves are counted too
+            stats.update({"models_built": self.stats["models_built"], "solves": self.stats["solves"]})
+            return Recommendation("infeasible", [], why, time.perf_counter() - start, stats)
         first, passed_over = pick_across_counts([p for _, _, p in found], req)
         k, status, _ = next(t for t in found if t[2] is first)
         if any(st == "unknown" for _, st, _ in tried):
