@@ -15,6 +15,9 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     "plan": ("planner.service.pipeline", "plan"),
     "recommend": ("planner.service.pipeline", "recommend"),
     "Planned": ("planner.service.pipeline", "Planned"),
+    # the typed answer describe() returns (planner.service.answer): every front end reads it, JSON only at the edge
+    **{n: ("planner.service.answer", n) for n in ("Answer", "BuildSummary", "PlannedBuild", "SideBySide",
+                                                  "Trial", "TriedOption")},
     "CheckReport": ("planner.compat.checker", "CheckReport"),
     "costs_build": ("planner.service.pipeline", "costs_build"),
     "speed_functions": ("planner.service.pipeline", "speed_functions"),
