@@ -182,3 +182,23 @@ def test_an_infeasible_request_builds_one_model(home) -> None:
 
     rec = solve(load_priced_catalog(None, use_history=False), Request.parse(budget="2500", min_vram_gb=32))
     assert rec.stats["models_built"] == 1
+
+
+def test_sweep_and_costs_plan_the_same_sweep_as_recommend(home) -> None:
+    """Issue 35 item 4: `planner sweep` on the recommended card and `costs`' buy option give the sweep recommend
+    shows for the build (runs per GPU within VRAM), not a path of their own."""
+    d = json.loads(recommend("--budget", "7000", "--model-params", "15e6", "--json").stdout)
+    head = d["plans"][0]
+    g = head["gpu"]
+    assert head["sweep"]["runs_sharing_each_gpu"], "a 15 M model shares the card: the check would prove nothing"
+    r = CliRunner().invoke(app, ["sweep", f"{g['count']}x {g['name']}", "--model-params", "15e6", "--json"])
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)["results"][0]
+    assert got["runs_per_gpu"] == head["sweep"]["runs_sharing_each_gpu"]["runs_per_gpu"]
+    assert got["wall_hours"]["value"] == pytest.approx(head["summary"]["sweep_hours"], abs=0.01)
+    c = CliRunner().invoke(app, ["costs", "--budget", "7000", "--model-params", "15e6", "--json"])
+    assert c.exit_code == 0, c.output
+    buy = next(o for o in json.loads(c.stdout)["options"] if o["kind"] == "buy")
+    assert (buy["gpu"], buy["gpus"]) == (g["chip"], g["count"])
+    assert buy["hours_to_finish"] == pytest.approx(head["summary"]["sweep_hours"], abs=0.01)
+    assert buy["hours_per_run"] == pytest.approx(head["summary"]["hours_per_run"], abs=0.01)

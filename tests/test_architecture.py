@@ -110,7 +110,7 @@ SERVICE_NAMES = {
     "given_prices", "given_prices_sentence", "list_total", "build_html", "html_details",
     "to_html", "public_url", "my_measurements", "use_shared_measurements", "measurements_sentence",
     "DEFAULT_BASE_URL",
-    "Planned", "Answer", "BuildSummary", "PlannedBuild", "SideBySide", "Trial", "TriedOption", "CheckReport",
+    "Planned", "planned_sharing", "Answer", "BuildSummary", "PlannedBuild", "SideBySide", "Trial", "TriedOption", "CheckReport",
     "costs_build", "speed_functions", "cloud_offers", "read_plan", "build_from_plan",
     "load_catalog", "cached_catalog", "price_age_days", "catalog_invariants", "import_pcpp", "generate_catalog",
     "calibration", "read_training_log", "load_perf_model", "PerfModel", "RANGE_NOTE", "REFERENCE_CHIP",

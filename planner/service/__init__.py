@@ -19,6 +19,7 @@ _EXPORTS: dict[str, tuple[str, Any]] = {
     **{n: ("planner.service.answer", n) for n in ("Answer", "BuildSummary", "PlannedBuild", "SideBySide",
                                                   "Trial", "TriedOption")},
     "CheckReport": ("planner.compat.checker", "CheckReport"),
+    "planned_sharing": ("planner.perf.planned_sweep", "sharing"),  # runs per GPU within VRAM, as recommend plans
     "costs_build": ("planner.service.pipeline", "costs_build"),
     "speed_functions": ("planner.service.pipeline", "speed_functions"),
     "cloud_offers": ("planner.service.pipeline", "cloud_offers"),

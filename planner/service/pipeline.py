@@ -175,7 +175,10 @@ def costs_build(report: CheckReport, currency: str, rates: Any) -> Any:
 
 
 def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:
-    """The speed model's speedup per chip (for this request's workload, precision, model size) and sweep_time."""
+    """The speed model's speedup per chip (for this request's workload, precision, model size) and the sweep: for a
+    card named by `chip=` and `vram_gb=`, the planned sweep recommend ranks and shows (runs per GPU within VRAM,
+    planner.perf.planned_sweep), else sweep_time's one run per GPU."""
+    from planner.perf.planned_sweep import planned_sweep
     from planner.perf.speed import gpu_speed
     from planner.perf.sweep import sweep_time
 
@@ -185,7 +188,15 @@ def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:
         return gpu_speed(catalog.chips[chip], catalog.chips, request.workload, request.precision, 1.0,
                          request.model_params)
 
-    return speedup, sweep_time
+    def sweep(runs: int, baseline_hours: float, speed: Any, gpu_count: int = 1, *, chip: Optional[str] = None,
+              vram_gb: Optional[float] = None, **kw: Any) -> Any:
+        if chip is None or not vram_gb or chip not in catalog.chips:
+            return sweep_time(runs, baseline_hours, speed, gpu_count, **kw)
+        return planned_sweep(catalog.chips[chip], float(vram_gb), gpu_count, speed, runs=runs,
+                             baseline_hours=baseline_hours, precision=request.precision,
+                             model_params=request.model_params, run_vram_gib=request.run_vram_gb).sweep
+
+    return speedup, sweep
 
 
 def compare(catalog: Catalog, request: Request, build: Any = None, *, params: Any = None, rates: Any = None,
@@ -203,8 +214,8 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
     elif build is not None and not isinstance(build, C.Purchase):  # a solver Plan
         build = costs_build(build.report, params.currency, rates)
     work = C.Workload(runs=request.runs_left or request.runs, baseline_hours=request.baseline_hours,
-                      precision=request.precision,
-                      workload=request.workload, model_params=request.model_params)
+                      precision=request.precision, workload=request.workload, model_params=request.model_params,
+                      run_vram_gb=request.run_vram_gb)
     speedup, sweep = speed if speed is not None else speed_functions(catalog, request)
     return C.compare(work, params, rates, offers=latest_offers(load_cloud_offers()) if offers is None else offers,
                      build=build, speedup=speedup, sweep=sweep, only_counts=only_counts)
