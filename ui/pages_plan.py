@@ -334,7 +334,7 @@ def side_by_side(sbs: Optional[SideBySide], inputs: Optional[Request] = None) ->
                                            if shared else "-"})
     rows_table(rows)
     for b in sbs.builds:
-        if b.role != "recommended" and b.parts:
+        if not (b.role or "").startswith("recommended") and b.parts:
             st.caption(md_escape(f"Parts of the {b.role} build: " + ", ".join(
                 (f"{p.quantity} x " if p.quantity > 1 else "") + p.name for p in b.parts)))
     if sbs.target_missing:

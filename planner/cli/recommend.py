@@ -140,7 +140,7 @@ def print_side_by_side(sbs: Optional[SideBySide]) -> None:
     if sbs.builds and sbs.builds[0].sweep_counts == "runs left":
         console.print(Text(f"  sweep hours count the {sbs.builds[0].sweep_runs} runs left"))
     for b in sbs.builds:
-        if b.role != "recommended" and b.parts:
+        if not (b.role or "").startswith("recommended") and b.parts:
             console.print(Text(f"  parts of the {b.role} build: {parts_sentence(b)}"))
     if sbs.target_missing:
         console.print(Text(f"  {sbs.target_missing}"))
