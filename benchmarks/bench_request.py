@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -44,9 +45,9 @@ cat = load_priced_catalog(None, use_history=False)
 budget = int(sys.argv[1])
 recommend(cat, Request(budget=budget))  # warm: first-call imports and caches
 calls[0] = 0
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 rec = recommend(cat, Request(budget=budget))
-dt = time.perf_counter() - t
+dt, cpu = time.perf_counter() - t, time.process_time() - c
 from planner.service import pipeline
 req = pipeline.resolve_names(cat, Request(budget=budget))
 def walk():
@@ -54,27 +55,31 @@ def walk():
     data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer  # typed Answer, or the dict
     return json.dumps(data, default=str)
 walk()  # warm
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 walk()
-walked = time.perf_counter() - t
-print(json.dumps({"seconds": dt, "walk": walked, "solves": calls[0], "models": rec.stats.get("models_built", calls[0]),
+walked, walk_cpu = time.perf_counter() - t, time.process_time() - c
+print(json.dumps({"seconds": dt, "cpu": cpu, "walk": walked, "walk_cpu": walk_cpu, "solves": calls[0], "models": rec.stats.get("models_built", calls[0]),
                   "parts": sorted(p.id for p in rec.plans[0].parts.values()) if rec.plans else None}))
 """
 
 CLI = "import sys; from planner.cli import main; sys.argv = ['planner', *sys.argv[1:]]; main()"
 
 
-def run(tree: Path, code: str, *args: str) -> tuple[float, str]:
+def run(tree: Path, code: str, *args: str) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds (user + system of the child: less swayed by other work on the machine) and stdout."""
     home = Path(tempfile.gettempdir()) / f"bench-request-home-{os.getpid()}"
     home.mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(tree), "PLANNER_HOME": str(home),
            "PLANNER_PRICE_DB": str(Path(tempfile.gettempdir()) / "none.sqlite")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code, *args], cwd=tree, env=env, capture_output=True, text=True)
     dt = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if out.returncode not in (0, 1):
         raise SystemExit(f"{tree}: exit {out.returncode}: {out.stderr[-800:]}")
-    return dt, out.stdout
+    return dt, cpu, out.stdout
 
 
 def baseline_tree(rev: str, where: Path) -> Path:
@@ -93,48 +98,45 @@ def main() -> None:
     a = ap.parse_args()
     budgets = [int(b) for b in a.budgets.split(",")]
     rows = []
+    figures = ("recommend()", "plan+describe+JSON", "whole CLI")
     with tempfile.TemporaryDirectory() as tmp:
         base = baseline_tree(a.baseline, Path(tmp))
         try:
             for b in budgets:
-                solve = {"baseline": [], "this": []}
-                walks = {"baseline": [], "this": []}
-                whole = {"baseline": [], "this": []}
+                got_: dict[tuple[str, str, str], list[float]] = {}  # (figure, wall|cpu, tree) -> seconds
                 info = {}
-                for _ in range(a.runs):
-                    for name, tree in (("baseline", base), ("this", REPO)):
-                        _, out = run(tree, IN_PROCESS, str(b))
+                for i in range(a.runs):
+                    trees = [("baseline", base), ("this", REPO)]
+                    for name, tree in (trees if i % 2 == 0 else trees[::-1]):  # alternate who goes first
+                        _, _, out = run(tree, IN_PROCESS, str(b))
                         got = json.loads(out.strip().splitlines()[-1])
-                        solve[name].append(got["seconds"])
-                        walks[name].append(got["walk"])
                         info[name] = got
-                        dt, _ = run(tree, CLI, "recommend", "--budget", str(b), "--json")
-                        whole[name].append(dt)
+                        dt, cpu, _ = run(tree, CLI, "recommend", "--budget", str(b), "--json")
+                        for fig, wall, c in ((figures[0], got["seconds"], got["cpu"]),
+                                             (figures[1], got["walk"], got["walk_cpu"]), (figures[2], dt, cpu)):
+                            got_.setdefault((fig, "wall", name), []).append(wall)
+                            got_.setdefault((fig, "cpu", name), []).append(c)
+                med = {k: statistics.median(v) for k, v in got_.items()}
                 same = info["baseline"]["parts"] == info["this"]["parts"]
-                ms = {k: statistics.median(v) for k, v in solve.items()}
-                mw = {k: statistics.median(v) for k, v in whole.items()}
-                mk = {k: statistics.median(v) for k, v in walks.items()}
-                rows.append([f"EUR {b:,}".replace(",", " "), f"{ms['baseline']:.3f}", f"{ms['this']:.3f}",
-                             f"{ms['this'] / ms['baseline']:.2f}",
-                             f"{info['baseline']['solves']} in {info['baseline']['models']} models",
-                             f"{info['this']['solves']} in {info['this']['models']} model(s)",
-                             f"{mk['baseline']:.3f}", f"{mk['this']:.3f}", f"{mk['this'] / mk['baseline']:.2f}",
-                             f"{mw['baseline']:.2f}",
-                             f"{mw['this']:.2f}", f"{mw['this'] / mw['baseline']:.2f}", "yes" if same else "NO"])
-                print(f"EUR {b}: recommend() {ms['baseline']:.3f} -> {ms['this']:.3f} s, plan+describe+JSON "
-                      f"{mk['baseline']:.3f} -> {mk['this']:.3f} s, whole CLI request "
-                      f"{mw['baseline']:.2f} -> {mw['this']:.2f} s, same parts: {same}", flush=True)
+                row = [f"EUR {b:,}".replace(",", " ")]
+                for fig in figures:
+                    for kind in ("wall", "cpu"):
+                        x, y = med[fig, kind, "baseline"], med[fig, kind, "this"]
+                        row.append(f"{x:.3f} -> {y:.3f} ({y / x:.2f})")
+                row += [f"{info['this']['solves']} in {info['this']['models']} model(s)", "yes" if same else "NO"]
+                rows.append(row)
+                print(" | ".join(row), flush=True)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], check=False)
-    head = ["budget", "recommend() baseline, s", "this, s", "ratio", "solves baseline", "solves this",
-            "plan+describe+JSON baseline, s", "this, s", "ratio", "whole CLI baseline, s", "this, s", "ratio",
-            "same build"]
+    head = ["budget"] + [f"{fig} {kind} s (ratio)" for fig in figures for kind in ("wall", "CPU")] + [
+        "solves this", "same build"]
     print()
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join(" --- " for _ in head) + "|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
-    print(f"\nmedians of {a.runs} alternating runs each; load average {os.getloadavg()[0]:.1f}; reproduce: "
+    print(f"\nbaseline {a.baseline} -> this tree; medians of {a.runs} runs each, the two trees alternating (and "
+          f"which goes first); load average {os.getloadavg()[0]:.1f}; reproduce: "
           f"python benchmarks/bench_request.py {' '.join(shlex.quote(x) for x in sys.argv[1:])}")
 
 
