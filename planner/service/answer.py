@@ -84,7 +84,7 @@ class BuildSummary(BaseModel):
     hours_per_run: float
     sustained_w: Optional[int] = None
     runs_sharing_each_gpu: Optional[dict[str, Any]] = None  # when several runs share each GPU in the sweep
-    parts: Optional[list[BuildPart]] = None  # side by side, beside the headline: the build's parts (verified or not)
+    parts: Optional[list[BuildPart]] = None  # in the side-by-side table: the build's parts (verified or not)
 
     @property
     def label(self) -> str:

@@ -118,7 +118,7 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
     if len(entries) < 2 and missing is None:
         return None
     return SideBySide(
-        builds=[summarize(p, req, role, parts=p is not first) for role, p in entries],  # the headline's: plans[0]
+        builds=[summarize(p, req, role, parts=True) for role, p in entries],
         too_close_to_call=len(entries) > 1 and all(overlap(sweep_range(p, req), sweep_range(first, req))
                                                    for _, p in entries),
         what_would_decide=what_would_decide([p for _, p in entries], req), target_missing=missing)
