@@ -102,12 +102,12 @@ class BuildSummary(BaseModel):
         return f"sweep {self.sweep_hours:.1f} h ({what})"
 
 
-def sharing_of(plan: Any, req: Request) -> Optional[dict[str, Any]]:
-    """How many runs share each GPU in a plan's planned sweep, when several do (their gain measured or estimated),
-    with the same runs one per GPU and, for an estimated gain, with no gain at all."""
+def sharing_of(plan: Any, req: Request, planned: Any = None) -> Optional[dict[str, Any]]:
+    """How many runs share each GPU in a plan's planned sweep (`planned`, when already computed), when several do
+    (their gain measured or estimated), with the same runs one per GPU and, for an estimated gain, with no gain."""
     from planner.perf.planned_sweep import plan_sweep
 
-    planned = plan_sweep(plan, req)
+    planned = planned if planned is not None else plan_sweep(plan, req)
     if planned.sharing is None:
         return None
     alone = plan_sweep(plan, req, gain=1.0).sweep if planned.estimated_gain else None
@@ -137,7 +137,7 @@ def summarize(plan: Any, req: Request, role: Optional[str] = None, *, parts: boo
         speedup=round(float(plan.speed.value), 3), speedup_basis=plan.speed.basis, sweep_hours=round(wall.value, 2), sweep_hours_low=round(wall.low, 2),
         sweep_hours_high=round(wall.high, 2), sweep_runs=runs_counted(req), sweep_counts=counted(req),
         hours_per_run=round(per_run.value, 2), sustained_w=None if sizing is None else int(sizing.sustained_w),
-        runs_sharing_each_gpu=sharing_of(plan, req) if planned.sharing is not None else None, parts=lines)
+        runs_sharing_each_gpu=sharing_of(plan, req, planned), parts=lines)
 
 
 class AssumedModel(BaseModel):

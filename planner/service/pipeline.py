@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from planner.catalog.load import Catalog
 from planner.catalog.models import AnyPart
 from planner.compat.checker import CheckReport, check_parts
 from planner.errors import InputError
 from planner.request import Request
-from planner.service.answer import Answer, SideBySide
+if TYPE_CHECKING:  # the answer's pydantic models cost ~20-40 ms to define: only `describe` needs them
+    from planner.service.answer import Answer, SideBySide
 from planner.settings import SOLVER_TIME_LIMIT_S, SOLVER_WORKERS
 
 
@@ -106,7 +107,7 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     headline, the model size assumed, the side-by-side builds, the GPU counts tried, try-before-you-buy rentals,
     the catalog's gaps when nothing fits, and why each owned part was left out (with the warning that would keep
     it). Every sweep figure counts the same runs (the runs left when the request says, else all)."""
-    from planner.service.answer import PlannedBuild, SolveStats, TriedOption, WhyNotAnswer, summarize
+    from planner.service.answer import Answer, PlannedBuild, SolveStats, TriedOption, WhyNotAnswer, summarize
     from planner.service.capacity import catalog_gaps
     from planner.service.owned import why_unused
     from planner.service.sweep_report import assumed_model, plan_report
@@ -114,7 +115,9 @@ def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_T
     req, rec = planned.request, planned.recommendation
     plans = []
     for p in rec.plans:
-        plans.append(PlannedBuild(view=p.view(), sweep=plan_report(p, req, start=start), summary=summarize(p, req)))
+        summary = summarize(p, req)
+        plans.append(PlannedBuild(view=p.view(), sweep=plan_report(p, req, start=start, summary=summary),
+                                  summary=summary))
     found = {(p.gpu_count, p.power_fraction): p for p in getattr(rec, "by_count", []) or []}
     tried = [TriedOption(gpus=t["gpus"], power_limit=t["power_limit"], status=t["status"],
                          build=None if (t["gpus"], t["power_limit"]) not in found

@@ -87,15 +87,16 @@ def report_of(planned: Any, est: Any, *, runs: int, left: int, baseline_hours: f
         runs_sharing_each_gpu=shared)
 
 
-def plan_report(plan: Any, req: Any, *, start: Optional[datetime] = None) -> SweepReport:
+def plan_report(plan: Any, req: Any, *, start: Optional[datetime] = None, summary: Any = None) -> SweepReport:
     """A solver plan's sweep for the request, the planned one (planner.perf.planned_sweep.plan_sweep: the figure
-    the solver ranked it on and its BuildSummary shows), with its finish from `start`."""
+    the solver ranked it on and its BuildSummary, `summary` when made, shows), with its finish from `start`."""
     from planner.perf.planned_sweep import plan_sweep
     from planner.service.answer import sharing_of
 
     ps = plan_sweep(plan, req)
+    shared = summary.runs_sharing_each_gpu if summary is not None else sharing_of(plan, req, ps)
     return report_of(ps, ps.sweep, runs=req.runs, left=req.runs_left or req.runs, baseline_hours=req.baseline_hours,
-                     start=start, shared=sharing_of(plan, req) if ps.sharing is not None else None)
+                     start=start, shared=shared)
 
 
 def _planned(chip: Optional[str], vram_gb: Optional[float], gpu_count: int, speed: Estimate, *, runs: int,

@@ -3,6 +3,7 @@ nearest), the cost of a 30-minute measurement, and the steps that end in `planne
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence
 
 from planner.catalog.load import Catalog
@@ -51,7 +52,7 @@ def trials(catalog: Catalog, request: Request, plans: Sequence[BuildSummary], cl
     if not chips:
         return []
     speedup, _ = speed_functions(catalog, request)
-    speed = lambda c: float(speedup(c).value)  # noqa: E731
+    speed = functools.cache(lambda c: float(speedup(c).value))  # asked for each card a rental could stand in for
     offers = latest_offers(load_cloud_offers())
     rates = rates if rates is not None else load_rates()
     shown = {b.key: b.model_copy(update={"role": None, "parts": None}) for b in [*plans, *close]}

@@ -4,13 +4,15 @@ decide between them, and a sweep deadline kept at the slow end of the range (pos
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from planner.errors import InputError
 from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
-from planner.service.answer import SideBySide, sharing_of, summarize
+
+if TYPE_CHECKING:
+    from planner.service.answer import SideBySide
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
@@ -78,6 +80,8 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
 
 def _shared(plan: Any, req: Request) -> dict[str, Any]:
     """How many runs share each GPU in the planned sweep, when several do (their gain measured or estimated)."""
+    from planner.service.answer import sharing_of
+
     shared = sharing_of(plan, req)
     return {"runs_sharing_each_gpu": shared} if shared else {}
 
@@ -117,6 +121,8 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
             hit[0] += f", your target ({label})"
     if len(entries) < 2 and missing is None:
         return None
+    from planner.service.answer import SideBySide, summarize
+
     return SideBySide(
         builds=[summarize(p, req, role, parts=True) for role, p in entries],
         too_close_to_call=len(entries) > 1 and all(overlap(sweep_range(p, req), sweep_range(first, req))
