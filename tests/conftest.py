@@ -47,7 +47,8 @@ def _no_user_paths(monkeypatch, tmp_path_factory):
 def _headline_rule_on_every_answer(monkeypatch):
     """Issue 32, item 2: every answer the suite builds through the service (CLI in-process, web UI, scripts) keeps
     the headline rule (planner.service.headline): the pipeline's side-by-side step sees the recommendation, the
-    request and the target, so it is wrapped here to check them first."""
+    request and the target, so it is wrapped here to check them first; `describe` is wrapped to check the typed
+    Answer it returns (every list of builds the user reads)."""
     from planner.service import headline, uncertainty
 
     original = uncertainty.side_by_side
@@ -58,6 +59,18 @@ def _headline_rule_on_every_answer(monkeypatch):
         return original(rec, req, target)
 
     monkeypatch.setattr(uncertainty, "side_by_side", checked)
+
+    from planner.service import pipeline
+
+    described = pipeline.describe
+
+    def checked_answer(*args, **kw):  # the same rule on the typed Answer the user reads (every list of builds)
+        answer = described(*args, **kw)
+        broken = headline.answer_violations(answer)
+        assert not broken, "headline rule broken in the answer: " + "; ".join(broken)
+        return answer
+
+    monkeypatch.setattr(pipeline, "describe", checked_answer)
 
 
 @pytest.fixture(scope="session")

@@ -168,18 +168,29 @@ def test_cli_errors_are_one_line(tmp_path) -> None:
     assert r.exit_code == 2 and "unknown GPU" in r.output
 
 
-@pytest.mark.xfail(reason='merge of issue 32 (sweep objective: runs per GPU) with the calibration test: the expected sweep still counts one run per GPU; to re-derive', strict=False)
 def test_recommend_and_costs_take_the_baseline_hours_and_speeds_from_the_logs(tmp_path) -> None:
+    """Both read the calibrated 1080 Ti run (5.42 h, not the 7 h default) and the measured speeds, and costs' buy
+    option sweeps the recommended build as recommend plans it: a 15 M model's runs share each card (issue 35 item 4:
+    costs counted one run per GPU on its own path)."""
     calibrate_both(tmp_path)
     r = run("calibrate", str(lightning_csv(tmp_path / "1080ti.csv", 21000)), "--gpu", "GTX 1080 Ti",
             "--tokens-per-step", "4096", "--steps-per-run", "100000")
     assert r.exit_code == 0, r.output
     d = json.loads(run("recommend", "7000", "--model-params", "15e6", "--json").stdout)
     assert d["request"]["baseline_hours"] == pytest.approx(5.42, abs=0.02)  # not the 7 h default
-    assert d["plans"][0]["speedup_basis"] in ("measured", "re-anchored")
-    c = json.loads(run("costs", "--budget", "7000", "--json").stdout)
+    head = d["plans"][0]
+    assert head["speedup_basis"] in ("measured", "re-anchored")
+    shared = head["sweep"]["runs_sharing_each_gpu"]
+    assert shared and shared["runs_per_gpu"] >= 2  # the planned sweep: several of the user's runs on each card
+    k, gain = shared["runs_per_gpu"], shared["gain"]
+    c = json.loads(run("costs", "--budget", "7000", "--model-params", "15e6", "--json").stdout)
     buy = next(o for o in c["options"] if o["kind"] == "buy")
-    assert buy["hours_per_run"] == pytest.approx(5.42 / d["plans"][0]["speedup_vs_1080ti"], rel=0.05)
+    assert buy["gpu"] == head["gpu"]["chip"] and buy["gpus"] == head["gpu"]["count"]
+    # one run takes k / gain times as long when k share a card; the sweep is recommend's to the hundredth
+    assert buy["hours_per_run"] == pytest.approx(5.42 / head["speedup_vs_1080ti"] * k / gain, rel=0.05)
+    assert buy["hours_per_run"] == pytest.approx(head["sweep"]["hours_per_run"]["value"], abs=0.01)
+    assert buy["hours_to_finish"] == pytest.approx(head["summary"]["sweep_hours"], abs=0.01)
+    assert buy["hours_high"] == pytest.approx(head["summary"]["sweep_hours_high"], abs=0.01)
 
 
 def test_the_readme_calibrate_block_runs_and_says_what_it_claims() -> None:

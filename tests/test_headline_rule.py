@@ -32,7 +32,7 @@ def test_fastest_headline_sweeps_soonest_of_every_build_shown(catalog, budget, p
     # the side-by-side table shows the same figure the headline was ranked on
     sbs = planned.side_by_side
     if sbs:
-        assert sbs["builds"][0]["sweep_hours"] == pytest.approx(mine, abs=0.01)
+        assert sbs.builds[0].sweep_hours == pytest.approx(mine, abs=0.01)
     for p in shown:
         if p.total <= Decimal(budget):
             assert plan_sweep(p, planned.request).wall.value >= mine * 0.97
@@ -45,7 +45,7 @@ def test_the_7000_plan_of_the_issue_is_one_rtx_5090_holding_two_runs(catalog) ->
     ps = plan_sweep(head, planned.request)
     assert (head.gpu_count, head.chip.id) == (1, "rtx-5090")
     assert ps.sharing is not None and ps.sharing.runs_per_gpu == 2 and ps.estimated_gain
-    decide = " ".join(planned.side_by_side["what_would_decide"])
+    decide = " ".join(planned.side_by_side.what_would_decide)
     assert "rests on an estimated gain" in decide and "--concurrent 2" in decide
 
 

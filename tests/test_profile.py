@@ -76,7 +76,7 @@ def test_recommend_uses_the_stored_profile_and_says_so(tmp_path, monkeypatch) ->
     assert after["profile"]["source"] == "profile" and "model_params" in after["profile"]["from_profile"]
     assert after["request"]["model_params"] == 15e6 and after["model"]["assumed"] is False
     # the 15 M model's runs share the cards: the planned sweep is shorter than the default's
-    assert after["plans"][0]["sweep_hours"] < before["plans"][0]["sweep_hours"]
+    assert after["plans"][0]["summary"]["sweep_hours"] < before["plans"][0]["summary"]["sweep_hours"]
     assert after["plans"][0]["sweep"]["runs_sharing_each_gpu"]["runs_per_gpu"] >= 2
     flagged = json.loads(run("recommend", "7000", "--model-params", "1e9", "--json").stdout)
     assert flagged["request"]["model_params"] == 1e9 and "model_params" not in flagged["profile"]["from_profile"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -18,10 +19,10 @@ START = datetime(2026, 12, 1, 22, 0, tzinfo=timezone.utc)
 
 def test_finish_time_is_the_start_plus_the_wall_hours_of_the_runs_left() -> None:
     r = sweep_report(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=START)
-    assert r["runs_left"] == 6 and r["wall_hours"]["value"] == pytest.approx(6 * 7 / 8, abs=0.01)
-    finish = datetime.fromisoformat(r["finish"]["value"])
+    assert r.runs_left == 6 and r.counts == "runs left" and r.wall_hours.value == pytest.approx(6 * 7 / 8, abs=0.01)
+    finish = datetime.fromisoformat(r.finish.value)
     assert finish == START + timedelta(hours=6 * 7 / 8) - timedelta(seconds=finish.second)
-    assert datetime.fromisoformat(r["finish"]["low"]) < finish < datetime.fromisoformat(r["finish"]["high"])
+    assert datetime.fromisoformat(r.finish.low) < finish < datetime.fromisoformat(r.finish.high)
     text = finish_sentence(r)
     assert text.startswith("6 of 8 runs left: about 5.2 h, done tomorrow 03:15") and "if started now" in text
 
@@ -29,14 +30,15 @@ def test_finish_time_is_the_start_plus_the_wall_hours_of_the_runs_left() -> None
 def test_two_gpus_halve_the_rounds() -> None:
     one = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=1, start=START)
     two = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=2, start=START)
-    assert two["rounds"] == 4 and two["wall_hours"]["value"] == pytest.approx(one["wall_hours"]["value"] / 2, abs=0.01)
+    assert one.counts == "all runs"
+    assert two.rounds == 4 and two.wall_hours.value == pytest.approx(one.wall_hours.value / 2, abs=0.01)
 
 
 def test_the_model_size_is_named_and_an_assumed_one_says_so() -> None:
     mine = assumed_model("transformer", "amp", 15e6)
-    assert not mine["assumed"] and model_phrase(mine) == "a 15 M-parameter transformer (amp)"
+    assert not mine.assumed and model_phrase(mine) == "a 15 M-parameter transformer (amp)"
     typical = assumed_model("transformer", "amp", None)
-    assert typical["assumed"] and typical["params"] > 0 and "typical size assumed" in model_phrase(typical)
+    assert typical.assumed and typical.params > 0 and "typical size assumed" in model_phrase(typical)
 
 
 def test_runs_left_cannot_exceed_the_sweep_and_shortens_the_deadline_need() -> None:
@@ -55,10 +57,11 @@ def test_recommend_json_carries_sweep_hours_and_model_assumptions() -> None:
     assert d["model"] == {**d["model"], "params": 15e6, "assumed": False, "workload": "transformer"}
     for plan in d["plans"]:
         sw = plan["sweep"]
-        assert sw["runs"] == 8 and sw["runs_left"] == 6
+        assert sw["runs"] == 8 and sw["runs_left"] == 6 and sw["counts"] == "runs left"
         shared = sw.get("runs_sharing_each_gpu")  # a 15 M model: a large card holds several runs at once
         k, gain = (shared["runs_per_gpu"], shared["gain"]) if shared else (1, 1.0)
-        waves = -(-6 // (plan["gpu"]["count"] * k))
+        waves = -(-6 // (plan["gpu"]["count"] * k))  # 6 runs in rounds of count x k at once (every count checked)
+        assert sw["rounds"] == waves
         assert sw["wall_hours"]["value"] == pytest.approx(waves * k / gain * 7 / plan["speedup_vs_1080ti"], rel=0.01)
         assert datetime.fromisoformat(sw["finish"]["value"]) > datetime.fromisoformat(sw["start"])
     text = CliRunner().invoke(app, ["recommend", "--budget", "7000", "--runs-left", "6", "--model-params", "15e6"]).stdout
@@ -97,7 +100,9 @@ def test_every_plan_carries_sweep_hours_and_its_slow_end(empty_home) -> None:
     d = recommend_json("7000", "--model-params", "15e6", "--alternatives", "1")
     for p in d["plans"]:
         low, value, high = (p["sweep"]["wall_hours"][k] for k in ("low", "value", "high"))
-        assert p["sweep_hours"] == value and p["sweep_hours_high"] == high and low < value < high
+        s = p["summary"]
+        assert (s["sweep_hours_low"], s["sweep_hours"], s["sweep_hours_high"]) == (low, value, high)
+        assert low < value < high and s["sweep_counts"] == "all runs" and s["sweep_runs"] == 8
 
 
 def test_overlapping_one_and_two_gpu_builds_are_shown_side_by_side(empty_home) -> None:
@@ -128,12 +133,12 @@ def test_the_users_target_is_shown_even_when_not_recommended(empty_home) -> None
 def test_a_deadline_holds_at_the_slow_end_or_says_it_does_not(empty_home) -> None:
     d = recommend_json("--mode", "cheapest", "--deadline-hours", "12", "--model-params", "15e6")
     p = d["plans"][0]
-    assert p["sweep_hours_high"] <= 12  # the estimate alone (the old check) picked a build with a ~25 h slow end
+    assert p["summary"]["sweep_hours_high"] <= 12  # the estimate alone (the old check) picked a build with a ~25 h slow end
     assert any("at the slow end" in n for n in p["notes"])
     d = recommend_json("--mode", "cheapest", "--deadline-hours", "2", "--model-params", "15e6")
     p = d["plans"][0]
-    assert p["sweep_hours"] <= 2
-    if p["sweep_hours_high"] > 2:
+    assert p["summary"]["sweep_hours"] <= 2
+    if p["summary"]["sweep_hours_high"] > 2:
         assert any("meets 2 h at the estimate" in n and "misses it at the slow end" in n for n in p["notes"])
 
 
@@ -144,13 +149,13 @@ def test_a_finish_beyond_a_year_is_said_in_days_not_as_a_date() -> None:
     from planner.service.sweep_report import finish_text
 
     r = sweep_report(1.0, 0.5, 2.0, runs=10_000, baseline_hours=100_000, gpu_count=1, start=START)
-    assert r["finish"] == {"value": None, "low": None, "high": None}
-    assert r["finish_days"]["value"] == pytest.approx(10_000 * 100_000 / 24, rel=1e-6)
+    assert (r.finish.value, r.finish.low, r.finish.high) == (None, None, None)
+    assert r.finish_days.value == pytest.approx(10_000 * 100_000 / 24, rel=1e-6)
     text = finish_sentence(r)
     assert "done in 41 666 667 days" in text and "Traceback" not in text
     assert finish_text(r) == "in 41 666 667 days"
     near = sweep_report(8.0, 6.0, 10.0, runs=8, baseline_hours=7.0, gpu_count=1, start=START)
-    assert near["finish"]["value"] is not None and finish_text(near).startswith("tomorrow")
+    assert near.finish.value is not None and finish_text(near).startswith("tomorrow")
 
 
 def test_recommend_with_a_sweep_of_centuries_answers_in_days(no_price_history) -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import SharedBuild, build_from_catalog
+from planner.service import Answer, BuildSummary, PlannedBuild, SharedBuild, SideBySide, Trial, build_from_catalog
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
@@ -33,13 +33,14 @@ def gpu_label(plan: PlanView) -> str:
     return "no GPU" if gpu is None else gpu.name + (f" x {gpu.count}" if gpu.count > 1 else "")
 
 
-def view_from_plan(plan_obj: Any, inputs: Request) -> dict[str, Any]:
-    """What the page shows for a solver plan (its typed PlanView; the check report kept for costs)."""
-    plan = plan_obj.view()
+def view_from_plan(built: PlannedBuild, report: Any, inputs: Request, model: Any = None) -> dict[str, Any]:
+    """What the page shows for a plan of the Answer (its typed view, sweep and the model assumed, as describe()
+    made them; the solver's check report kept for costs)."""
+    plan = built.view
     speed = plan.speed
     return {
         "origin": "plan", "build": SharedBuild.from_view(plan, inputs), "plan_json": plan.to_json(),
-        "problems": [], "report": plan_obj.report,
+        "problems": [], "report": report, "sweep": built.sweep, "model": model,
         "warnings": [f.to_json() for f in plan.warnings], "unverified": [f.to_json() for f in plan.unverified],
         "power": plan.power.to_json() if plan.power else {}, "gpus": plan.gpu_count,
         "speed": None if speed is None else {"value": speed.value, "low": speed.low, "high": speed.high,
@@ -155,9 +156,9 @@ def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]
 def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None:
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
-    if sp:
-        model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model['params'])} model", f"{sp['value']:.1f}x")
+    if sp:  # a solved plan's model and sweep are the Answer's; a shared or hand-picked build's are computed here
+        model = view.get("model") or sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model.params)} model", f"{sp['value']:.1f}x")
         basis = sp["basis"]
         if basis != "model" and view.get("chip"):  # say which of your measurements the figure rests on
             basis = pages_calibrate.basis_text(view["chip"], inputs.precision, inputs.workload, inputs.power_fraction,
@@ -165,15 +166,16 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
         c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
                              f"({basis})" + (f". On this card: {sp['limit']}" if sp.get("limit") else "")))
         gpu = (view.get("plan_json") or {}).get("gpu") or {}
-        sw = sweep_text.sweep_report(sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
-                                     baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"],
-                                     chip=gpu.get("chip"), vram_gb=gpu.get("vram_gb"), precision=inputs.precision,
-                                     model_params=inputs.model_params, run_vram_gb=inputs.run_vram_gb)
-        left = sw["runs_left"]
+        sw = view.get("sweep") or sweep_text.sweep_report(
+            sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
+            baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"], chip=gpu.get("chip"),
+            vram_gb=gpu.get("vram_gb"), precision=inputs.precision, model_params=inputs.model_params,
+            run_vram_gb=inputs.run_vram_gb)
+        left = sw.runs_left
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
-                  hours_text(sw["wall_hours"]["value"]))
-        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw['hours_per_run']['value'])} per run "
-                   f"(was {hours_text(inputs.baseline_hours)}), {sw['rounds']} round(s) on {view['gpus']} GPU(s)")
+                  hours_text(sw.wall_hours.value))
+        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw.hours_per_run.value)} per run "
+                   f"(was {hours_text(inputs.baseline_hours)}), {sw.rounds} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
         have = psu_in_build(view, cat)
@@ -207,15 +209,16 @@ def build_notes(notes: list[str]) -> None:
         st.markdown("**Notes on this build**\n" + "\n".join(f"- {md_escape(n)}" for n in notes))
 
 
-def why_not(rec: dict[str, Any], gaps: Optional[list[str]] = None) -> None:
-    st.error(f"No build fits these requirements ({rec['status']}).")
-    why = rec.get("why_not") or {}
+def why_not(answer: Answer) -> None:
+    st.error(f"No build fits these requirements ({answer.status}).")
+    why = answer.why_not
+    gaps = why.catalog_gaps if why else None
     if gaps:
         st.markdown("**What the catalog lacks for this request:**\n" + "\n".join(f"- {g}" for g in gaps))
-    elif why.get("conflicts"):
-        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why["conflicts"]))
-    if why.get("suggestions") and not gaps:
-        st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why["suggestions"]))
+    elif why and why.conflicts:
+        st.markdown("**Requirements that collide:**\n" + "\n".join(f"- {c}" for c in why.conflicts))
+    if why and why.suggestions and not gaps:
+        st.markdown("**What would make it fit:**\n" + "\n".join(f"- {s}" for s in why.suggestions))
 
 
 def alternatives(plans: list[PlanView]) -> None:
@@ -232,42 +235,45 @@ def alternatives(plans: list[PlanView]) -> None:
                 st.markdown(f"- {md_escape(t)}")
 
 
-def speed_rows(plans: list[PlanView], inputs: Request) -> list[dict[str, Any]]:
-    """One row per option (the user's 1080 Ti first): speed with range, sweep hours with range, finish time."""
+def speed_rows(plans: list[PlannedBuild], inputs: Request) -> list[dict[str, Any]]:
+    """One row per option (the user's 1080 Ti first, its sweep computed here; the plans' from the Answer): speed
+    with range, sweep hours with range, finish time."""
+    today = sweep_text.sweep_report(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
+                                    baseline_hours=inputs.baseline_hours, gpu_count=1)
     rows = []
-    for label, speed, low, high, gpus, gpu in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, None)] + [
-            (gpu_label(p) + f", {money(p.total, p.currency)}", p.speed.value, p.speed.low, p.speed.high,  # type: ignore[union-attr]
-             p.gpu_count, p.gpu) for p in plans]:
-        sw = sweep_text.sweep_report(speed, low, high, runs=inputs.runs, runs_left=inputs.runs_left,
-                                     baseline_hours=inputs.baseline_hours, gpu_count=gpus,
-                                     chip=gpu.chip if gpu else None, vram_gb=gpu.vram_gb if gpu else None,
-                                     precision=inputs.precision, model_params=inputs.model_params,
-                                     run_vram_gb=inputs.run_vram_gb)
+    for label, speed, low, high, gpus, sw in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, today)] + [
+            (gpu_label(b.view) + f", {money(b.view.total, b.view.currency)}", b.view.speed.value,  # type: ignore[union-attr]
+             b.view.speed.low, b.view.speed.high, b.view.gpu_count, b.sweep) for b in plans]:  # type: ignore[union-attr]
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
-                     "sweep_hours": sw["wall_hours"]["value"], "sweep_low": sw["wall_hours"]["low"],
-                     "sweep_high": sw["wall_hours"]["high"], "finish": sweep_text.finish_text(sw)})
+                     "sweep_hours": sw.wall_hours.value, "sweep_low": sw.wall_hours.low,
+                     "sweep_high": sw.wall_hours.high, "finish": sweep_text.finish_text(sw)})
     return rows
 
 
-def speed_by_option(plans: list[PlanView], inputs: Request) -> None:
+def speed_by_option(answer: Answer, inputs: Request) -> None:
     st.markdown("**Speed and sweep time by option**")
-    rows = speed_rows(plans, inputs)
+    rows = speed_rows(answer.plans, inputs)
     speed, hours = speed_chart(rows)
     c1, c2 = st.columns(2)
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
-    model = sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
+    model = answer.model
     st.caption(f"Sweep throughput vs your GTX 1080 Ti for {sweep_text.model_phrase(model)} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
-               "as their combined throughput (runs do not share a GPU).")
+               "as their combined throughput; the sweep hours are the answer's planned sweep (several runs on one "
+               "card where they fit its VRAM).")
 
 
 def view_of(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """The view `render` would return, without drawing (another tab is open and needs the build on show)."""
     if shared is not None:
         return view_from_parts(cat, list(shared["parts"]), inputs, shared["origin"])
-    planned = services.solve(inputs.model_dump_json(), services.catalog_key())
-    return view_from_plan(planned.plans[0], inputs) if planned.plans else None
+    key = services.catalog_key()
+    answer = services.describe(inputs.model_dump_json(), key)
+    if not answer.plans:
+        return None
+    return view_from_plan(answer.plans[0], services.solve(inputs.model_dump_json(), key).plans[0].report, inputs,
+                          answer.model)
 
 
 def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
@@ -280,74 +286,76 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
         given_prices_note(cat, view)
         render_view(view, inputs, cat)
         return view
+    key = services.catalog_key()
     with st.spinner("Solving..."):
-        planned = services.solve(inputs.model_dump_json(), services.catalog_key())
-    for note in planned.notes:
+        answer = services.describe(inputs.model_dump_json(), key)  # the typed Answer the CLI prints too
+    for note in answer.notes:
         st.caption(f"Assumed: {note}.")
-    rec = services.describe(inputs.model_dump_json(), services.catalog_key())
-    if not rec["plans"]:
-        why_not(rec, (rec.get("why_not") or {}).get("catalog_gaps"))
+    if not answer.plans:
+        why_not(answer)
         pages_calibrate.render()
         return None
-    first = view_from_plan(planned.plans[0], inputs)
+    first = view_from_plan(answer.plans[0], services.solve(inputs.model_dump_json(), key).plans[0].report, inputs,
+                           answer.model)
     st.subheader(f"Recommended: {first['headline']}, {money(first['build'].total, inputs.currency)}")
-    st.caption(f"{rec['status']} · solved in {rec['solve_seconds']:.2f} s over "
-               f"{rec.get('stats', {}).get('after_pruning', '?')} of {rec.get('stats', {}).get('candidates', '?')} parts")
+    st.caption(f"{answer.status} · solved in {answer.solve_seconds:.2f} s over "
+               f"{answer.stats.after_pruning or '?'} of {answer.stats.candidates or '?'} parts")
     given_prices_note(cat, first)
     render_view(first, inputs, cat)
-    build_notes(planned.plans[0].notes)  # the answer first, its notes after (issue 34 item 9)
-    for entry in rec.get("owned_not_used", []):
+    build_notes(answer.plans[0].view.notes)  # the answer first, its notes after (issue 34 item 9)
+    for entry in answer.owned_not_used:
         st.warning(md_escape(unused_sentence(entry, flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
-    views = [p.view() for p in planned.plans]
-    speed_by_option(views, inputs)
-    side_by_side(rec.get("side_by_side"), inputs)
-    try_before_you_buy(rec.get("try_before_you_buy") or [])
+    speed_by_option(answer, inputs)
+    side_by_side(answer.side_by_side, inputs)
+    try_before_you_buy(answer.try_before_you_buy)
     pages_calibrate.render()
-    alternatives(views[1:])
+    alternatives(answer.views[1:])
     return first
 
 
-def side_by_side(sbs: Optional[dict[str, Any]], inputs: Optional[Request] = None) -> None:
+def side_by_side(sbs: Optional[SideBySide], inputs: Optional[Request] = None) -> None:
     """Builds whose sweep ranges overlap the recommendation's, in one table, and what would decide between them."""
     if not sbs:
         return
-    st.subheader("Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side")
+    st.subheader("Too close to call: sweep ranges overlap" if sbs.too_close_to_call else "Side by side")
     rows = []
-    for b in sbs["builds"]:
-        g, shared = b["gpu"], b.get("runs_sharing_each_gpu")
-        rows.append({"": b["role"], "GPUs": f"{g['count']} x {g['name']}",
-                     "total": money(b["total"]["amount"], b["total"]["currency"]),
-                     "sweep (fast to slow end)": f"{hours_text(b['sweep_hours'])} ({hours_text(b['sweep_hours_low'])}"
-                                                 f" to {hours_text(b['sweep_hours_high'])})",
-                     "per run": hours_text(b["hours_per_run"]), "VRAM per GPU": f"{g['vram_gb']:g} GB",
+    for b in sbs.builds:
+        g, shared = b.gpu, b.runs_sharing_each_gpu
+        rows.append({"": b.role or "", "GPUs": f"{g.count} x {g.name}",
+                     "total": money(b.total.amount, b.total.currency),
+                     "sweep (fast to slow end)": f"{hours_text(b.sweep_hours)} ({hours_text(b.sweep_hours_low)}"
+                                                 f" to {hours_text(b.sweep_hours_high)})"
+                                                 + (f", {b.sweep_runs} runs left" if b.sweep_counts == "runs left"
+                                                    else ""),
+                     "per run": hours_text(b.hours_per_run), "VRAM per GPU": f"{g.vram_gb:g} GB",
                      "speed from": _basis(b, inputs),
                      "runs sharing a GPU": f"{shared['runs_per_gpu']}: {hours_text(shared['wall_hours']['value'])}"
                                            if shared else "-"})
     rows_table(rows)
-    for b in sbs["builds"]:
-        if b["role"] != "recommended" and b.get("parts"):
-            st.caption(md_escape(f"Parts of the {b['role']} build: " + ", ".join(
-                (f"{p['quantity']} x " if p["quantity"] > 1 else "") + p["name"] for p in b["parts"])))
-    if sbs.get("target_missing"):
-        st.caption(md_escape(sbs["target_missing"]))
-    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs["what_would_decide"]))
+    for b in sbs.builds:
+        if not (b.role or "").startswith("recommended") and b.parts:
+            st.caption(md_escape(f"Parts of the {b.role} build: " + ", ".join(
+                (f"{p.quantity} x " if p.quantity > 1 else "") + p.name for p in b.parts)))
+    if sbs.target_missing:
+        st.caption(md_escape(sbs.target_missing))
+    st.markdown("**What would decide:**\n" + "\n".join(f"- {md_escape(line)}" for line in sbs.what_would_decide))
 
 
-def _basis(b: dict[str, Any], inputs: Optional[Request]) -> str:
+def _basis(b: BuildSummary, inputs: Optional[Request]) -> str:
     """'measured: ...' or 're-anchored on your X measurement' for a card of the side-by-side; else the basis word."""
-    if b["speedup_basis"] == "model" or inputs is None or not b["gpu"].get("chip"):
-        return b["speedup_basis"]
-    return pages_calibrate.basis_text(b["gpu"]["chip"], inputs.precision, inputs.workload, b.get("power_limit") or 1.0,
-                                      inputs.model_params) or b["speedup_basis"]
+    if b.speedup_basis == "model" or inputs is None or not b.gpu.chip:
+        return b.speedup_basis
+    return pages_calibrate.basis_text(b.gpu.chip, inputs.precision, inputs.workload, b.power_limit or 1.0,
+                                      inputs.model_params) or b.speedup_basis
 
 
-def try_before_you_buy(trials: list[dict[str, Any]]) -> None:
+def try_before_you_buy(trials: list[Trial]) -> None:
     """Per candidate card: the cheapest dated rental, a 30-minute measurement's cost, and the steps to calibrate."""
     if not trials:
         return
     st.subheader("Try before you buy")
     for t in trials:
-        st.markdown(md_escape(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]) + ".")
-        st.markdown("\n".join(f"{i}. {md_escape(step)}" for i, step in enumerate(t["steps"], 1)))
-        st.caption(md_escape(f"Price: {t['price_source']}" + (f"; {t['price_note']}" if t.get("price_note") else "")))
+        st.markdown(md_escape(f"For {' and '.join(t.for_gpus)}, " + t.sentence) + ".")
+        st.markdown("\n".join(f"{i}. {md_escape(step)}" for i, step in enumerate(t.steps, 1)))
+        st.caption(md_escape(f"Price: {t.price_source}" + (f"; {t.price_note}" if t.price_note else "")))

@@ -18,6 +18,7 @@ from planner.errors import PlannerError
 from planner.request import Request
 from planner.settings import SOLVER_TIME_LIMIT_S
 from planner.textsafe import md_escape
+from planner.textsafe import one_line as textsafe_one_line
 
 
 def _price_db() -> Optional[Path]:
@@ -63,9 +64,10 @@ def solve(req_json: str, key: str) -> Any:
     return plan(_catalog(key), Request.model_validate_json(req_json), time_limit=SOLVER_TIME_LIMIT_S)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def describe(req_json: str, key: str) -> dict[str, Any]:
-    """The plan as the page shows it (service pipeline's describe: sweeps, model assumed, gaps, owned parts left out)."""
+@st.cache_resource(show_spinner=False, max_entries=64)
+def describe(req_json: str, key: str) -> Any:
+    """The typed Answer the page shows (the service pipeline's describe, the same the CLI prints), kept as objects
+    like `solve`: the plan's sweeps, the model assumed, the catalog's gaps, owned parts left out."""
     from planner.service import describe as describe_plan
 
     return describe_plan(_catalog(key), solve(req_json, key), time_limit=SOLVER_TIME_LIMIT_S)
@@ -110,7 +112,8 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
 
 
 def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    """An error as one short line (planner.textsafe.one_line, cut at 400 characters; its type when it has no text)."""
+    text = textsafe_one_line(exc)
     return text[:400] if text else type(exc).__name__
 
 

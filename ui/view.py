@@ -11,6 +11,9 @@ from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import DATED_SOURCES, PriceLabel, offer_note, price_label
 from planner.service import TYPE_LABELS, SharedBuild
+from planner.service import sweep_report
+
+hours_text = sweep_report.hours_text  # one wording of hours for the CLI and every tab ('45 min', '5.2 h', '3.1 days')
 from planner.plan_view import UNVERIFIED_MARK, PlanView, PricedLine
 
 
@@ -102,21 +105,6 @@ def psu_rows(breakdown: Optional[dict[str, Any]]) -> list[dict[str, Any]]:
     if not breakdown:
         return []
     return [{"Term": label, "Watts": breakdown.get(key)} for key, label in PSU_TERMS if breakdown.get(key) is not None]
-
-
-def sweep_view(speed: float, low: float, high: float, runs: int, hours: float, gpus: int) -> Any:
-    """planner.perf.sweep.sweep_time: independent runs spread over identical GPUs, wall = ceil(runs / gpus) x hours / speedup."""
-    from planner.service import Estimate, sweep_time
-
-    return sweep_time(runs, hours, Estimate(speed, min(low, speed), max(high, speed)), gpu_count=max(1, gpus))
-
-
-def hours_text(h: float) -> str:
-    if h < 1:
-        return f"{h * 60:.0f} min"
-    if h < 48:
-        return f"{h:.1f} h"
-    return f"{h / 24:.1f} days"
 
 
 def money(amount: Any, currency: str) -> str:

@@ -35,7 +35,6 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
 
         chip, n, _, label = plan_gpus(read_plan(build), str(build), m)
         return chip, n, f"{n} x {label}", f"the plan in {build}"
-    from planner.plan_view import read_plan_view
     from planner.request import Request
     from planner.service import describe, load_priced_catalog, plan
 
@@ -44,7 +43,7 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
     planned = plan(cat, req)
     if not planned.plans:
         raise InputError(f"no build fits --budget {budget}: see `planner recommend --budget {budget}`")
-    view = read_plan_view(describe(cat, planned), "the recommendation")
+    view = describe(cat, planned).plans[0].view  # the answer `planner recommend` prints, read typed
     chip, n, _, label = plan_gpus(view, "the recommendation", m)
     return chip, n, f"{n} x {label}", f"`planner recommend --budget {budget}`"
 

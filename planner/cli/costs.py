@@ -36,7 +36,7 @@ def _request(work: C.Workload, currency: str, budget: Optional[Decimal] = None,
              owned: tuple[str, ...] = ()) -> Request:
     return Request.parse(budget=budget, currency=currency, runs=work.runs, baseline_hours=work.baseline_hours,
                          precision=work.precision, workload=work.workload, model_params=work.model_params,
-                         owned=owned)
+                         run_vram_gb=work.run_vram_gb, owned=owned)
 
 
 def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
@@ -235,13 +235,13 @@ def costs(
     from planner.service import profile
 
     prof = profile.apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
-                         baseline_hours=hours, owned=tuple(owned))
+                         baseline_hours=hours, run_vram_gb=None, owned=tuple(owned))
     model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
                                                                          "baseline_hours"))
     runs, owned = (DEFAULT_RUNS if prof.values["runs"] is None else prof.values["runs"]), list(prof.values["owned"])
     hours, _ = resolve_baseline_hours(hours)  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
     work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
-                      model_params=model_params)
+                      model_params=model_params, run_vram_gb=prof.values["run_vram_gb"])
     typed = read_amount(budget, "--budget") if budget is not None else None
     cur = check_currency(currency or (typed.currency if typed else None) or "EUR")
     if typed is not None:

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import Planned, describe, load_priced_catalog, plan
+from planner.service import Answer, BuildSummary, SideBySide, Trial, TriedOption, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
@@ -22,32 +22,35 @@ from planner.service import sweep_report as sweep_text
 from planner.service import burnin_pointer, unused_sentence
 
 
-def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = None) -> None:
-    rec, offers = planned.recommendation, offers or {}
-    for note in planned.notes:
+def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
+    """The answer as text: every figure read from the typed Answer (the JSON is the same object dumped)."""
+    offers = offers or {}
+    for note in answer.notes:
         console.print(styled("[dim]Assumed: {}.[/]", note))
-    if not rec.plans and rec.status == "timeout":
+    if not answer.plans and answer.status == "timeout":
         console.print(styled("[red]No solution within the time limit[/] ({} s); raise --time-limit.",
-                             f"{rec.solve_seconds:.2f}"))
+                             f"{answer.solve_seconds:.2f}"))
         return
-    if not rec.plans:
-        console.print(styled("[red]No build fits[/] ({}, {} s).", rec.status, f"{rec.solve_seconds:.2f}"))
-        gaps = (data.get("why_not") or {}).get("catalog_gaps") or []
+    if not answer.plans:
+        console.print(styled("[red]No build fits[/] ({}, {} s).", answer.status, f"{answer.solve_seconds:.2f}"))
+        why = answer.why_not
+        gaps = (why.catalog_gaps if why else None) or []
         for g in gaps:
             console.print(Text(f"  • {g}"))
-        if rec.why_not and not gaps:
+        if why and not gaps:
             console.print("Requirements that collide:")
-            for c in rec.why_not.conflicts:
+            for c in why.conflicts:
                 console.print(Text(f"  • {c}"))
-            for s in rec.why_not.suggestions:
+            for s in why.suggestions:
                 console.print(Text(f"  → {s}"))
         return
-    for i, plan in enumerate(rec.plans):
+    for i, built in enumerate(answer.plans):
+        view, sweep = built.view, built.sweep
         title = "Recommended" if i == 0 else f"Alternative {i}"
-        table = Table(title=Text(f"{title}: {plan.headline()}"))
+        table = Table(title=Text(f"{title}: {built.headline()}"))
         for col in ("type", "item", "price", "price kind, date, retailer"):
             table.add_column(col)
-        for ln in plan.view().parts:
+        for ln in view.parts:
             qty = f"{ln.quantity} x " if ln.quantity > 1 else ""
             price = "owned" if ln.owned else "no price" if ln.unit_price is None else qty + format_money(
                 ln.unit_price, ln.currency)
@@ -58,66 +61,68 @@ def print_recommendation(planned: Planned, data: dict, offers: Optional[dict] = 
                 x for x in (label.text(), ln.retailer if ln.retailer != "market estimate" else None) if x)
             table.add_row(ln.category, Text(ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else "")), price, Text(when))
         console.print(table)
-        if any(ln.unverified for ln in plan.view().parts):
+        if any(ln.unverified for ln in view.parts):
             console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
-        s = plan.report.sizing
-        console.print(Text(f"Speed: {plan.speed.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(data['model'])} "
-                           f"(range {plan.speed.low:.1f}-{plan.speed.high:.1f}x, {plan.speed.basis}); power: "
-                           f"{s.sustained_w} W sustained, PSU needed {max(s.required_atx3_w, s.vendor_floor_w or 0)} W "
-                           "(ATX 3.x)"))
-        sweep = data["plans"][i]["sweep"]
-        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep['hours_per_run']['value'])} per run "
-                           f"instead of {sweep['baseline_hours_per_run']:g} h on the GTX 1080 Ti"))
-        if sweep.get("runs_sharing_each_gpu"):
-            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep['runs_sharing_each_gpu'])}"))
-        for f in plan.report.warnings:
+        sp, power = view.speed, view.power
+        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(answer.model)} "  # type: ignore[union-attr]
+                           f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]
+                           f"{_w(power.sustained_w if power else None)} W sustained, PSU needed "
+                           f"{_w(built.psu_needed_w)} W (ATX 3.x)"))
+        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep.hours_per_run.value)} per run "
+                           f"instead of {sweep.baseline_hours_per_run:g} h on the GTX 1080 Ti"))
+        if sweep.runs_sharing_each_gpu:
+            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep.runs_sharing_each_gpu)}"))
+        for f in view.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
-        for f in plan.report.unverified:
+        for f in view.unverified:
             console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
-        for t in plan.trade_offs:
+        for t in view.trade_offs:
             console.print(Text(f"  vs recommended: {t}"))
-        for n in plan.notes:
+        for n in view.notes:
             console.print(styled("  [cyan]note[/]: {}", n))
-    for entry in data.get("owned_not_used", []):
+    for entry in answer.owned_not_used:
         console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
-    console.print(Text(burnin_pointer(rec.plans[0].chip.name, rec.plans[0].gpu_count)))  # the recommended build's
-    print_side_by_side(data.get("side_by_side"))
-    print_trials(data.get("try_before_you_buy") or [])
-    tried = rec.stats.get("by_gpu_count", [])
+    first = answer.plans[0].summary
+    console.print(Text(burnin_pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
+    print_side_by_side(answer.side_by_side)
+    print_trials(answer.try_before_you_buy)
+    tried = answer.stats.by_gpu_count
     if len(tried) > 1:
         console.print(Text("GPU counts tried: " + "; ".join(_tried_texts(tried))))
-    console.print(styled("[dim]{}[/]", f"{rec.status}, solved in {rec.solve_seconds:.2f} s over "
-                         f"{rec.stats.get('after_pruning')} of {rec.stats.get('candidates')} parts after dominance pruning"))
+    console.print(styled("[dim]{}[/]", f"{answer.status}, solved in {answer.solve_seconds:.2f} s over "
+                         f"{answer.stats.after_pruning} of {answer.stats.candidates} parts after dominance pruning"))
+
+
+def _w(watts: Optional[float]) -> str:
+    return "?" if watts is None else f"{watts:g}"
 
 
 WIDE_SIDE_BY_SIDE = 120  # columns from which the side-by-side builds print as one table; narrower: one block each
 
 
-def side_by_side_cells(b: dict) -> dict[str, str]:
+def side_by_side_cells(b: BuildSummary) -> dict[str, str]:
     """One build of the side-by-side comparison as the cells both layouts print (one hours formatter for all)."""
-    g = b["gpu"]
-    return {"role": b["role"], "GPUs": f"{g['count']} x {g['name']}",
-            "total": format_money(Decimal(b["total"]["amount"]), b["total"]["currency"]),
-            "sweep": f"{sweep_text.hours_text(b['sweep_hours'])} ({sweep_text.hours_text(b['sweep_hours_low'])} to "
-                     f"{sweep_text.hours_text(b['sweep_hours_high'])})",
-            "per run": sweep_text.hours_text(b["hours_per_run"]), "VRAM/GPU": f"{g['vram_gb']:g} GB",
-            "speed from": b["speedup_basis"]}
+    hours = sweep_text.hours_text
+    return {"role": b.role or "", "GPUs": f"{b.gpu.count} x {b.gpu.name}",
+            "total": format_money(b.total.amount, b.total.currency),
+            "sweep": f"{hours(b.sweep_hours)} ({hours(b.sweep_hours_low)} to {hours(b.sweep_hours_high)})",
+            "per run": hours(b.hours_per_run), "VRAM/GPU": f"{b.gpu.vram_gb:g} GB", "speed from": b.speedup_basis}
 
 
-def parts_sentence(b: dict) -> str:
+def parts_sentence(b: BuildSummary) -> str:
     """'2 x NVIDIA GeForce RTX 5080 FE, AMD Ryzen 9 9900X, ...' (each part of a side-by-side build)."""
-    return ", ".join((f"{p['quantity']} x " if p["quantity"] > 1 else "") + p["name"]
-                     + (f" {UNVERIFIED_MARK}" if p.get("verified") is False else "") for p in b.get("parts", []))
+    return ", ".join((f"{p.quantity} x " if p.quantity > 1 else "") + p.name
+                     + (f" {UNVERIFIED_MARK}" if p.verified is False else "") for p in b.parts or [])
 
 
-def print_side_by_side(sbs: Optional[dict]) -> None:
+def print_side_by_side(sbs: Optional[SideBySide]) -> None:
     """Builds whose sweep ranges overlap and what would decide between them: one table on a wide terminal, one
     block per build on a narrow one (an 80-column terminal cut the ranges and names of the table), each build with
-    its parts."""
+    its parts; the sweep hours say which runs they count."""
     if not sbs:
         return
-    title = "Too close to call: sweep ranges overlap" if sbs["too_close_to_call"] else "Side by side"
-    rows = [side_by_side_cells(b) for b in sbs["builds"]]
+    title = "Too close to call: sweep ranges overlap" if sbs.too_close_to_call else "Side by side"
+    rows = [side_by_side_cells(b) for b in sbs.builds]
     if console.width >= WIDE_SIDE_BY_SIDE:
         table = Table(title=Text(title))
         for col, head in (("role", ""), ("GPUs", "GPUs"), ("total", "total"), ("sweep", "sweep (fast to slow end)"),
@@ -132,40 +137,44 @@ def print_side_by_side(sbs: Optional[dict]) -> None:
             console.print(Text(f"  {r['role']}: {r['GPUs']}, {r['total']}"))
             console.print(Text(f"    sweep {r['sweep']}; {r['per run']} per run; {r['VRAM/GPU']} VRAM per GPU; "
                                f"speed from {r['speed from']}"))
-    for b in sbs["builds"]:
-        if b["role"] != "recommended" and b.get("parts"):
-            console.print(Text(f"  parts of the {b['role']} build: {parts_sentence(b)}"))
-    if sbs.get("target_missing"):
-        console.print(Text(f"  {sbs['target_missing']}"))
-    for line in sbs["what_would_decide"]:
+    if sbs.builds and sbs.builds[0].sweep_counts == "runs left":
+        console.print(Text(f"  sweep hours count the {sbs.builds[0].sweep_runs} runs left"))
+    for b in sbs.builds:
+        if not (b.role or "").startswith("recommended") and b.parts:
+            console.print(Text(f"  parts of the {b.role} build: {parts_sentence(b)}"))
+    if sbs.target_missing:
+        console.print(Text(f"  {sbs.target_missing}"))
+    for line in sbs.what_would_decide:
         console.print(Text(f"  would decide: {line}"))
 
 
-def print_trials(trials: list[dict]) -> None:
+def print_trials(trials: list[Trial]) -> None:
     """Try before you buy: per candidate card, the cheapest rental and the steps to a calibration."""
     for t in trials:
-        console.print(Text(f"For {' and '.join(t['for_gpus'])}, " + t["sentence"]))
-        console.print(Text(f"  price: {t['price_source']}"))
-        for i, step in enumerate(t["steps"], 1):
+        console.print(Text(f"For {' and '.join(t.for_gpus)}, " + t.sentence))
+        console.print(Text(f"  price: {t.price_source}"))
+        for i, step in enumerate(t.steps, 1):
             console.print(Text(f"  {i}. {step}"))
 
 
-def _tried_texts(tried: list[dict]) -> list[str]:
-    """One entry per GPU count and power limit solved; a count with no build at any limit is said once."""
-    empty = {t["gpus"] for t in tried} - {t["gpus"] for t in tried if t["total_eur"]}
+def _tried_texts(tried: list[TriedOption]) -> list[str]:
+    """One entry per GPU count and power limit solved; a count with no build at any limit is said once. Sweep
+    hours are the BuildSummary's, labelled with the runs they count, as everywhere in the answer."""
+    empty = {t.gpus for t in tried} - {t.gpus for t in tried if t.build is not None}
     out, said = [], set()
     for t in tried:
-        n = t["gpus"]
+        n = t.gpus
         if n in empty:
             if n not in said:
                 said.add(n)
-                why = (f"no build within the budget and rules (--gpus {n} says why)" if t["status"] == "infeasible"
-                       else t["status"])
+                why = (f"no build within the budget and rules (--gpus {n} says why)" if t.status == "infeasible"
+                       else t.status)
                 out.append(f"{n} x: {why}")
             continue
-        limit = f" at {t['power_limit']:.0%}" if t.get("power_limit", 1.0) != 1.0 else ""
-        out.append(f"{n} x{limit}: " + (f"EUR {t['total_eur']}, sweep {t['sweep_hours']} h" if t["total_eur"]
-                                        else t["status"]))
+        limit = f" at {t.power_limit:.0%}" if t.power_limit != 1.0 else ""
+        b = t.build
+        out.append(f"{n} x{limit}: " + (f"{format_money(b.total.amount, b.total.currency)}, {b.sweep_text()}"
+                                        if b is not None else t.status))
     return out
 
 
@@ -258,20 +267,19 @@ def register(app: typer.Typer) -> None:
             strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
-        data = describe(cat, planned, time_limit=time_limit)
-        data["profile"] = prof.to_json()  # which workload the answer describes: the stored profile or the default
+        from planner.service import describe, given_prices, given_prices_sentence
+
+        # the profile says which workload the answer describes: the stored profile or the default
+        answer = describe(cat, planned, time_limit=time_limit, profile=prof.to_json(), given_prices=given_prices(cat))
         if not as_json:
             console.print(Text(prof.note))
-        from planner.service import given_prices, given_prices_sentence
-
-        data["given_prices"] = given_prices(cat)
         if as_json:
-            emit_json(data)
+            emit_json(answer.model_dump(mode="json"))  # the one place the answer becomes JSON
         else:
-            used_ids = {ln.part_id for p in planned.plans for ln in p.view().parts}
+            used_ids = {ln.part_id for p in answer.plans for ln in p.view.parts}
             said = given_prices_sentence(cat, sorted(used_ids))
             if said:
                 console.print(Text(said))
-            print_recommendation(planned, data, cat.offers)
+            print_recommendation(answer, cat.offers)
         if not planned.plans:
             raise typer.Exit(1)  # a result (no build fits, with the why-not above), not an input error

@@ -41,7 +41,8 @@ DEFAULT_OVERHEAD_HOURS = Decimal("0.5")
 
 
 SpeedupFn = Callable[[str], Estimate]
-SweepFn = Callable[..., Any]  # perf.sweep_time(runs, baseline_hours, speedup, gpu_count=1)
+SweepFn = Callable[..., Any]  # perf.sweep_time(runs, baseline_hours, speedup, gpu_count=1); for a build with its card
+# known also chip=, vram_gb= (the service's sweep is then the planned one: runs per GPU within VRAM, as recommend's)
 
 
 def _d(x: Union[float, int, Decimal]) -> Decimal:
@@ -61,6 +62,7 @@ class Workload:
     precision: str = "amp"
     workload: str = "transformer"
     model_params: Optional[float] = None  # model size in parameters (None: the class's typical size)
+    run_vram_gb: Optional[float] = None  # VRAM one run takes, GiB (None: memfit's estimate from the model size)
 
     def __post_init__(self) -> None:
         if not isinstance(self.runs, int) or self.runs < 1:
@@ -172,6 +174,7 @@ class Purchase:
     price_source: str = "source not given"
     owned_value: Decimal = Decimal(0)
     gpu_name: str = ""
+    vram_gb: Optional[float] = None  # one card's VRAM: how many of the user's runs share it (the planned sweep)
 
     @property
     def purchase(self) -> Decimal:
@@ -388,7 +391,9 @@ def compare(
     buy: Optional[Option] = None
     if build is not None:
         est = speedup(build.chip)
-        t = timing_from(sweep(workload.runs, workload.baseline_hours, est, gpu_count=build.gpu_count), workload, est, build.gpu_count)
+        card = {"chip": build.chip, "vram_gb": build.vram_gb} if build.vram_gb else {}  # the card's planned sweep
+        t = timing_from(sweep(workload.runs, workload.baseline_hours, est, gpu_count=build.gpu_count, **card),
+                        workload, est, build.gpu_count)
         buy = buy_option(build, workload, t, params, rates)
         options.append(buy)
     rents: list[Option] = []

@@ -5,6 +5,10 @@ limit tried, the user's target) and within the budget sweeps sooner than the hea
 slow end, beyond the 3 % the speed model cannot tell apart. "Cheapest meeting targets": no shown build that meets
 them (the deadline judged at the end the headline meets it: the slow end when it does, else the estimate) costs
 less. Sweeps are the planned ones (planner.perf.planned_sweep), the figures the answer prints.
+
+`violations` judges a solver Recommendation (before the answer is written); `answer_violations` judges the typed
+Answer itself, on the BuildSummary of every list of builds it shows (plans, side by side, GPU counts tried,
+try before you buy): what the user reads.
 """
 
 from __future__ import annotations
@@ -56,4 +60,39 @@ def violations(rec: Any, req: Request, others: Iterable[Any]) -> list[str]:
         if meets and p.currency == head.currency and p.total < head.total:
             out.append(f"{_name(p)} meets the targets for {p.total}, less than the headline {_name(head)} "
                        f"({head.total})")
+    return out
+
+
+def _label(b: Any) -> str:
+    return f"{b.gpu.count} x {b.gpu.name}" + (f" at {b.power_limit:.0%}" if b.power_limit < 1 else "")
+
+
+def answer_violations(answer: Any) -> list[str]:
+    """The rule on a typed Answer (planner.service.answer): sentences naming each build it shows that beats its
+    headline (plans[0]) on the request's objective, read from the BuildSummaries (empty: the rule holds)."""
+    if not answer.plans:
+        return []
+    req, head = answer.request, answer.plans[0].summary
+    others = [b for b in answer.builds() if b.key != head.key]
+    same = float(SAME_SPEED)
+    out = []
+    if req.mode == "best":
+        for b in others:
+            if req.budget is not None and b.total.currency == req.currency and b.total.amount > req.budget:
+                continue
+            if b.sweep_hours < head.sweep_hours * same and b.sweep_hours_high < head.sweep_hours_high * same:
+                out.append(f"{_label(b)} ({b.total.amount}) sweeps in {b.sweep_hours:.2f} h (slow end "
+                           f"{b.sweep_hours_high:.2f} h), sooner than the headline {_label(head)} "
+                           f"({head.sweep_hours:.2f} h, slow end {head.sweep_hours_high:.2f} h)")
+        return out
+    slack = 0.005  # the summaries' hours are rounded to the hundredth
+    at = lambda b, end: b.sweep_hours_high if end == "high" else b.sweep_hours  # noqa: E731
+    end = "high" if req.deadline_hours is None or head.sweep_hours_high <= req.deadline_hours + slack else "value"
+    for b in others:
+        meets = (req.deadline_hours is None or at(b, end) <= req.deadline_hours - slack) and (
+            not req.min_speedup or b.speedup >= req.min_speedup - 1e-9) and (
+            not req.min_vram_gb or b.gpu.vram_gb >= req.min_vram_gb)
+        if meets and b.total.currency == head.total.currency and b.total.amount < head.total.amount:
+            out.append(f"{_label(b)} meets the targets for {b.total.amount}, less than the headline {_label(head)} "
+                       f"({head.total.amount})")
     return out

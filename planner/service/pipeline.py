@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Sequence
 
 from planner.catalog.load import Catalog
 from planner.catalog.models import AnyPart
 from planner.compat.checker import CheckReport, check_parts
 from planner.errors import InputError
 from planner.request import Request
+if TYPE_CHECKING:  # the answer's pydantic models cost ~20-40 ms to define: only `describe` needs them
+    from planner.service.answer import Answer, SideBySide
 from planner.settings import SOLVER_TIME_LIMIT_S, SOLVER_WORKERS
 
 
@@ -40,19 +42,11 @@ class Planned:
     recommendation: Any  # planner.solver.Recommendation
     request: Request
     notes: list[str] = field(default_factory=list)
-    side_by_side: Optional[dict[str, Any]] = None  # builds too close to call, and what would decide (uncertainty.py)
+    side_by_side: Optional[SideBySide] = None  # builds too close to call, and what would decide (uncertainty.py)
 
     @property
     def plans(self) -> list[Any]:
         return self.recommendation.plans
-
-    def to_json(self) -> dict[str, Any]:
-        out = self.recommendation.to_json()
-        out["request"] = self.request.model_dump(mode="json")
-        out["notes"] = list(self.notes)
-        if self.side_by_side is not None:
-            out["side_by_side"] = self.side_by_side
-        return out
 
 
 def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_LIMIT_S,
@@ -106,31 +100,50 @@ def recommend(catalog: Catalog, request: Request, **kw: Any) -> Any:
 
 
 def describe(catalog: Catalog, planned: Planned, *, time_limit: float = SOLVER_TIME_LIMIT_S,
-             start: Any = None) -> dict[str, Any]:
-    """The answer as front ends show it: the plans' JSON with each sweep's hours and finish time, the model size
-    assumed, the catalog's gaps when nothing fits, and why each owned part was left out (with the warning that
-    would keep it)."""
+             start: Any = None, profile: Optional[dict[str, Any]] = None,
+             given_prices: Optional[list[dict[str, Any]]] = None) -> Answer:
+    """The typed answer front ends show (planner.service.answer): each plan's view (made once here), sweep and
+    headline, the model size assumed, the side-by-side builds, the GPU counts tried, try-before-you-buy rentals,
+    the catalog's gaps when nothing fits, and why each owned part was left out (with the warning that would keep
+    it). Every sweep figure counts the same runs (the runs left when the request says, else all)."""
+    from planner.service.answer import Answer, PlannedBuild, SolveStats, TriedOption, WhyNotAnswer, summarize
     from planner.service.capacity import catalog_gaps
     from planner.service.owned import why_unused
-    from planner.service.sweep_report import with_sweeps
+    from planner.service.sweep_report import assumed_model, plan_report
 
-    req = planned.request
-    views = [p.view() for p in planned.plans]
-    data = with_sweeps(planned.to_json(), views, runs=req.runs, runs_left=req.runs_left, baseline_hours=req.baseline_hours,
-                       workload=req.workload, precision=req.precision, model_params=req.model_params, start=start,
-                       run_vram_gb=req.run_vram_gb)
-    if planned.plans:
+    req, rec = planned.request, planned.recommendation
+    plans = []
+    for p in rec.plans:
+        summary = summarize(p, req)
+        plans.append(PlannedBuild(view=p.view(), sweep=plan_report(p, req, start=start, summary=summary),
+                                  summary=summary))
+    found = {(p.gpu_count, p.power_fraction): p for p in getattr(rec, "by_count", []) or []}
+    tried = [TriedOption(gpus=t["gpus"], power_limit=t["power_limit"], status=t["status"],
+                         build=None if (t["gpus"], t["power_limit"]) not in found
+                         else summarize(found[t["gpus"], t["power_limit"]], req))
+             for t in rec.stats.get("by_gpu_count", [])]
+    stats = SolveStats(**{k: v for k, v in rec.stats.items() if k in SolveStats.model_fields and k != "by_gpu_count"},
+                       by_gpu_count=tried)
+    why = None
+    if rec.why_not is not None:
+        why = WhyNotAnswer(conflicts=list(rec.why_not.conflicts), suggestions=list(rec.why_not.suggestions),
+                           catalog_gaps=None if rec.plans else catalog_gaps(catalog, req))
+    side = planned.side_by_side
+    rentals: list[Any] = []
+    if plans:
         from planner.service.trials import name_rented_cards, trials
 
-        data["try_before_you_buy"] = trials(catalog, req, data)
-        name_rented_cards(data)  # "what would decide" names the same rentable cards
-    if not planned.plans and data.get("why_not") is not None:
-        data["why_not"]["catalog_gaps"] = catalog_gaps(catalog, req)
-    if req.owned and planned.plans:
-        data["owned_not_used"] = why_unused(
-            catalog, req, views[0],
+        rentals = trials(catalog, req, [b.summary for b in plans], list(side.builds) if side else [])
+        side = name_rented_cards(side, rentals)  # "what would decide" names the same rentable cards
+    unused: list[dict[str, Any]] = []
+    if req.owned and plans:
+        unused = why_unused(
+            catalog, req, plans[0].view,
             lambda r: plan(catalog, r.model_copy(update={"alternatives": 0}), time_limit=time_limit).recommendation)
-    return data
+    return Answer(status=rec.status, request=req, model=assumed_model(req.workload, req.precision, req.model_params),
+                  notes=list(planned.notes), plans=plans, side_by_side=side, try_before_you_buy=rentals, why_not=why,
+                  owned_not_used=unused, solve_seconds=round(rec.solve_seconds, 4), stats=stats,
+                  profile=None if profile is None else dict(profile), given_prices=list(given_prices or []))
 
 
 # ---- check -----------------------------------------------------------------------------------------------
@@ -164,7 +177,10 @@ def costs_build(report: CheckReport, currency: str, rates: Any) -> Any:
 
 
 def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:
-    """The speed model's speedup per chip (for this request's workload, precision, model size) and sweep_time."""
+    """The speed model's speedup per chip (for this request's workload, precision, model size) and the sweep: for a
+    card named by `chip=` and `vram_gb=`, the planned sweep recommend ranks and shows (runs per GPU within VRAM,
+    planner.perf.planned_sweep), else sweep_time's one run per GPU."""
+    from planner.perf.planned_sweep import planned_sweep
     from planner.perf.speed import gpu_speed
     from planner.perf.sweep import sweep_time
 
@@ -174,7 +190,15 @@ def speed_functions(catalog: Catalog, request: Request) -> tuple[Any, Any]:
         return gpu_speed(catalog.chips[chip], catalog.chips, request.workload, request.precision, 1.0,
                          request.model_params)
 
-    return speedup, sweep_time
+    def sweep(runs: int, baseline_hours: float, speed: Any, gpu_count: int = 1, *, chip: Optional[str] = None,
+              vram_gb: Optional[float] = None, **kw: Any) -> Any:
+        if chip is None or not vram_gb or chip not in catalog.chips:
+            return sweep_time(runs, baseline_hours, speed, gpu_count, **kw)
+        return planned_sweep(catalog.chips[chip], float(vram_gb), gpu_count, speed, runs=runs,
+                             baseline_hours=baseline_hours, precision=request.precision,
+                             model_params=request.model_params, run_vram_gib=request.run_vram_gb).sweep
+
+    return speedup, sweep
 
 
 def compare(catalog: Catalog, request: Request, build: Any = None, *, params: Any = None, rates: Any = None,
@@ -192,8 +216,8 @@ def compare(catalog: Catalog, request: Request, build: Any = None, *, params: An
     elif build is not None and not isinstance(build, C.Purchase):  # a solver Plan
         build = costs_build(build.report, params.currency, rates)
     work = C.Workload(runs=request.runs_left or request.runs, baseline_hours=request.baseline_hours,
-                      precision=request.precision,
-                      workload=request.workload, model_params=request.model_params)
+                      precision=request.precision, workload=request.workload, model_params=request.model_params,
+                      run_vram_gb=request.run_vram_gb)
     speedup, sweep = speed if speed is not None else speed_functions(catalog, request)
     return C.compare(work, params, rates, offers=latest_offers(load_cloud_offers()) if offers is None else offers,
                      build=build, speedup=speedup, sweep=sweep, only_counts=only_counts)

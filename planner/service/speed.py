@@ -45,6 +45,11 @@ def runs_sharing_a_gpu(chip: Any, precision: str, model_params: Optional[float],
     forced = None if text == "auto" else int(text)
     if forced == 1 or (forced is None and model_params is None):
         return None
+    if forced is None:  # the planned sweep's sharing, the one `recommend` ranks and shows (planner.perf.planned_sweep)
+        from planner.perf.planned_sweep import sharing
+
+        return sharing(chip, float(chip.vram_gb), precision=precision, model_params=model_params,
+                       run_vram_gib=run_vram_gb)
     params = model_params if model_params is not None else 1.5e8
     return plan_concurrency(chip.vram_gb, params, precision=precision, per_run_gib=run_vram_gb,
                             measured=concurrency_gain(chip, precision), runs_per_gpu=forced)

@@ -7,19 +7,19 @@ from datetime import datetime, timedelta
 from typing import Any, Optional, Sequence
 
 from planner.perf.sweep import Estimate, sweep_time
-from planner.plan_view import PlanView
+from planner.service.answer import AssumedModel, Finish, Hours, SweepReport
 
 
-def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> dict[str, Any]:
+def assumed_model(workload: str, precision: str, model_params: Optional[float]) -> AssumedModel:
     """Which model size the speed figure is for: the user's, or the workload class's typical size (said so)."""
     if model_params is not None:
-        return {"params": float(model_params), "assumed": False, "workload": workload, "precision": precision,
-                "basis": "your model size"}
+        return AssumedModel(params=float(model_params), assumed=False, workload=workload, precision=precision,
+                            basis="your model size")
     from planner.perf.model import load_perf_model
 
     typical = float(load_perf_model().typical_params(workload))
-    return {"params": typical, "assumed": True, "workload": workload, "precision": precision,
-            "basis": f"typical {workload} size in the calibration data (give yours: it changes the speed)"}
+    return AssumedModel(params=typical, assumed=True, workload=workload, precision=precision,
+                        basis=f"typical {workload} size in the calibration data (give yours: it changes the speed)")
 
 
 def params_text(params: float) -> str:
@@ -29,10 +29,10 @@ def params_text(params: float) -> str:
     return f"{params / 1e6:.3g} M"
 
 
-def model_phrase(model: dict[str, Any]) -> str:
+def model_phrase(model: AssumedModel) -> str:
     """'a 15 M-parameter transformer (amp)', with '(typical size, assumed)' when the user gave none."""
-    text = f"a {params_text(model['params'])}-parameter {model['workload']} ({model['precision']})"
-    return text + (", typical size assumed" if model["assumed"] else "")
+    text = f"a {params_text(model.params)}-parameter {model.workload} ({model.precision})"
+    return text + (", typical size assumed" if model.assumed else "")
 
 
 # Beyond a year a finish time on the clock means nothing (and past year 9999 it cannot be computed): say days.
@@ -49,7 +49,7 @@ def _clock(start: datetime, hours: float) -> Optional[str]:
 def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_hours: float, gpu_count: int,
                  runs_left: Optional[int] = None, start: Optional[datetime] = None, chip: Optional[str] = None,
                  vram_gb: Optional[float] = None, precision: str = "amp", model_params: Optional[float] = None,
-                 run_vram_gb: Optional[float] = None) -> dict[str, Any]:
+                 run_vram_gb: Optional[float] = None) -> SweepReport:
     """Wall hours for the runs still to do, and when they finish if started at `start` (default: now, local);
     a finish more than a year away has no clock time (None) and is said in days (`finish_days`).
 
@@ -63,22 +63,40 @@ def sweep_report(speed: float, low: float, high: float, *, runs: int, baseline_h
     est = planned.sweep if planned is not None else sweep_time(left, baseline_hours, speed_est,
                                                                gpu_count=max(1, gpu_count))
     start = start or datetime.now().astimezone()
-    out = {
-        "runs": runs, "runs_left": left, "baseline_hours_per_run": baseline_hours, "gpu_count": est.gpu_count,
-        "rounds": est.waves,
-        "hours_per_run": est.per_run.to_json(2), "wall_hours": est.wall.to_json(2),
-        "start": start.isoformat(timespec="minutes"),
-        "finish": {"value": _clock(start, est.wall_hours), "low": _clock(start, est.wall_hours_low),
-                   "high": _clock(start, est.wall_hours_high)},
-        "finish_days": {"value": round(est.wall_hours / 24, 1), "low": round(est.wall_hours_low / 24, 1),
-                        "high": round(est.wall_hours_high / 24, 1)},
-    }
-    if planned is not None and planned.sharing is not None:
-        alone = sweep_time(left, baseline_hours, speed_est, gpu_count=max(1, gpu_count))
-        out["runs_sharing_each_gpu"] = {**planned.sharing.to_json(), "wall_hours": est.wall.to_json(2),
-                                        "hours_per_run": est.per_run.to_json(2),
-                                        "one_run_per_gpu_hours": alone.wall.to_json(2)}
-    return out
+    return report_of(planned, est, runs=runs, left=left, baseline_hours=baseline_hours, start=start,
+                     alone=sweep_time(left, baseline_hours, speed_est, gpu_count=max(1, gpu_count)))
+
+
+def report_of(planned: Any, est: Any, *, runs: int, left: int, baseline_hours: float, start: Optional[datetime],
+              alone: Any = None, shared: Optional[dict[str, Any]] = None) -> SweepReport:
+    """The SweepReport of a computed sweep (`est`, a SweepEstimate; `planned` the PlannedSweep it came from, or
+    None; `alone` the same runs one per GPU, said beside a shared sweep; `shared` the sharing as the answer's
+    BuildSummary says it, when known)."""
+    start = start or datetime.now().astimezone()
+    if shared is None and planned is not None and planned.sharing is not None:
+        shared = {**planned.sharing.to_json(), "wall_hours": est.wall.to_json(2),
+                  "one_run_per_gpu_hours": (alone or est).wall.to_json(2)}
+    return SweepReport(
+        runs=runs, runs_left=left, counts="all runs" if left == runs else "runs left",
+        baseline_hours_per_run=baseline_hours, gpu_count=est.gpu_count, rounds=est.waves,
+        hours_per_run=Hours.of(est.per_run), wall_hours=Hours.of(est.wall), start=start.isoformat(timespec="minutes"),
+        finish=Finish(value=_clock(start, est.wall_hours), low=_clock(start, est.wall_hours_low),
+                      high=_clock(start, est.wall_hours_high)),
+        finish_days=Hours(value=round(est.wall_hours / 24, 1), low=round(est.wall_hours_low / 24, 1),
+                          high=round(est.wall_hours_high / 24, 1)),
+        runs_sharing_each_gpu=shared)
+
+
+def plan_report(plan: Any, req: Any, *, start: Optional[datetime] = None, summary: Any = None) -> SweepReport:
+    """A solver plan's sweep for the request, the planned one (planner.perf.planned_sweep.plan_sweep: the figure
+    the solver ranked it on and its BuildSummary, `summary` when made, shows), with its finish from `start`."""
+    from planner.perf.planned_sweep import plan_sweep
+    from planner.service.answer import sharing_of
+
+    ps = plan_sweep(plan, req)
+    shared = summary.runs_sharing_each_gpu if summary is not None else sharing_of(plan, req, ps)
+    return report_of(ps, ps.sweep, runs=req.runs, left=req.runs_left or req.runs, baseline_hours=req.baseline_hours,
+                     start=start, shared=shared)
 
 
 def _planned(chip: Optional[str], vram_gb: Optional[float], gpu_count: int, speed: Estimate, *, runs: int,
@@ -112,10 +130,10 @@ def days_text(days: float) -> str:
     return f"in {days:,.0f} days".replace(",", " ")
 
 
-def finish_text(report: dict[str, Any], key: str = "value") -> str:
+def finish_text(report: SweepReport, key: str = "value") -> str:
     """When the sweep ends: a clock time within a year ('tomorrow 03:10'), else in days ('in 412 days')."""
-    iso = report["finish"][key]
-    return clock_text(iso, report["start"]) if iso is not None else days_text(report["finish_days"][key])
+    iso = getattr(report.finish, key)
+    return clock_text(iso, report.start) if iso is not None else days_text(getattr(report.finish_days, key))
 
 
 def hours_text(h: float) -> str:
@@ -124,24 +142,24 @@ def hours_text(h: float) -> str:
     return f"{h:.1f} h" if h < 48 else f"{h / 24:,.1f} days".replace(",", " ")
 
 
-def finish_sentence(report: dict[str, Any]) -> str:
+def finish_sentence(report: SweepReport) -> str:
     """'6 of 8 runs left: about 5.2 h, done today 20:48 (19:12 to 22:50) if started now'."""
-    f, w, start = report["finish"], report["wall_hours"], report["start"]
-    left = report["runs_left"]
-    what = f"{left} of {report['runs']} runs left" if left != report["runs"] else f"{left} runs"
-    if f["value"] is None:  # beyond a year: days, no date
-        d = report["finish_days"]
-        low = finish_text(report, "low") if f["low"] is not None else f"{d['low']:,.0f}".replace(",", " ")
-        high = f"{d['high']:,.0f}".replace(",", " ")
-        return f"{what}: about {hours_text(w['value'])}, done {finish_text(report)} ({low} to {high} days) if started now"
-    if f["high"] is None:
-        return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
+    f, w, start = report.finish, report.wall_hours, report.start
+    left = report.runs_left
+    what = f"{left} of {report.runs} runs left" if left != report.runs else f"{left} runs"
+    if f.value is None:  # beyond a year: days, no date
+        d = report.finish_days
+        low = finish_text(report, "low") if f.low is not None else f"{d.low:,.0f}".replace(",", " ")
+        high = f"{d.high:,.0f}".replace(",", " ")
+        return f"{what}: about {hours_text(w.value)}, done {finish_text(report)} ({low} to {high} days) if started now"
+    if f.high is None:
+        return (f"{what}: about {hours_text(w.value)}, done {clock_text(f.value, start)} "
                 f"({finish_text(report, 'low')} to {finish_text(report, 'high')}) if started now")
     day = lambda iso: datetime.fromisoformat(iso).date()  # noqa: E731
-    short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f["value"])  # noqa: E731
+    short = lambda iso: (f"{datetime.fromisoformat(iso):%H:%M}" if day(iso) == day(f.value)  # noqa: E731
                          else clock_text(iso, start))
-    return (f"{what}: about {hours_text(w['value'])}, done {clock_text(f['value'], start)} "
-            f"({short(f['low'])} to {short(f['high'])}) if started now")
+    return (f"{what}: about {hours_text(w.value)}, done {clock_text(f.value, start)} "
+            f"({short(f.low)} to {short(f.high)}) if started now")
 
 
 def shared_sentence(shared: dict[str, Any]) -> str:
@@ -151,21 +169,3 @@ def shared_sentence(shared: dict[str, Any]) -> str:
             f"throughput, {basis}; {shared['per_run_vram_gib']:.0f} GiB per run): about {hours_text(w['value'])} "
             f"({hours_text(w['low'])} to {hours_text(w['high'])}) against {hours_text(alone['value'])} with one run "
             "per GPU")
-
-
-def with_sweeps(rec_json: dict[str, Any], views: Sequence[PlanView], *, runs: int, baseline_hours: float,
-                workload: str, precision: str, model_params: Optional[float], runs_left: Optional[int] = None,
-                start: Optional[datetime] = None, run_vram_gb: Optional[float] = None) -> dict[str, Any]:
-    """A Recommendation's JSON plus the model assumed and, on every plan (read from its typed view), its planned
-    sweep (hours and finish time, runs sharing each GPU where they do)."""
-    out = {**rec_json, "model": assumed_model(workload, precision, model_params)}
-    plans = []
-    for p, v in zip(rec_json.get("plans", []), views):
-        sweep = sweep_report(v.speed.value, v.speed.low, v.speed.high, runs=runs,  # type: ignore[union-attr]
-                             baseline_hours=baseline_hours, gpu_count=v.gpu_count, runs_left=runs_left, start=start,
-                             chip=v.gpu.chip if v.gpu else None, vram_gb=v.gpu.vram_gb if v.gpu else None,
-                             precision=precision, model_params=model_params, run_vram_gb=run_vram_gb)
-        plans.append({**p, "sweep": sweep, "sweep_hours": sweep["wall_hours"]["value"],
-                      "sweep_hours_high": sweep["wall_hours"]["high"]})  # the slow end of the speed range
-    out["plans"] = plans
-    return out

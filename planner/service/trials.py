@@ -3,25 +3,25 @@ nearest), the cost of a 30-minute measurement, and the steps that end in `planne
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import functools
+from typing import Any, Optional, Sequence
 
 from planner.catalog.load import Catalog
 from planner.request import Request
+from planner.service.answer import BuildSummary, SideBySide, Trial
 
 MAX_CANDIDATES = 3
 
 
-def candidate_chips(data: dict[str, Any]) -> list[str]:
+def candidate_chips(plans: Sequence[BuildSummary], close: Sequence[BuildSummary] = ()) -> list[str]:
     """Chip ids of the recommended plan, every side-by-side build ("what would decide" names a rental for each)
     and the alternatives while fewer than MAX_CANDIDATES, in that order."""
-    plans = [p["gpu"]["chip"] for p in data.get("plans", [])]
-    close = [b["gpu"]["chip"] for b in (data.get("side_by_side") or {}).get("builds", []) if "chip" in b["gpu"]]
-    ids = list(dict.fromkeys([*plans[:1], *close]))
-    for cid in plans[1:]:
+    ids = list(dict.fromkeys([*(b.gpu.chip for b in plans[:1]), *(b.gpu.chip for b in close)]))
+    for b in plans[1:]:
         if len(ids) >= MAX_CANDIDATES:
             break
-        if cid not in ids:
-            ids.append(cid)
+        if b.gpu.chip not in ids:
+            ids.append(b.gpu.chip)
     return ids
 
 
@@ -39,20 +39,23 @@ def steps_hint(chip: str, speed: float) -> Optional[str]:
     return f"about {rounded:,} steps ({STEADY_MINUTES} minutes at the estimated speed)".replace(",", " ")
 
 
-def trials(catalog: Catalog, request: Request, data: dict[str, Any], rates: Any = None) -> list[dict[str, Any]]:
-    """One try-before-you-buy entry per candidate card, cheapest rental first considered, in the request currency."""
+def trials(catalog: Catalog, request: Request, plans: Sequence[BuildSummary], close: Sequence[BuildSummary] = (),
+           rates: Any = None) -> list[Trial]:
+    """One try-before-you-buy entry per candidate card (candidate_chips of the answer's plans and side-by-side
+    builds), cheapest rental first considered, in the request currency; each names the answer's builds it measures."""
     from planner.costs.cloud import latest_offers, load_cloud_offers
     from planner.costs.trial import trial_for
     from planner.fx import load_rates
     from planner.service.pipeline import speed_functions
 
-    chips = candidate_chips(data)
+    chips = candidate_chips(plans, close)
     if not chips:
         return []
     speedup, _ = speed_functions(catalog, request)
-    speed = lambda c: float(speedup(c).value)  # noqa: E731
+    speed = functools.cache(lambda c: float(speedup(c).value))  # asked for each card a rental could stand in for
     offers = latest_offers(load_cloud_offers())
     rates = rates if rates is not None else load_rates()
+    shown = {b.key: b.model_copy(update={"role": None, "parts": None}) for b in [*plans, *close]}
     out: dict[tuple, dict[str, Any]] = {}  # one measurement per rented offer, naming every candidate it serves
     for cid in chips:
         t = trial_for(catalog.chips[cid], offers, catalog.chips, speed, currency=request.currency, rates=rates,
@@ -61,24 +64,26 @@ def trials(catalog: Catalog, request: Request, data: dict[str, Any], rates: Any 
             continue
         key = (t.offer.provider, t.offer.offer, t.offer.chip)
         served = out[key]["for_gpus"] if key in out else []
+        builds = out[key]["builds"] if key in out else []
         if key not in out or (t.exact and not out[key]["exact_card"]):  # the exact card's words lead
             out[key] = {**t.to_json(), "sentence": t.sentence()}
         out[key]["for_gpus"] = [*served, t.chip_name]
-    return list(out.values())
+        out[key]["builds"] = [*builds, *(b for b in shown.values() if b.gpu.chip == cid)]
+    return [Trial.model_validate(v) for v in out.values()]
 
 
-def name_rented_cards(data: dict[str, Any]) -> None:
-    """Make "what would decide" name the cards try-before-you-buy rents (the nearest rented card where the
-    candidate itself has no dated rental), so the two never disagree."""
+def name_rented_cards(sbs: Optional[SideBySide], rentals: Sequence[Trial]) -> Optional[SideBySide]:
+    """The side-by-side table with "what would decide" naming the cards try-before-you-buy rents (the nearest
+    rented card where the candidate itself has no dated rental), so the two never disagree."""
     from planner.service.uncertainty import MEASUREMENT, measurement_sentence
 
-    sbs = data.get("side_by_side")
-    if not sbs or not sbs.get("what_would_decide"):
-        return
+    if sbs is None or not sbs.what_would_decide:
+        return sbs
     rented: dict[str, tuple[Optional[str], bool]] = {}
-    for t in data.get("try_before_you_buy") or []:
-        for name in t.get("for_gpus", []):
-            rented[name] = (t["rent"], t["rent"] == name)
-    modelled = sorted({b["gpu"]["name"] for b in sbs.get("builds", []) if b.get("speedup_basis") != "measured"})
-    sbs["what_would_decide"] = [measurement_sentence(modelled, rented) if line.startswith(MEASUREMENT) else line
-                                for line in sbs["what_would_decide"]]
+    for t in rentals:
+        for name in t.for_gpus:
+            rented[name] = (t.rent, t.rent == name)
+    modelled = sorted({b.gpu.name for b in sbs.builds if b.speedup_basis != "measured"})
+    return sbs.model_copy(update={"what_would_decide": [
+        measurement_sentence(modelled, rented) if line.startswith(MEASUREMENT) else line
+        for line in sbs.what_would_decide]})

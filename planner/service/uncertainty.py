@@ -4,13 +4,16 @@ decide between them, and a sweep deadline kept at the slow end of the range (pos
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from planner.errors import InputError
 from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
 from planner.settings import MAX_GPUS
+
+if TYPE_CHECKING:
+    from planner.service.answer import SideBySide
 
 _COUNT = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
 Solve = Callable[[Request], Any]  # Request -> planner.solver.Recommendation
@@ -76,40 +79,19 @@ def target_request(catalog: Any, req: Request, target: str) -> tuple[Request, st
                                   "alternatives": 0}), label
 
 
-def _entry(role: str, plan: Any, req: Request) -> dict[str, Any]:
-    planned = plan_sweep(plan, req)
-    wall, per_run = planned.wall, planned.sweep.per_run
-    return {"role": role, "gpu": {"chip": plan.chip.id, "name": plan.chip.name, "count": plan.gpu_count, "vram_gb": plan.gpu.vram_gb},
-            "total": {"amount": str(plan.total), "currency": plan.currency}, "power_limit": plan.power_fraction,
-            "speedup_basis": plan.speed.basis, "sweep_hours": round(wall.value, 2), "sweep_hours_low": round(wall.low, 2),
-            "sweep_hours_high": round(wall.high, 2), "hours_per_run": round(per_run.value, 2),
-            "sustained_w": plan.report.sizing.sustained_w if plan.report.sizing else None, "_plan": plan,
-            "parts": [{"category": ln.category, "id": ln.part_id, "name": ln.name, "quantity": ln.quantity,
-                       "verified": ln.verified} for ln in plan.view().parts],
-            **_shared(plan, req)}
-
-
 def _shared(plan: Any, req: Request) -> dict[str, Any]:
     """How many runs share each GPU in the planned sweep, when several do (their gain measured or estimated)."""
-    planned = plan_sweep(plan, req)
-    if planned.sharing is None:
-        return {}
-    alone = plan_sweep(plan, req, gain=1.0).sweep if planned.estimated_gain else None
-    one = sweep_time(req.runs_left or req.runs, req.baseline_hours, _ordered(plan.speed), plan.gpu_count).wall
-    return {"runs_sharing_each_gpu": {**planned.sharing.to_json(), "wall_hours": planned.wall.to_json(2),
-                                      "one_run_per_gpu_hours": one.to_json(2),
-                                      **({"no_gain_hours": alone.wall.to_json(2)} if alone else {})}}
+    from planner.service.answer import sharing_of
 
-
-def _ordered(speed: Estimate) -> Estimate:
-    return Estimate(speed.value, min(speed.low, speed.value), max(speed.high, speed.value), speed.basis)
+    shared = sharing_of(plan, req)
+    return {"runs_sharing_each_gpu": shared} if shared else {}
 
 
 def _best(plans: list[Any], req: Request) -> Optional[Any]:
     return min(plans, key=lambda p: (sweep_range(p, req).value, p.total)) if plans else None
 
 
-def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = None) -> Optional[dict[str, Any]]:
+def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = None) -> Optional[SideBySide]:
     """The recommended build beside the best 1-GPU and best multi-GPU builds whose sweep ranges overlap its range,
     and the user's target (`target` = (its plan or None, label)); None when nothing is close enough to show."""
     if not rec.plans:
@@ -117,35 +99,36 @@ def side_by_side(rec: Any, req: Request, target: Optional[tuple[Any, str]] = Non
     first = rec.plans[0]
     tried = list(getattr(rec, "by_count", []) or [])
     same = lambda p: p is first or (p.chip.id, p.gpu_count, p.total) == (first.chip.id, first.gpu_count, first.total)  # noqa: E731
-    entries = [_entry("recommended", first, req)]
+    entries: list[list[Any]] = [["recommended", first]]
     for role, plans in (("best 1-GPU", [p for p in tried if p.gpu_count == 1]),
                         ("best multi-GPU", [p for p in tried if p.gpu_count > 1])):
         best = _best(plans, req)
         if best is not None and not same(best) and overlap(sweep_range(best, req), sweep_range(first, req)):
-            entries.append(_entry(role, best, req))
+            entries.append([role, best])
     at_estimate = getattr(rec, "at_estimate", None)
     if at_estimate is not None and req.deadline_hours is not None:
-        entries[0]["role"] += f", meets {req.deadline_hours:g} h at the slow end"
-        entries.append(_entry(f"meets {req.deadline_hours:g} h only at the estimate", at_estimate, req))
+        entries[0][0] += f", meets {req.deadline_hours:g} h at the slow end"
+        entries.append([f"meets {req.deadline_hours:g} h only at the estimate", at_estimate])
     missing = None
     if target is not None:
         plan, label = target
+        hit = None if plan is None else next(
+            (e for e in entries if e[1].chip.id == plan.chip.id and e[1].gpu_count == plan.gpu_count), None)
         if plan is None:
             missing = f"your target ({label}): no build with it fits the budget and rules"
-        elif not any(e["_plan"].chip.id == plan.chip.id and e["_plan"].gpu_count == plan.gpu_count for e in entries):
-            entries.append(_entry(f"your target ({label})", plan, req))
+        elif hit is None:
+            entries.append([f"your target ({label})", plan])
         else:
-            e = next(e for e in entries if e["_plan"].chip.id == plan.chip.id and e["_plan"].gpu_count == plan.gpu_count)
-            e["role"] += f", your target ({label})"
+            hit[0] += f", your target ({label})"
     if len(entries) < 2 and missing is None:
         return None
-    out = {"builds": [{k: v for k, v in e.items() if k != "_plan"} for e in entries],
-           "too_close_to_call": len(entries) > 1 and all(
-               overlap(sweep_range(e["_plan"], req), sweep_range(first, req)) for e in entries),
-           "what_would_decide": what_would_decide([e["_plan"] for e in entries], req)}
-    if missing:
-        out["target_missing"] = missing
-    return out
+    from planner.service.answer import SideBySide, summarize
+
+    return SideBySide(
+        builds=[summarize(p, req, role, parts=True) for role, p in entries],
+        too_close_to_call=len(entries) > 1 and all(overlap(sweep_range(p, req), sweep_range(first, req))
+                                                   for _, p in entries),
+        what_would_decide=what_would_decide([p for _, p in entries], req), target_missing=missing)
 
 
 MEASUREMENT = "a measurement: "

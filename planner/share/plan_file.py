@@ -109,8 +109,19 @@ def purchase_from_plan(
         name=name, chip=chips.pop(), gpu_count=gpu_count, gpu_price=gpu_total, platform_price=platform_total,
         currency=currency, dc_w=float(draw_w), psu_w=psu_w, psu_efficiency=efficiency, price_date=date_text,
         price_source=source, owned_value=owned_total, gpu_name=gpu_names[0],
+        vram_gb=_card_vram(plan, lookup),
     )
     return build, notes
+
+
+def _card_vram(plan: PlanView, lookup: Callable[[str], Any]) -> Optional[float]:
+    """One GPU card's VRAM (GB): the plan's GPU summary, else its GPU part's (how many runs share the card)."""
+    if plan.gpu is not None and plan.gpu.vram_gb:
+        return float(plan.gpu.vram_gb)
+    line = plan.line("gpu")
+    part = lookup(line.part_id) if line is not None else None
+    vram = getattr(part, "vram_gb", None)
+    return float(vram) if vram else None
 
 
 def build_from_plan(plan: Any, rates: Rates, currency: str, **kw: Any) -> tuple[C.Purchase, list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Optional
@@ -46,9 +47,10 @@ class Plan:
     def chip(self) -> Any:
         return self.catalog.chips[self.gpu.chip]
 
-    @property
+    @cached_property
     def total(self) -> Decimal:
-        """The sum of the lines as shown (each converted and rounded to the cent), so a table adds up."""
+        """The sum of the lines as shown (each converted and rounded to the cent), so a table adds up; computed once
+        (the parts, prices and currency of a plan do not change; outside EUR it prices every line)."""
         if self.currency == "EUR":
             return from_cents(self.total_cents_eur)
         return self.view().total
