@@ -184,15 +184,17 @@ def test_a_shop_price_in_the_build_brings_the_age_and_link_columns(monkeypatch, 
 
     from planner.prices.store import NewObservation, PriceStore
 
-    cpu_name = build_frame(run()).set_index("Type").loc["CPU", "Part"]
-    cpu = next(p for p in load_catalog().by_category("cpu") if p.name == cpu_name)
+    before = build_frame(run()).set_index("Type").loc["CPU"]
+    cpu = next(p for p in load_catalog().by_category("cpu") if p.name == before["Part"])
+    listed = Decimal(before["Price"].split()[1].replace(",", ""))  # the plan's own estimate, e.g. "EUR 288.00"
+    shop = listed + Decimal("41.95")  # a shop above the market estimate: what one can buy at beats the guess
     db = tmp_path / "prices.sqlite"
-    PriceStore(db).record([NewObservation(cpu.id, "LDLC", Decimal("329.95"), "EUR", in_stock=True, category="cpu",
+    PriceStore(db).record([NewObservation(cpu.id, "LDLC", shop, "EUR", in_stock=True, category="cpu",
                                           url="https://www.ldlc.com/fiche/PB00000001.html",
-                                          reference=Decimal("330"))], "LDLC")
+                                          reference=listed)], "LDLC")
     monkeypatch.setenv("PLANNER_PRICE_DB", str(db))
     row = build_frame(run()).set_index("Type").loc["CPU"]
-    assert row["Price kind"] == "scraped" and row["Price"] == "EUR 329.95 @ LDLC"
+    assert row["Price kind"] == "scraped" and row["Price"] == f"EUR {shop:.2f} @ LDLC"
     assert row["Age"].endswith(" d") and "ldlc.com" in row["Link"]
 
 

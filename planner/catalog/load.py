@@ -160,7 +160,8 @@ class Catalog:
 
     def offer_for(self, part_id: str, *, allow_used: bool = True) -> Optional[Offer]:
         """The price a person gave (PERSON_SOURCES, freshest), else the freshest trusted price: the cheapest offer
-        seen within FRESH_WINDOW of the newest one."""
+        seen within FRESH_WINDOW of the newest one, a price a shop showed before a market estimate (one can buy at
+        the first; the second is a guess)."""
         offers = [o for o in self.offers.get(part_id, []) if allow_used or o.condition == "new"]
         if len(offers) <= 1:  # nothing to compare (the common case; a 100k-part solve asks 100k times)
             return offers[0] if offers else None
@@ -172,7 +173,8 @@ class Catalog:
             return offers[0] if offers else None
         newest = max(o.observed_on for o in offers)
         fresh = [o for o in offers if o.observed_on >= newest - FRESH_WINDOW]
-        return min(fresh, key=lambda o: (convert_money(o.price, o.currency, "EUR"), -o.observed_on.toordinal()))
+        buyable = [o for o in fresh if o.source != "estimate"]  # a shop's price beats a market estimate it contradicts
+        return min(buyable or fresh, key=lambda o: (convert_money(o.price, o.currency, "EUR"), -o.observed_on.toordinal()))
 
     def get(self, part_id: str) -> AnyPart:
         try:
