@@ -67,7 +67,7 @@ def test_tests_never_read_the_users_planner_home(tmp_path: Path, repo_dir: Path)
     env.update(PLANNER_PRICE_DB=str(home / "prices.sqlite"), PLANNER_FX_DIR=str(home / "fx"))
     (home / "fx").mkdir()
     (home / "fx" / "eurofxref-daily.xml").write_text("<not-rates/>")
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
                         "tests/test_perf_cli.py::test_speedup_json_contract", "tests/test_perf_cli.py"],
                        env=env, cwd=repo_dir, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:]
