@@ -3,6 +3,8 @@ order at EUR 3 000 to 15 000, the GPU count as a decision, and "no solution with
 
 from __future__ import annotations
 
+import re
+
 import json
 import math
 from decimal import Decimal
@@ -310,6 +312,12 @@ def test_stacked_cards_are_spaced_by_their_cooler_design_and_the_plan_says_why(c
         assert not (plan.gpu.cooling == "flow-through" and plan.parts["cooler"].type == "air")
         note = next(n for n in plan.notes if "positions apart" in n)
         assert "free slot" in note and "needed because" in note
+        # the note's airflow figures are the case_airflow rule's: the heat left in the case (what blower cards push
+        # out of the back is not the case fans' job), within what the case moves, or the plan would carry the warning
+        m = re.search(r"moves about (\d+) W of the (\d+) W left in the case", note)
+        assert m, note
+        if not any(f.rule == "case_airflow" for f in plan.report.warnings):
+            assert int(m.group(2)) <= int(m.group(1)), note
 
 
 def test_an_imported_catalog_gives_a_build_with_a_checklist_unless_strict(shared_dir, tmp_path) -> None:

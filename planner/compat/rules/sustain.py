@@ -50,6 +50,13 @@ class BoardCpuPower(Rule):
         m.model.Add(m.attr("cpu", lambda p: p.power_w) <= m.attr("motherboard", lambda p: p.max_cpu_power_w))
 
 
+def case_heat_w(b: Build) -> tuple[int, int, int]:
+    """Sustained heat of the build: (drawn, blown out of the back by the cards, left in the case for its fans)."""
+    drawn = power_terms(b).sustained_w
+    out = b.gpu_count * gpu_heat_exhausted_w(b.parts["gpu"], b.chips, b.power_fraction)
+    return drawn, out, drawn - out
+
+
 class CaseAirflow(Rule):
     name = "case_airflow"
     severity = Severity.WARNING
@@ -58,15 +65,14 @@ class CaseAirflow(Rule):
                "blower cards exhaust most of theirs out of the back)")
 
     def check(self, b: Build):
-        case, t = b.parts["case"], power_terms(b)
+        case = b.parts["case"]
         cap = case_heat_capacity_w(case)
         if cap is None:
             return [self.unverified("case intake airflow", [case.id])]
-        out = b.gpu_count * gpu_heat_exhausted_w(b.parts["gpu"], b.chips, b.power_fraction)
-        heat = t.sustained_w - out
+        drawn, out, heat = case_heat_w(b)
         if heat <= cap:
             return []
-        blown = f" ({t.sustained_w} W drawn, {out} W blown out by the cards)" if out else ""
+        blown = f" ({drawn} W drawn, {out} W blown out by the cards)" if out else ""
         return [self.finding(f"about {heat} W of sustained heat in the case{blown}; the case's ~{case.intake_cfm:g} CFM "
                              f"of intake removes about {cap} W at a 10 K air temperature rise: expect hot GPUs and "
                              f"throttling", b.ids(*self.categories))]
