@@ -249,3 +249,17 @@ def test_a_passing_row_settled_the_facts_its_rules_decide_on(cat) -> None:
         for words in need:
             assert any(w in row.facts for w in words), (pid, words, row.facts)
     assert checked >= 15
+
+
+def test_recommend_names_what_is_still_to_check_on_each_unverified_row_of_its_plan() -> None:
+    """The plan itself (not only `check` and the exports) says which fact of each unverified row is still open."""
+    register = load_register(REPO / "data")
+    js = json.loads(CliRunner().invoke(app, ["recommend", "--budget", "7000", "--json"]).stdout)
+    text = CliRunner().invoke(app, ["recommend", "--budget", "7000"], env={"COLUMNS": "400"}).stdout
+    todo = [ln.strip() for ln in text.splitlines() if "still to check" in ln]
+    open_rows = [p for p in js["plans"][0]["parts"] if p.get("unverified_what")]
+    assert open_rows, "the EUR 7 000 plan rests on no unverified row: pick a request that does"
+    assert len(todo) == len(open_rows)
+    for p in open_rows:
+        said = register[p["id"]].unsettled if p["id"] in register else p["unverified_what"]
+        assert any(p["name"] in t and said in t for t in todo), p["id"]

@@ -63,6 +63,9 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
         console.print(table)
         if any(ln.unverified for ln in view.parts):
             console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
+            for ln in view.parts:  # the fact still open on each such row (data/verified_rows.csv `unsettled`)
+                if ln.unverified and ln.unverified_what:
+                    console.print(Text(f"    {ln.name}: still to check: {ln.unverified_what}"))
         sp, power = view.speed, view.power
         console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(answer.model)} "  # type: ignore[union-attr]
                            f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]
