@@ -203,11 +203,11 @@ def test_a_part_missing_from_the_register_says_it_was_never_read(tmp_path) -> No
 
 
 def test_the_markdown_export_says_what_is_still_to_check() -> None:
-    from planner.service import build_from_catalog, to_markdown
+    from planner.service import build_from_catalog, export_build
 
     cat = load_catalog(REPO / "data")
-    md = to_markdown(build_from_catalog(cat, [("psu-seasonic-prime-tx-1600-ssr-1600tr2", 1),
-                                              ("cpu-amd-ryzen9-9900x", 1)]))
+    md = export_build(build_from_catalog(cat, [("psu-seasonic-prime-tx-1600-ssr-1600tr2", 1),
+                                               ("cpu-amd-ryzen9-9900x", 1)]), "md")
     todo = [r for r in md.splitlines() if "still to check" in r]
     assert len(todo) == 1 and "SSR-1600TR2" in todo[0] and "12V-2x6" in todo[0]
 
