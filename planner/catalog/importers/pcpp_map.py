@@ -156,11 +156,7 @@ def map_cpu(rec: Row) -> Mapped:
     socket = _socket_for(name, str(arch))
     if socket is None:
         raise Skip("socket not derivable from the microarchitecture")
-    cores, tdp = whole(rec.get("core_count")), whole(rec.get("tdp"))
-    if not cores:
-        raise Skip("no core count")
-    if not tdp:
-        raise Skip("no TDP")
+    cores, tdp = _cores_and_tdp(rec)
     notes = [f"socket {socket} derived from microarchitecture '{arch}' (Zen 4/5 desktop -> AM5, Zen 3 -> AM4, "
              "Alder/Raptor Lake -> LGA1700, Arrow Lake -> LGA1851)",
              f"memory types {'/'.join(SOCKET_MEMORY[socket])} derived from the socket"]
@@ -191,12 +187,18 @@ def map_cpu(rec: Row) -> Mapped:
     return Mapped(row, notes)
 
 
-def _map_threadripper(rec: Row, name: str, socket: str, platform: Optional[str]) -> Mapped:
+def _cores_and_tdp(rec: Row) -> tuple[int, int]:
+    """A CPU record's core count and TDP, both required."""
     cores, tdp = whole(rec.get("core_count")), whole(rec.get("tdp"))
     if not cores:
         raise Skip("no core count")
     if not tdp:
         raise Skip("no TDP")
+    return cores, tdp
+
+
+def _map_threadripper(rec: Row, name: str, socket: str, platform: Optional[str]) -> Mapped:
+    cores, tdp = _cores_and_tdp(rec)
     notes = [f"socket {socket} from the Threadripper model number (1000/2000: sTR4, 3000: sTRX4, PRO 3000WX/5000WX: "
              "sWRX8, 7000/9000: sTR5; AMD product pages, recalled)",
              f"memory type {SOCKET_MEMORY[socket][0]} from the socket; threads = 2 x cores (SMT on every Threadripper)",
