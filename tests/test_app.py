@@ -201,7 +201,7 @@ def test_a_shop_price_in_the_build_brings_the_age_and_link_columns(monkeypatch, 
 def test_four_gpus_name_the_missing_board_and_chip_makers_are_offered() -> None:
     at = open_inputs(run())
     at.selectbox(key="in_gpus").set_value(4)
-    at.multiselect(key="in_brands").set_value(["ASUS"])  # the catalog's 4-GPU (WRX90) board is an ASUS
+    at.multiselect(key="in_brands").set_value(["ASUS", "ASRock Rack"])  # the 4-GPU boards: WRX90 (ASUS), ROMED8-2T
     run(at)
     assert any("No build fits" in e for e in errors(at))
     text = " ".join(m.value for m in at.tabs[0].markdown)

@@ -64,14 +64,12 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "burnin_plan": ("planner.doctor.burnin_plan", "burnin_plan"),
 }
 RESULTS: dict[str, tuple[str, Any]] = {
-    "Planned": ("planner.service.pipeline", "Planned"),
     # the typed answer describe() returns (planner.service.answer): every front end reads it, JSON only at the edge
     **{n: ("planner.service.answer", n) for n in ("Answer", "BuildSummary", "PlannedBuild", "SideBySide",
                                                   "Trial", "TriedOption")},
     "CheckReport": ("planner.compat.checker", "CheckReport"),
     "Catalog": ("planner.catalog.load", "Catalog"),
     "AnyPart": ("planner.catalog.models", "AnyPart"),
-    "Estimate": ("planner.perf.sweep", "Estimate"),
     "SharedBuild": ("planner.share", "SharedBuild"),
     "EventReport": ("planner.doctor.report", "EventReport"),
     "MetricsReport": ("planner.doctor.report", "MetricsReport"),
