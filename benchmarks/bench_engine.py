@@ -53,7 +53,11 @@ cp_model.CpSolver.solve, cp_model.CpModel.__init__, E.ModelEncoder.__init__ = so
 from planner.service.catalogs import load_priced_catalog
 from planner.solver import recommend
 from planner.request import Request
-cat = load_priced_catalog(None, use_history=False)
+if len(sys.argv) > 3:
+    from planner.catalog.load import load_catalog
+    cat = load_catalog(sys.argv[3])
+else:
+    cat = load_priced_catalog(None, use_history=False)
 fields = json.loads(sys.argv[1])
 alternatives = fields.pop("_alternatives", 0)
 recommend(cat, Request(**fields), alternatives=alternatives)  # warm: first-call imports and caches
@@ -70,10 +74,10 @@ print(json.dumps({"seconds": out, **counts, "answer": answer, "status": rec.stat
 """
 
 
-def run(tree: Path, fields: dict, reps: int) -> dict:
+def run(tree: Path, fields: dict, reps: int, catalog: str = "") -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree), "PLANNER_PRICE_DB": str(Path(tempfile.gettempdir()) / "none.sqlite")}
-    out = subprocess.run([sys.executable, "-c", IN_PROCESS, json.dumps(fields), str(reps)], cwd=tree, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", IN_PROCESS, json.dumps(fields), str(reps), *([catalog] if catalog else [])],
+                         cwd=tree, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"{tree}: exit {out.returncode}: {out.stderr[-1200:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -96,16 +100,26 @@ def main() -> None:
     ap.add_argument("--baseline", default="8153a78", help="commit to compare against (default: before one engine)")
     ap.add_argument("--runs", type=int, default=5, help="alternating process pairs per request")
     ap.add_argument("--reps", type=int, default=3, help="timed recommend() calls per process")
+    ap.add_argument("--synthetic", type=int, default=0, metavar="N",
+                    help="solve on planner.catalog.synth.generate(N, seed=1) instead of the shipped catalog")
+    ap.add_argument("--only", default="", help="run only the requests whose label contains this text")
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         base = baseline_tree(a.baseline, Path(tmp))
+        catalog = ""
+        if a.synthetic:
+            sys.path.insert(0, str(REPO))
+            from planner.catalog.synth import generate
+            catalog = str(generate(Path(tmp) / "synthetic", a.synthetic, seed=1))
         for label, fields in REQUESTS.items():
+            if a.only not in label:
+                continue
             secs: dict[str, list[float]] = {"baseline": [], "this": []}
             info = {}
             for _ in range(a.runs):
                 for name, tree in (("baseline", base), ("this", REPO)):
-                    got = run(tree, dict(fields), a.reps)
+                    got = run(tree, dict(fields), a.reps, catalog)
                     secs[name].extend(got["seconds"])
                     info[name] = got
             med = {k: statistics.median(v) for k, v in secs.items()}
@@ -127,9 +141,10 @@ def main() -> None:
     print("|" + "|".join(" --- " for _ in head) + "|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
-    print(f"\nmedians of {a.runs} x {a.reps} recommend() calls per tree, alternating processes; load average "
+    where = f"synthetic catalog of {a.synthetic} parts" if a.synthetic else "shipped catalog"
+    print(f"\n{where}; medians of {a.runs} x {a.reps} recommend() calls per tree, alternating processes; load average "
           f"{os.getloadavg()[0]:.1f}; reproduce: python benchmarks/bench_engine.py --baseline {a.baseline} "
-          f"--runs {a.runs} --reps {a.reps}")
+          f"--runs {a.runs} --reps {a.reps}" + (f" --synthetic {a.synthetic}" if a.synthetic else ""))
 
 
 if __name__ == "__main__":

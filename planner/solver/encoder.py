@@ -250,24 +250,24 @@ class ModelEncoder(BaseEncoder):
             self.model.AddExactlyOne(lits)
 
     def strict(self, category: str, fn: AttrFn, fail: int, passing: int = PERMISSIVE) -> Any:
-        """With a `trust` literal, a part's unknown value is `passing` when the literal holds and `fail` otherwise:
-        the attribute plus (fail - passing) x [an unknown part is chosen and trust is off], exact because one part
-        per category is chosen. One model then answers both the strict request and its trusting relaxation."""
+        """With a `trust` literal, a part's unknown value is `fail` unless the literal holds, then `passing`: the
+        strict attribute plus (passing - fail) x [an unknown part is chosen and trust is on], exact because one part
+        per category is chosen. One model then answers both the strict request and its trusting relaxation; with
+        trust off the correction is fixed at 0 by presolve, so a strict solve pays nothing for it."""
         if self.trust is None:
             return super().strict(category, fn, fail, passing)
-        parts, lits = self.cands[category], self.x[category]
-        unknown = [(p, lit) for p, lit in zip(parts, lits) if fn(p) is None and p.id not in self.pinned]
-        expr = super().strict(category, lambda p: passing if fn(p) is None and p.id not in self.pinned else fn(p),
-                              fail, passing)
+        expr = super().strict(category, fn, fail, passing)
+        unknown = [lit for p, lit in zip(self.cands[category], self.x[category])
+                   if p.id not in self.pinned and fn(p) is None]
         if not unknown:
             return expr
-        self.unverifiable.update(p.id for p, _ in unknown)
-        chosen = self._cp.NewBoolVar(f"untrusted unknown {category}")  # an unknown part chosen while trust is off
-        picked = cp_model.LinearExpr.Sum([lit for _, lit in unknown])
-        self._cp.Add(chosen <= picked)
-        self._cp.AddImplication(self.trust, chosen.Not())
-        self._cp.Add(chosen >= picked - self.trust)
-        return expr + (fail - passing) * chosen
+        self.unverifiable.update(p.id for p in self.cands[category] if p.id not in self.pinned and fn(p) is None)
+        trusted = self._cp.NewBoolVar(f"trusted unknown {category}")  # an unknown part chosen while trust is on
+        picked = cp_model.LinearExpr.Sum(unknown)
+        self._cp.Add(trusted <= picked)
+        self._cp.AddImplication(trusted, self.trust)
+        self._cp.Add(trusted >= picked + self.trust - 1)
+        return expr + (passing - fail) * trusted
 
     def attr(self, category: str, fn: AttrFn, unknown: float = PERMISSIVE) -> Any:
         parts, lits = self.cands[category], self.x[category]
