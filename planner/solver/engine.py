@@ -37,9 +37,8 @@ class Engine:
     """One request's candidates, pruning and CP-SAT model, built once over every (GPU count, power limit) option the
     request may take. Each option's rules and requirements hold only when its literal is chosen; each requirement is
     a named literal (shared by the options that state it), and one more literal lets unknown safety/fit data pass.
-    A solve copies the model (`CpModel.clone`) and fixes its option and which requirements hold with one BoolAnd;
-    a why-not leaves the option's requirement literals free and assumes them (`AddAssumptions`), so the infeasible
-    core names them. One model thus serves the per-option solves, the notes' questions, the alternatives, the
+    A solve assumes (`AddAssumptions`) its option and which requirements hold, and clears the assumptions after; a
+    why-not assumes the option's requirement literals too, so the infeasible core names them. One model thus serves the per-option solves, the notes' questions, the alternatives, the
     unverified fallback and the why-not (issue 35: it used to take 9 models for a request with no build)."""
 
     def __init__(self, catalog: Catalog, req: Request, opts: list[Option], time_limit: float, workers: int):
@@ -164,16 +163,17 @@ class Engine:
         out.append(self.trust if trust else self.trust.Not())
         return out
 
-    def copy(self, fixed: list[Any]) -> cp_model.CpModel:
-        """The model with `fixed` literals asserted, for one solve (the model itself stays as built)."""
-        model = self.model.clone()
-        model.AddBoolAnd(fixed)
-        self.counts.copies += 1
-        return model
-
-    def run(self, model: cp_model.CpModel, workers: Optional[int] = None) -> tuple[int, cp_model.CpSolver]:
-        solver = new_solver(self.time_limit, self.workers if workers is None else workers)
-        status = solver.Solve(model)
+    def run(self, assumed: list[Any], workers: Optional[int] = None, model: Optional[cp_model.CpModel] = None
+            ) -> tuple[int, cp_model.CpSolver]:
+        """Solve with `assumed` literals as CP-SAT assumptions, cleared again after: the model stays as built."""
+        model = self.model if model is None else model
+        model.ClearAssumptions()
+        model.AddAssumptions(assumed)
+        try:
+            solver = new_solver(self.time_limit, self.workers if workers is None else workers)
+            status = solver.Solve(model)
+        finally:
+            model.ClearAssumptions()
         self.counts.solves += 1
         return status, solver
 
@@ -196,30 +196,27 @@ class Engine:
             doubtful = enc.unverifiable | enc.trusted
             unverified = sum(enc.has(c, lambda p: p.id in doubtful, unknown=False) for c in self.parts)
         set_objective(self.model, self.terms[k], self.parts, self.cands[k], self.reqs[k], req.mode, unverified)
-        status, solver = self.run(self.copy(self._fixed(k, req, forbid_chips, trust)))
+        status, solver = self.run(self._fixed(k, req, forbid_chips, trust))
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return ("optimal" if status == cp_model.OPTIMAL else "feasible"), enc.chosen(solver)
         return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
 
-    def assuming(self, k: Option) -> tuple[cp_model.CpModel, dict[int, str]]:
-        """Option k's model for a why-not: every requirement it states left free, to be assumed (no objective);
-        returns the copy and the requirement literals' proto indices -> sentences."""
+    def assuming(self, k: Option) -> tuple[list[Any], dict[int, str]]:
+        """Option k's fixed literals for a why-not, every requirement it states left out of them (to be assumed or
+        left free), and those requirements' literals (proto indices -> sentences). The why-not asks feasibility
+        only: the objective is cleared (each solve sets its own)."""
         if not self._built:
             self._build()
-        free = frozenset(self.stated[k])
-        model = self.copy(self._fixed(k, self.req, free=free))
-        model.ClearObjective()
-        return model, {self.named[s][0].Index(): s for s in self.stated[k]}
+        self.model.ClearObjective()
+        return (self._fixed(k, self.req, free=frozenset(self.stated[k])),
+                {self.named[s][0].Index(): s for s in self.stated[k]})
 
-    def solve_assuming(self, model: cp_model.CpModel, solver: Optional[cp_model.CpSolver],
-                       literals: list[int]) -> tuple[int, cp_model.CpSolver]:
-        """Solve with exactly these requirement literals (proto indices) assumed true; the others are free."""
-        model.ClearAssumptions()
-        model.AddAssumptions([model.GetBoolVarFromProtoIndex(i) for i in literals])
-        solver = solver or new_solver(self.time_limit, 1)
-        status = solver.Solve(model)
-        self.counts.solves += 1
-        return status, solver
+    def solve_assuming(self, fixed: list[Any], literals: list[int], model: Optional[cp_model.CpModel] = None
+                       ) -> tuple[int, cp_model.CpSolver]:
+        """Solve on one worker with `fixed` and these requirement literals (proto indices) assumed true; the other
+        requirements are free."""
+        model = self.model if model is None else model
+        return self.run(fixed + [model.GetBoolVarFromProtoIndex(i) for i in literals], workers=1, model=model)
 
     def plan(self, k: Option, chosen: dict[str, Any]) -> Plan:
         req, cands = self.reqs[k], self.cands[k]

@@ -12,7 +12,7 @@ from planner.compat.rules import RULES_BY_NAME
 from planner.money import format_money, from_cents
 from planner.request import Request
 from planner.solver.currency import from_eur
-from planner.solver.engine import Engine, Option, new_solver
+from planner.solver.engine import Engine, Option
 from planner.solver.model import build_model
 from planner.solver.plan import WhyNot
 
@@ -21,7 +21,7 @@ FOUND = (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 class OptionWhyNot:
     """The why-not of one option (GPU count, power limit) of a request, asked of the request's engine: its named
-    requirements are assumptions on a copy of the one model, its relaxations solves of that model."""
+    requirements are assumptions on the one model, its relaxations solves of that model."""
 
     def __init__(self, engine: Engine, k: Option):
         self.engine, self.k = engine, k
@@ -53,15 +53,16 @@ class OptionWhyNot:
     def infeasible_core(self) -> Optional[list[str]]:
         """The named requirements in the solver's infeasible core (made minimal by re-solving without each member);
         None when the solver does not prove the request infeasible within the time limit."""
-        model, names = self.engine.assuming(self.k)
-        status, solver = self.engine.solve_assuming(model, None, list(names))
+        fixed, names = self.engine.assuming(self.k)
+        status, solver = self.engine.solve_assuming(fixed, list(names))
         if status != cp_model.INFEASIBLE:
             return None
         core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         k = 0
         while k < len(core):  # CP-SAT's set is sufficient, not minimal: keep only members the failure needs
             trial = core[:k] + core[k + 1:]
-            if self.engine.solve_assuming(model, solver, trial)[0] == cp_model.INFEASIBLE:
+            status, solver = self.engine.solve_assuming(fixed, trial)
+            if status == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
             else:
@@ -75,14 +76,15 @@ class OptionWhyNot:
         m, _, names = build_model(self.cands.parts, self.cands, self.req, self.engine.catalog, with_assumptions=True,
                                   gate_problems=True)
         self.engine.counts.models_built += 1
-        status, solver = self.engine.run(m.model, workers=1)
+        status, solver = self.engine.solve_assuming([], list(names), model=m.model)
         if status != cp_model.INFEASIBLE:
             return []
         core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         k = 0
         while k < len(core):
             trial = core[:k] + core[k + 1:]
-            if self.engine.solve_assuming(m.model, solver, trial)[0] == cp_model.INFEASIBLE:
+            status, solver = self.engine.solve_assuming([], trial, model=m.model)
+            if status == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
             else:
@@ -144,11 +146,9 @@ class OptionWhyNot:
         dropping one member need not be enough, so each is re-solved without it before it is suggested)."""
         if not sentences:
             return set()
-        model, names = self.engine.assuming(self.k)
-        solver = new_solver(self.engine.time_limit, 1)
+        fixed, names = self.engine.assuming(self.k)
         return {sentence for sentence in sentences
-                if self.engine.solve_assuming(model, solver, [i for i, n in names.items() if n != sentence])[0]
-                in FOUND}
+                if self.engine.solve_assuming(fixed, [i for i, n in names.items() if n != sentence])[0] in FOUND}
 
     def plan_cost(self, chosen: dict[str, Any]) -> int:
         return sum(self.cands.price_cents[p.id] * (self.req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
