@@ -38,8 +38,9 @@ class Engine:
     request may take. Each option's rules and requirements hold only when its literal is chosen; each requirement is
     a named literal (shared by the options that state it), and one more literal lets unknown safety/fit data pass.
     A solve assumes (`AddAssumptions`) its option and which requirements hold, and clears the assumptions after; a
-    why-not assumes the option's requirement literals too, so the infeasible core names them. One model thus serves the per-option solves, the notes' questions, the alternatives, the
-    unverified fallback and the why-not (issue 35: it used to take 9 models for a request with no build)."""
+    why-not assumes the option's requirement literals on a copy with the option fixed, so the infeasible core names
+    them. One model thus serves the per-option solves, the notes' questions, the alternatives, the unverified
+    fallback and the why-not (issue 35: it used to take 9 models for a request with no build)."""
 
     def __init__(self, catalog: Catalog, req: Request, opts: list[Option], time_limit: float, workers: int):
         self.catalog, self.req, self.opts = catalog, req, opts
@@ -201,22 +202,23 @@ class Engine:
             return ("optimal" if status == cp_model.OPTIMAL else "feasible"), enc.chosen(solver)
         return ("infeasible" if status == cp_model.INFEASIBLE else "unknown"), None
 
-    def assuming(self, k: Option) -> tuple[list[Any], dict[int, str]]:
-        """Option k's fixed literals for a why-not, every requirement it states left out of them (to be assumed or
-        left free), and those requirements' literals (proto indices -> sentences). The why-not asks feasibility
-        only: the objective is cleared (each solve sets its own)."""
+    def assuming(self, k: Option) -> tuple[cp_model.CpModel, dict[int, str]]:
+        """Option k's model for a why-not: a copy of the one model (`CpModel.clone`, no re-encoding) with the option
+        and everything but its stated requirements fixed by one BoolAnd and no objective, so presolve drops the
+        other options' constraints (their cores solved 3x slower on the whole model under assumptions); returns it
+        and the requirement literals it leaves to be assumed (proto indices -> sentences)."""
         if not self._built:
             self._build()
-        self.model.ClearObjective()
-        return (self._fixed(k, self.req, free=frozenset(self.stated[k])),
-                {self.named[s][0].Index(): s for s in self.stated[k]})
+        model = self.model.clone()
+        model.ClearObjective()
+        model.AddBoolAnd(self._fixed(k, self.req, free=frozenset(self.stated[k])))
+        self.counts.copies += 1
+        return model, {self.named[s][0].Index(): s for s in self.stated[k]}
 
-    def solve_assuming(self, fixed: list[Any], literals: list[int], model: Optional[cp_model.CpModel] = None
-                       ) -> tuple[int, cp_model.CpSolver]:
-        """Solve on one worker with `fixed` and these requirement literals (proto indices) assumed true; the other
+    def solve_assuming(self, model: cp_model.CpModel, literals: list[int]) -> tuple[int, cp_model.CpSolver]:
+        """Solve `model` on one worker with these requirement literals (proto indices) assumed true; the other
         requirements are free."""
-        model = self.model if model is None else model
-        return self.run(fixed + [model.GetBoolVarFromProtoIndex(i) for i in literals], workers=1, model=model)
+        return self.run([model.GetBoolVarFromProtoIndex(i) for i in literals], workers=1, model=model)
 
     def plan(self, k: Option, chosen: dict[str, Any]) -> Plan:
         req, cands = self.reqs[k], self.cands[k]

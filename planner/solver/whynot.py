@@ -21,7 +21,8 @@ FOUND = (cp_model.OPTIMAL, cp_model.FEASIBLE)
 
 class OptionWhyNot:
     """The why-not of one option (GPU count, power limit) of a request, asked of the request's engine: its named
-    requirements are assumptions on the one model, its relaxations solves of that model."""
+    requirements are assumptions on a copy of the one model with the option fixed, its relaxations solves of the
+    model itself."""
 
     def __init__(self, engine: Engine, k: Option):
         self.engine, self.k = engine, k
@@ -53,15 +54,15 @@ class OptionWhyNot:
     def infeasible_core(self) -> Optional[list[str]]:
         """The named requirements in the solver's infeasible core (made minimal by re-solving without each member);
         None when the solver does not prove the request infeasible within the time limit."""
-        fixed, names = self.engine.assuming(self.k)
-        status, solver = self.engine.solve_assuming(fixed, list(names))
+        model, names = self.engine.assuming(self.k)
+        status, solver = self.engine.solve_assuming(model, list(names))
         if status != cp_model.INFEASIBLE:
             return None
         core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         k = 0
         while k < len(core):  # CP-SAT's set is sufficient, not minimal: keep only members the failure needs
             trial = core[:k] + core[k + 1:]
-            status, solver = self.engine.solve_assuming(fixed, trial)
+            status, solver = self.engine.solve_assuming(model, trial)
             if status == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
@@ -76,14 +77,14 @@ class OptionWhyNot:
         m, _, names = build_model(self.cands.parts, self.cands, self.req, self.engine.catalog, with_assumptions=True,
                                   gate_problems=True)
         self.engine.counts.models_built += 1
-        status, solver = self.engine.solve_assuming([], list(names), model=m.model)
+        status, solver = self.engine.solve_assuming(m.model, list(names))
         if status != cp_model.INFEASIBLE:
             return []
         core = [i for i in solver.SufficientAssumptionsForInfeasibility() if i in names]
         k = 0
         while k < len(core):
             trial = core[:k] + core[k + 1:]
-            status, solver = self.engine.solve_assuming([], trial, model=m.model)
+            status, solver = self.engine.solve_assuming(m.model, trial)
             if status == cp_model.INFEASIBLE:
                 found = set(solver.SufficientAssumptionsForInfeasibility())
                 core = [i for i in trial if i in found] if found else trial
@@ -146,9 +147,9 @@ class OptionWhyNot:
         dropping one member need not be enough, so each is re-solved without it before it is suggested)."""
         if not sentences:
             return set()
-        fixed, names = self.engine.assuming(self.k)
+        model, names = self.engine.assuming(self.k)
         return {sentence for sentence in sentences
-                if self.engine.solve_assuming(fixed, [i for i, n in names.items() if n != sentence])[0] in FOUND}
+                if self.engine.solve_assuming(model, [i for i, n in names.items() if n != sentence])[0] in FOUND}
 
     def plan_cost(self, chosen: dict[str, Any]) -> int:
         return sum(self.cands.price_cents[p.id] * (self.req.gpu_count if c == "gpu" else 1) for c, p in chosen.items())
