@@ -30,8 +30,8 @@ REQUESTS = {  # label -> Request fields
     "EUR 3 000": {"budget": 3000},
     "EUR 7 000": {"budget": 7000},
     "EUR 7 000, 3 alternatives": {"budget": 7000, "_alternatives": 3},
-    "EUR 2 500, >= 32 GB VRAM (no build)": {"budget": 2500, "min_vram_gb": 32},
-    "EUR 1 200, sweep <= 20 h (no build)": {"budget": 1200, "deadline_hours": 20},
+    "EUR 2 500, >= 32 GB VRAM": {"budget": 2500, "min_vram_gb": 32},
+    "EUR 1 200, sweep <= 20 h": {"budget": 1200, "deadline_hours": 20},
 }
 
 IN_PROCESS = r"""
