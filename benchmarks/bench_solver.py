@@ -203,7 +203,8 @@ def profile(label: str, call: Callable[[], Any]) -> None:
 def one_solve(sizes: list[int], runs: int) -> None:
     """Issue 11's targets: ONE solve (fixed GPU count, the expert objective) with dominance pruning, against the
     unpruned model in the same run; and the whole request (every GPU count and power limit) for reference."""
-    from planner.solver import _Session, set_objective
+    from planner.solver import set_objective
+    from planner.solver.engine import Engine, new_solver
     from planner.solver.model import build_model
 
     say("## One solve with the expert objective: pruned vs unpruned (same run)\n")
@@ -216,8 +217,8 @@ def one_solve(sizes: list[int], runs: int) -> None:
             req = Request(budget=Decimal(7000), currency="EUR", gpu_count=1)
 
             def pruned() -> Any:
-                s = _Session(cat, req, 60.0, 1)
-                return s.solve(req)
+                k = (1, req.power_fraction)
+                return Engine(cat, req, [k], 60.0, 1).solve(k, req)
 
             def unpruned() -> Any:
                 from planner.solver.currency import to_eur
@@ -225,8 +226,7 @@ def one_solve(sizes: list[int], runs: int) -> None:
                 cands = build_candidates(cat, req, to_eur)
                 m, terms, _ = build_model(cands.parts, cands, req, cat, with_assumptions=False)
                 set_objective(m.model, terms, cands.parts, cands, req, "best")
-                from planner.solver import _solver
-                st = _solver(60.0, 1).Solve(m.model)
+                st = new_solver(60.0, 1).Solve(m.model)
                 return st
 
             t_p = time_runs(pruned, runs)[0].median

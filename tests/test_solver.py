@@ -428,8 +428,8 @@ def test_one_model_per_request_serves_every_option_the_next_step_and_the_alterna
 
 
 def test_fixing_an_option_leaves_the_model_as_it_was(cat) -> None:
-    """A solve fixes literals' domains and restores them: solving again gives the same build (no option, budget or
-    forbidden chip left fixed behind)."""
+    """A solve fixes its literals on a copy of the model: solving again gives the same build (no option, budget or
+    forbidden chip left fixed behind; tests/test_solver_engine.py checks the model itself)."""
     req = Request(budget=Decimal(7000))
     first = recommend(cat, req, alternatives=2)
     again = recommend(cat, req, alternatives=2)

@@ -235,15 +235,39 @@ class ModelEncoder(BaseEncoder):
 
     def __init__(self, *args: Any, share: Optional["ModelEncoder"] = None, **kw: Any):
         super().__init__(*args, **kw)
+        self.trust: Optional[cp_model.IntVar] = None  # set: a strict rule's unknown data passes when this literal holds
+        self.unverifiable: set[str] = set()  # parts a strict rule refuses on unknown data unless `trust` holds
         if share is not None:  # another GPU count or power limit over the same model and part literals
             self.model, self.x = share.model, share.x
+            self._cp = share._cp
             return
         self.model = cp_model.CpModel()
+        self._cp = self.model  # the model itself (self.model may become a Gate while rules are encoded)
         self.x: dict[str, list[cp_model.IntVar]] = {
             cat: [self.model.NewBoolVar(f"{cat}[{p.id}]") for p in parts] for cat, parts in self.cands.items()
         }
         for cat, lits in self.x.items():
             self.model.AddExactlyOne(lits)
+
+    def strict(self, category: str, fn: AttrFn, fail: int, passing: int = PERMISSIVE) -> Any:
+        """With a `trust` literal, a part's unknown value is `fail` unless the literal holds, then `passing`: the
+        strict attribute plus (passing - fail) x [an unknown part is chosen and trust is on], exact because one part
+        per category is chosen. One model then answers both the strict request and its trusting relaxation; with
+        trust off the correction is fixed at 0 by presolve, so a strict solve pays nothing for it."""
+        if self.trust is None:
+            return super().strict(category, fn, fail, passing)
+        expr = super().strict(category, fn, fail, passing)
+        unknown = [lit for p, lit in zip(self.cands[category], self.x[category])
+                   if p.id not in self.pinned and fn(p) is None]
+        if not unknown:
+            return expr
+        self.unverifiable.update(p.id for p in self.cands[category] if p.id not in self.pinned and fn(p) is None)
+        trusted = self._cp.NewBoolVar(f"trusted unknown {category}")  # an unknown part chosen while trust is on
+        picked = cp_model.LinearExpr.Sum(unknown)
+        self._cp.Add(trusted <= picked)
+        self._cp.AddImplication(trusted, self.trust)
+        self._cp.Add(trusted >= picked + self.trust - 1)
+        return expr + (passing - fail) * trusted
 
     def attr(self, category: str, fn: AttrFn, unknown: float = PERMISSIVE) -> Any:
         parts, lits = self.cands[category], self.x[category]

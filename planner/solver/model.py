@@ -111,7 +111,7 @@ class Gate:
 
 
 Switch = Callable[[str, str], Any]  # (sentence, kind) -> enforcement literal (None: always on)
-BUDGET, SPEED_FLOOR, OTHER = "budget", "speed floor", "other"  # the kinds a request's requirement can be of
+BUDGET, SPEED_FLOOR, VRAM, OTHER = "budget", "speed floor", "vram floor", "other"  # the kinds a request's requirement can be of
 
 
 def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, catalog: Catalog,
@@ -152,7 +152,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
     if req.min_vram_gb:
         v = int(round(req.min_vram_gb * 10))
         gated(f"at least {req.min_vram_gb:g} GB of VRAM per GPU",
-              lambda: m.attr("gpu", lambda g: int(round(g.vram_gb * 10))) >= v)
+              lambda: m.attr("gpu", lambda g: int(round(g.vram_gb * 10))) >= v, kind=VRAM)
     ram_cap = m.attr("memory", lambda p: p.capacity_gb)
     if req.min_ram_gb is not None:
         gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)

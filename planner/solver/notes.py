@@ -258,7 +258,8 @@ def used_parts_note(plan: Plan) -> Optional[str]:
 
 def explain_tried(sessions: list[Any]) -> WhyNot:
     """Why nothing fits, for the first GPU count tried, over every power limit tried with it: a collision seen at
-    stock power alone (say case airflow) must not hide what no power limit fixes (say the budget)."""
+    stock power alone (say case airflow) must not hide what no power limit fixes (say the budget). `sessions` are
+    each option's why-not (planner.solver.whynot.OptionWhyNot: `req`, `explain()`, `budget_needed`)."""
     count = sessions[0].req.gpu_count
     mine = [s for s in sessions if s.req.gpu_count == count]
     whys = [(s.req.power_fraction, s.explain()) for s in mine]

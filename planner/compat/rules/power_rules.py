@@ -157,9 +157,10 @@ class GpuConnectors(Rule):
         n = m.gpu_count
         psu_unknown = lambda s: s.connectors_12v2x6 is None or s.connectors_8pin is None  # noqa: E731
         gpu_unknown = lambda g: g.power_12v2x6 is None and g.power_8pin is None  # noqa: E731
-        # unknown is not yes: a part whose connectors are unknown is left out unless pinned
-        m.model.Add(m.has("psu", lambda s: psu_unknown(s) and s.id not in m.pinned, unknown=False) == 0)
-        m.model.Add(m.has("gpu", lambda g: gpu_unknown(g) and g.id not in m.pinned, unknown=False) == 0)
+        # unknown is not yes: a part whose connectors are unknown is left out unless pinned (or, in the solver's
+        # unverified fallback, trusted: m.strict says which)
+        m.model.Add(m.strict("psu", lambda s: None if psu_unknown(s) else 0, fail=1, passing=0) == 0)
+        m.model.Add(m.strict("gpu", lambda g: None if gpu_unknown(g) else 0, fail=1, passing=0) == 0)
         have16 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_12v2x6)
         have8 = m.attr("psu", lambda s: None if psu_unknown(s) else s.connectors_8pin)
         cable = m.strict("psu", lambda s: None if psu_unknown(s) else s.cable_12v2x6_w, fail=0)
