@@ -160,7 +160,6 @@ def _counted_solves(monkeypatch) -> list[int]:
     return calls
 
 
-@pytest.mark.xfail(strict=False, reason="waits for the engine fold (helper 'engine' owns planner/solver/)")
 def test_the_stats_of_an_infeasible_request_count_every_solve_of_its_why_not(home, monkeypatch) -> None:
     """`recommend --budget 2500 --min-vram 32`: the why-not's models and solves are in the stats, not hidden."""
     from planner.request import Request
@@ -174,7 +173,6 @@ def test_the_stats_of_an_infeasible_request_count_every_solve_of_its_why_not(hom
     assert rec.stats["solves"] == calls[0] and rec.stats["models_built"] >= 1
 
 
-@pytest.mark.xfail(strict=False, reason="waits for the engine fold (helper 'engine' folds _Session into _Problem)")
 def test_an_infeasible_request_builds_one_model(home) -> None:
     from planner.request import Request
     from planner.service.catalogs import load_priced_catalog
