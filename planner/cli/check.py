@@ -47,6 +47,10 @@ def print_report(report: CheckReport, fixes: Optional[dict[str, str]] = None) ->
     if report.verdict == "compatible" and report.warnings:
         verdict = styled("[yellow]compatible, with {} warning(s)[/] worth a look before ordering (below, each with "
                          "its fix where one swap clears it)", len(report.warnings))
+    elif report.verdict == "compatible" and any(v is False for v in report.verified.values()):
+        verdict = styled("[green]compatible[/]: no rule found a problem or a warning, but {} part row(s) are not yet "
+                         "re-read against a maker's page (marked {}, what to check below)",
+                         sum(v is False for v in report.verified.values()), UNVERIFIED_MARK)
     elif report.verdict == "compatible":
         verdict = styled("[green]compatible[/]: every rule verified, no warning")
     elif report.verdict == "unconfirmed":
