@@ -47,3 +47,28 @@ def test_the_check_tab_prices_a_fix_under_each_fixable_finding_and_is_not_green(
     verdict = next(i for i, (t, v) in enumerate(page) if v.startswith(("Not compatible", "Compatible", "Cannot")))
     first_finding = next(i for i, (t, v) in enumerate(page) if v.startswith(("✗", "!")))
     assert verdict < first_finding and page[verdict][0] != "Success"
+
+
+def test_the_check_tab_does_not_call_unverified_rows_verified() -> None:
+    """The recommended EUR 7 000 build checked on the Check tab: no rule objects, but rows not yet re-read against a
+    maker's page are counted in the verdict instead of "every rule verified"."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    js = json.loads(CliRunner().invoke(app, ["recommend", "--budget", "7000", "--json"]).stdout)
+    head = js["plans"][0]
+    unverified = [p for p in head["parts"] if p.get("verified") is False]
+    assert unverified, "the plan rests on no unverified row: pick a request that does"
+    at = open_tab(run(), "Check my build")
+    for p in head["parts"]:
+        at.selectbox(key=f"chk_{p['category']}").set_value(p["id"])
+    at.number_input(key="chk_gpus").set_value(head["gpu"]["count"])
+    run(at)
+    page = flat(at.tabs[2])
+    said = [v for t, v in page if v.startswith(("Not compatible", "Compatible", "Cannot"))]
+    assert said and not any("every rule verified" in v for v in said), said
+    if said[0].startswith("Compatible:"):
+        assert f"{len(unverified)} part row(s) are not yet re-read" in said[0]

@@ -131,6 +131,9 @@ def verdicts(view: dict[str, Any]) -> None:
                        "whether this build works are unknown (below); check them on the maker's pages before ordering")
         elif view["warnings"]:
             st.warning(f"Compatible, with {len(view['warnings'])} warning(s) worth a look before ordering (below)")
+        elif rows := sum(v is False for v in view["report"].verified.values()):  # rows not re-read: not "verified"
+            st.success(f"Compatible: no rule found a problem or a warning, but {rows} part row(s) are not yet re-read "
+                       "against a maker's page (marked unverified in the table, with what to check)")
         else:
             st.success("Compatible: every rule verified, no problem and no warning")
     fixes = view.get("fixes") or {}
