@@ -9,7 +9,7 @@ from planner.money import from_cents
 from planner.request import Request
 from planner.solver.engine import Engine, Option
 from planner.solver.notes import (
-    channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
+    adapter_note, channels_note, checklist_note, explain_tried, persist_limit_note, psu_load_note, next_step_note, power_limit_note,
     reuse_platform_note, stack_note, step_up_note, sweep_hours, unspent_note, used_parts_note,
 )
 from planner.solver.objective import pick_across_counts
@@ -111,7 +111,7 @@ def answer(engine: Engine, req: Request, alternatives: int, start: float,
     step = lambda r: variant(engine, r, unverified=trust)  # noqa: E731
     first.notes.extend(n for n in (
         power_limit_note(first, engine.reqs[k], req), persist_limit_note(first), used_parts_note(first),
-        stack_note(first), unspent, passed_over, channels_note(first), psu_note,
+        stack_note(first), unspent, passed_over, channels_note(first), adapter_note(first), psu_note,
         unspent and next_step_note(req, first, step), unspent and step_up_note(req, first, step),
         reuse_platform_note(req, first, step)) if n)
     extra = dict(by_count)

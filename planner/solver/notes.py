@@ -27,6 +27,21 @@ def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
     return None
 
 
+def adapter_note(plan: Plan) -> Optional[str]:
+    """Cards fed through the 8-pin-to-16-pin adapter at a draw the gpu_adapter warning lets pass (up to 300 W, the
+    feed workstation cards ship with): say so, so the builder plugs the adapter and not a missing native cable."""
+    from planner.compat.rules.power_rules import GpuAdapter, adapter_8pins, cards_on_adapters
+
+    psu, gpu, n = plan.parts["psu"], plan.parts["gpu"], plan.gpu_count
+    k = cards_on_adapters(psu, gpu, n)
+    if not k or GpuAdapter.wanted(gpu, plan.report.build.chips):  # none, or the warning already says it
+        return None
+    plugs = adapter_8pins(gpu)
+    return (f"{k} of the {n} card(s) take the 8-pin-to-16-pin adapter that ships with the card ({plugs} separate PCIe "
+            f"8-pin cable(s) each): the {psu.name} has {psu.connectors_12v2x6} native 12V-2x6 cable(s); at this "
+            "card's draw the adapter is a rated feed, seat every plug fully")
+
+
 def channels_note(plan: Plan) -> Optional[str]:
     """A workstation kit that leaves memory channels empty (the budget did not reach a full set): say so."""
     board, kit = plan.parts["motherboard"], plan.parts["memory"]

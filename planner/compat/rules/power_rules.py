@@ -188,6 +188,14 @@ class GpuConnectors(Rule):
 ADAPTER_FEED_W = 300  # workstation cards at 300 W ship with an 8-pin adapter as their intended feed
 
 
+def cards_on_adapters(psu, gpu, n: int) -> int:
+    """16-pin cards beyond the PSU's native 12V-2x6 cables, fed through the 8-pin adapter (0 when unknown or when the
+    card takes 8-pin plugs)."""
+    if not gpu.power_12v2x6 or psu.connectors_12v2x6 is None:
+        return 0
+    return max(0, n - psu.connectors_12v2x6 // gpu.power_12v2x6)
+
+
 class GpuAdapter(Rule):
     """A 16-pin card beyond the PSU's native 12V-2x6 cables runs on an 8-pin adapter: allowed up to 450 W (the
     connector rule), but an extra joint in the hottest cable of the build; a builder buys a unit with one native cable
@@ -206,9 +214,7 @@ class GpuAdapter(Rule):
 
     def short(self, psu, gpu, n: int, chips) -> int:
         """Cards that would run on an adapter: 16-pin inputs wanted beyond the native cables (0 when unknown)."""
-        if not self.wanted(gpu, chips) or psu.connectors_12v2x6 is None:
-            return 0
-        return max(0, n - psu.connectors_12v2x6 // gpu.power_12v2x6)
+        return cards_on_adapters(psu, gpu, n) if self.wanted(gpu, chips) else 0
 
     def check(self, b: Build):
         psu, gpu, n = b.parts["psu"], b.parts["gpu"], b.gpu_count
