@@ -40,7 +40,8 @@ def restore_from_link() -> None:
         state = decode_token(token, cat)
         apply_inputs(ss, state.inputs, cat)
         mine = {(m.gpu_id, m.precision, m.median) for m in services.my_measurements()}
-        ss["_link_measurements"] = [m for m in state.measurements if (m.gpu_id, m.precision, m.median) not in mine]
+        new = tuple(m for m in state.measurements if (m.gpu_id, m.precision, m.median) not in mine)
+        ss["_link_measurements"] = replace(state, measurements=new) if new else None
     except PlannerError as exc:  # every way a token can be wrong is bad input: one line, no traceback
         ss["_link_error"] = f"This link could not be opened: {services.one_line(exc)}"
         return

@@ -9,7 +9,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import Answer, BuildSummary, PlannedBuild, SharedBuild, SideBySide, Trial, build_from_catalog
+from planner.service import Answer, BuildSummary, PlannedBuild, SharedBuild, SideBySide, Trial
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
@@ -59,7 +59,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     owned = tuple(i for i in inputs.owned if any(i == p for p, _ in parts))
     request = inputs.model_copy(update={"gpu_count": gpus, "owned": owned})
     report = check(cat, [i for i, _ in parts], request)
-    build = build_from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
+    build = SharedBuild.from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
                                currency=inputs.currency, inputs=inputs, owned=owned, used=inputs.used)
     data = report.to_json()
     gpu = report.build.get("gpu")

@@ -167,7 +167,8 @@ def _use_link_measurements() -> None:
 
     ss = st.session_state
     try:
-        n = use_shared_measurements(ss.pop("_link_measurements", []))
+        found = ss.pop("_link_measurements", None)  # the link's SharedState
+        n = use_shared_measurements(found.measurements if found else ())
     except PlannerError as exc:
         ss["_link_measure_msg"] = ("error", one_line(exc))
         return
@@ -177,16 +178,14 @@ def _use_link_measurements() -> None:
 
 def offer_link_measurements() -> None:
     """A link that carries the sender's measured speeds: say so and let the user plan with them."""
-    from planner.service import measurements_sentence
-
     ss = st.session_state
     msg = ss.pop("_link_measure_msg", None)
     if msg:
         (st.success if msg[0] == "ok" else st.error)(md_escape(msg[1]))
-    found = ss.get("_link_measurements")
+    found = ss.get("_link_measurements")  # the link's SharedState, with the measured speeds not yet yours
     if not found:
         return
-    st.info(md_escape(measurements_sentence(found) + ". Your speeds stay modelled unless you use them."))
+    st.info(md_escape(found.measurements_sentence + ". Your speeds stay modelled unless you use them."))
     c1, c2 = st.columns(2)
     c1.button("Use the sender's measured speeds", key="link_measure_use", on_click=_use_link_measurements)
     c2.button("Keep my own speeds", key="link_measure_skip", on_click=lambda: ss.pop("_link_measurements", None))

@@ -10,7 +10,7 @@ import struct
 import urllib.parse
 import zlib
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pydantic import ValidationError
 
@@ -77,6 +77,18 @@ class SharedState:
     inputs: Request
     parts: tuple[tuple[str, int], ...]
     measurements: tuple[Any, ...] = ()  # the sender's measured speeds (planner.perf.calibration.Measurement)
+
+    @property
+    def measurements_sentence(self) -> str:
+        """'2 measured speeds from the sender: ...' for the measured speeds the token carries."""
+        return measurements_sentence(self.measurements)
+
+
+def measurements_sentence(measurements: Sequence[Any]) -> str:
+    """'2 measured speeds from the sender: GeForce RTX 5080 (amp), GeForce GTX 1080 Ti (amp)'."""
+    names = ", ".join(f"{m.gpu_name} ({m.precision})" for m in measurements)
+    n = len(measurements)
+    return f"{n} measured speed{'s' if n > 1 else ''} from the sender: {names}"
 
 
 # ---------------------------------------------------------------- token
