@@ -14,7 +14,7 @@ from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
 from planner.service import sweep_report as sweep_text
-from planner.service import priced_fixes, rule_summary, unused_sentence
+from planner.service import priced_fixes, rule_summary
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 
@@ -304,7 +304,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     render_view(first, inputs, cat)
     build_notes(answer.plans[0].view.notes)  # the answer first, its notes after (issue 34 item 9)
     for entry in answer.owned_not_used:
-        st.warning(md_escape(unused_sentence(entry, flag=None).replace(
+        st.warning(md_escape(entry.sentence(flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
     speed_by_option(answer, inputs)
     side_by_side(answer.side_by_side, inputs)

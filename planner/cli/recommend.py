@@ -19,7 +19,7 @@ from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import sweep_report as sweep_text
-from planner.service import burnin_pointer, unused_sentence
+from planner.service import burnin_pointer
 
 
 def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
@@ -84,7 +84,7 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
         for n in view.notes:
             console.print(styled("  [cyan]note[/]: {}", n))
     for entry in answer.owned_not_used:
-        console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
+        console.print(styled("[yellow]{}[/]", entry.sentence()))
     first = answer.plans[0].summary
     console.print(Text(burnin_pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
     print_side_by_side(answer.side_by_side)

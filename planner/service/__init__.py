@@ -88,7 +88,6 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "estimated_wall_power_w": ("planner.perf.sweep", "estimated_wall_power_w"),
     "default_data_dir": ("planner.catalog.load", "default_data_dir"),
     "rule_summary": ("planner.service.owned", "rule_summary"),
-    "unused_sentence": ("planner.service.owned", "unused_sentence"),
     "warning_rules": ("planner.service.owned", "warning_rules"),
     "sweep_report": ("planner.service.sweep_report", None),
     "profile": ("planner.service.profile", None),

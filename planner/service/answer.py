@@ -282,6 +282,29 @@ class WhyNotAnswer(BaseModel):
     catalog_gaps: Optional[list[str]] = None
 
 
+class OwnedNotUsed(BaseModel):
+    """An owned part the plan leaves out: why, and the warnings that, once accepted, would let the solver keep it."""
+
+    model_config = _FROZEN
+
+    id: str
+    name: str
+    reason: str
+    accept: list[str] = []
+
+    def sentence(self, flag: Optional[str] = "--accept-warning") -> str:
+        """'AMD Ryzen 5 5600G (owned) not used: ...; to keep it, accept --accept-warning cpu_cores_per_gpu'; with
+        `flag=None` the warnings are named in plain words (the UI's 'Warnings I accept')."""
+        from planner.service.owned import rule_summary
+
+        text = f"{self.name} (owned) not used: {self.reason}"
+        if self.accept:
+            how = (" ".join(f"{flag} {r}" for r in self.accept) if flag
+                   else ", ".join(repr(rule_summary(r)) for r in self.accept))
+            text += f"; to keep it, accept {how}"
+        return text
+
+
 class Answer(BaseModel):
     """Everything one request's answer says, typed: the request (names resolved), the model size assumed, the
     plans, the side-by-side table, try-before-you-buy rentals, why nothing fits, owned parts left out, and the
@@ -297,7 +320,7 @@ class Answer(BaseModel):
     side_by_side: Optional[SideBySide] = None
     try_before_you_buy: list[Trial] = []
     why_not: Optional[WhyNotAnswer] = None
-    owned_not_used: list[dict[str, Any]] = []
+    owned_not_used: list[OwnedNotUsed] = []
     solve_seconds: float
     stats: SolveStats
     profile: Optional[dict[str, Any]] = None  # which workload the answer describes (planner.service.profile)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from planner.catalog.load import Catalog
 from planner.compat.checker import check_parts
@@ -74,12 +74,3 @@ def why_unused(cat: Catalog, req: Request, plan: PlanView, solve: Solve) -> list
                     "accept": accept})
     return out
 
-
-def unused_sentence(entry: dict[str, Any], flag: Optional[str] = "--accept-warning") -> str:
-    """'AMD Ryzen 5 5600G (owned) not used: ...; to keep it, accept: --accept-warning cpu_cores_per_gpu'."""
-    text = f"{entry['name']} (owned) not used: {entry['reason']}"
-    if entry["accept"]:
-        how = (" ".join(f"{flag} {r}" for r in entry["accept"]) if flag
-               else ", ".join(repr(rule_summary(r)) for r in entry["accept"]))
-        text += f"; to keep it, accept {how}"
-    return text
