@@ -1,89 +1,31 @@
-"""The service is the one door: the root package, the CLI and the web UI reach the same steps through it (issue 28.1)."""
+"""The door's helpers that moved behind use cases: what front ends key their caches on, and the catalog it names."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
+import json
+from datetime import date, timedelta
 
-import pytest
-
-from planner.request import Request
-
-pytestmark = pytest.mark.usefixtures("no_price_history")
+from planner.service import add_price, catalog_key, priced_catalog
 
 
-def test_root_recommend_applies_the_requests_chip_maker_exclusion_like_the_service(cat) -> None:
-    """`planner.recommend` used to call the solver directly: with NVIDIA left out it still answered 2 x RTX 5080."""
-    import planner
-    from planner import service
+def test_the_catalog_key_follows_the_price_history_and_the_measurements(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PLANNER_PRICE_DB", raising=False)
+    before = catalog_key()
+    root, db, stamps = json.loads(before)
+    assert db is None and any(s[0].endswith(".csv") for s in stamps)
+    shipped = priced_catalog(before).offer_for("gpu-nvidia-rtx5090-fe")
 
-    req = Request(budget=Decimal(7000), excluded_chip_makers=("NVIDIA",))
-    rec = planner.recommend(cat, req)
-    assert [p.chip.vendor for p in rec.plans] == [p.chip.vendor for p in service.plan(cat, req).plans]
-    assert all(p.chip.vendor != "NVIDIA" for p in rec.plans)
+    add_price("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=date.today() - timedelta(days=2))
+    priced = catalog_key()
+    assert priced != before and json.loads(priced)[1] is not None  # the history now exists: the key names it
+    offer = priced_catalog(priced).offer_for("gpu-nvidia-rtx5090-fe")
+    assert str(offer.price) == "2349.00" and offer.price != shipped.price  # the catalog it names uses the history
 
+    assert catalog_key() == priced  # nothing changed: the same key (the caches hold)
+    from planner.perf.calibration import store_path
 
-def test_root_recommend_resolves_typed_names(cat) -> None:
-    import planner
-
-    rec = planner.recommend(cat, Request(budget=Decimal(7000), pinned=("RTX 5090 Founders",)))
-    assert rec.plans and rec.plans[0].gpu.id == cat.find("RTX 5090 Founders").id
-
-
-def _capture_refresh(monkeypatch) -> list[dict[str, Any]]:
-    """Record what the price refresh is asked to hold prices against, without fetching anything."""
-    from planner.prices import refresh as R
-
-    seen: list[dict[str, Any]] = []
-
-    async def fake_async(store, fetcher, jobs, parts, on_page=None, threshold=None, references=None):
-        seen.append({"references": dict(references or {}), "jobs": len(jobs)})
-        return R.RefreshReport()
-
-    def fake_sync(store, fetcher, jobs, parts, progress=True, threshold=None, references=None):
-        seen.append({"references": dict(references or {}), "jobs": len(jobs)})
-        return R.RefreshReport()
-
-    monkeypatch.setattr(R, "refresh_async", fake_async)
-    monkeypatch.setattr(R, "refresh", fake_sync)
-    return seen
-
-
-def test_cli_and_web_ui_refresh_prices_against_the_same_quarantine_references(monkeypatch, tmp_path, cat) -> None:
-    """The web UI's refresh skipped the references the CLI passed, so a misread price was trusted there."""
-    from typer.testing import CliRunner
-
-    from planner.cli import app
-    from planner.service.prices import quarantine_references
-    from ui import pages_prices
-
-    seen = _capture_refresh(monkeypatch)
-    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "prices.sqlite"))
-    CliRunner().invoke(app, ["prices", "refresh", "--json"])
-    pages_prices.refresh_prices(cat, lambda i, n, url: None)
-    assert len(seen) == 2
-    expected = quarantine_references(cat)
-    assert expected and seen[0]["references"] == seen[1]["references"] == expected
-    assert seen[0]["jobs"] == seen[1]["jobs"] > 0
-
-
-def test_cli_costs_goes_through_the_service_compare_like_the_web_ui(monkeypatch, tmp_path) -> None:
-    """`planner costs` assembled its own comparison (costs.compare) beside the pipeline's; now both tabs' answer is
-    the one service step."""
-    from typer.testing import CliRunner
-
-    from planner.cli import app
-    from planner.service import pipeline
-
-    calls = []
-    real = pipeline.compare
-
-    def spy(*args, **kwargs):
-        calls.append(args[1])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "compare", spy)
-    monkeypatch.setenv("PLANNER_FX_DIR", str(tmp_path / "fx"))
-    result = CliRunner().invoke(app, ["costs", "--runs", "6", "--hours", "5", "--json"])
-    assert result.exit_code == 0, result.output
-    assert len(calls) == 1 and (calls[0].runs, calls[0].baseline_hours) == (6, 5.0)
+    path = store_path()  # your measurements (planner calibrate) change every speed: the key follows the file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"measurements": []}', encoding="utf-8")
+    assert catalog_key() != priced

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import traceback
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from planner.service import Catalog, default_data_dir
-from planner.service import load_priced_catalog
+from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
 from planner.settings import SOLVER_TIME_LIMIT_S
@@ -21,34 +18,18 @@ from planner.textsafe import md_escape
 from planner.textsafe import one_line as textsafe_one_line
 
 
-def _price_db() -> Optional[Path]:
-    try:
-        from planner.service import price_db_path as default_path
-    except ImportError:
-        return None
-    path = default_path()
-    return path if path.exists() else None
-
-
 def catalog_key() -> str:
-    """Changes whenever a catalog file or the price history changes (invalidates the caches)."""
-    root = default_data_dir()
-    stamps = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
-    db = _price_db()
-    if db is not None:  # and its write-ahead log, where a price just given may still sit
-        for f in (db, db.with_name(db.name + "-wal")):
-            if f.exists():
-                stamps.append((str(f), f.stat().st_mtime_ns, f.stat().st_size))
-    from planner.service import calibration_fingerprint
+    """Changes whenever a catalog file, the price history or your measurements change (invalidates the caches)."""
+    from planner.service import catalog_key as key
 
-    stamps.append(calibration_fingerprint())  # your measurements (planner calibrate) change every speed
-    return json.dumps([str(root), stamps])
+    return key()
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _catalog(key: str) -> Catalog:
-    db = _price_db()
-    return load_priced_catalog(json.loads(key)[0], db, use_history=db is not None)
+    from planner.service import priced_catalog
+
+    return priced_catalog(key)
 
 
 def catalog() -> Catalog:
