@@ -324,6 +324,10 @@ def test_the_shared_build_carries_what_front_ends_ask_of_it(cat: Catalog) -> Non
     build = S.SharedBuild.from_catalog(cat, FULL, inputs=Request(runs=3))
     assert build == S.build_from_catalog(cat, FULL, inputs=Request(runs=3))
     assert S.SharedBuild.from_json(json.loads(S.to_json_text(build))).parts() == build.parts()
+    state = S.SharedState.from_token(build.token(), cat)
+    assert sorted(state.parts) == sorted(FULL) and state.inputs.runs == 3
+    assert S.SharedState(state.inputs, (), ()).token() == S.encode_token(state.inputs, [])
+    assert S.SharedState.from_token(S.SharedState(state.inputs, (), ()).token()).parts == ()
     link = build.permalink("https://planner.example/?tab=share")
     assert link == "https://planner.example/?tab=share&b=" + build.token()
     assert S.import_build(link, cat).list_total is None  # a link carries no shop prices

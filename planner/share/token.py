@@ -78,6 +78,15 @@ class SharedState:
     parts: tuple[tuple[str, int], ...]
     measurements: tuple[Any, ...] = ()  # the sender's measured speeds (planner.perf.calibration.Measurement)
 
+    @classmethod
+    def from_token(cls, token: str, catalog: Optional[Catalog] = None) -> "SharedState":
+        """What a link's token carries; every way it can be wrong is one ShareError line (decode_token)."""
+        return decode_token(token, catalog)
+
+    def token(self) -> str:
+        """The token that carries these inputs, parts and measured speeds (encode_token)."""
+        return encode_token(self.inputs, self.parts, self.measurements)
+
     @property
     def measurements_sentence(self) -> str:
         """'2 measured speeds from the sender: ...' for the measured speeds the token carries."""
