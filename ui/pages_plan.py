@@ -14,7 +14,7 @@ from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
 from planner.service import sweep_report as sweep_text
-from planner.service import priced_fixes, rule_summary
+from planner.service import CheckReport, priced_fixes
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 
@@ -135,15 +135,15 @@ def verdicts(view: dict[str, Any]) -> None:
             st.success("Compatible: every rule verified, no problem and no warning")
     fixes = view.get("fixes") or {}
     for f in view["problems"]:
-        st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+        st.error(f"✗ Not met: {md_escape(CheckReport.rule_summary(f['rule']))}. {md_escape(f['message'])}"
                  + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     for f in view["warnings"]:
-        st.warning(f"! Worth a look: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+        st.warning(f"! Worth a look: {md_escape(CheckReport.rule_summary(f['rule']))}. {md_escape(f['message'])}"
                    + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:
-                st.markdown(f"- **{rule_summary(f['rule'])}**: {f['message']}")
+                st.markdown(f"- **{CheckReport.rule_summary(f['rule'])}**: {f['message']}")
 
 
 def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]]:

@@ -88,8 +88,6 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "RANGE_NOTE": ("planner.perf.model", "RANGE_NOTE"),
     "speed_limit": ("planner.perf.limits", "limit_of"),
     "estimated_wall_power_w": ("planner.perf.sweep", "estimated_wall_power_w"),
-    "rule_summary": ("planner.service.owned", "rule_summary"),
-    "warning_rules": ("planner.service.owned", "warning_rules"),
     "sweep_report": ("planner.service.sweep_report", None),
     "profile": ("planner.service.profile", None),
     "costs_model": ("planner.costs.compare", None),

@@ -5,27 +5,15 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from planner.catalog.load import Catalog
-from planner.compat.checker import check_parts
+from planner.compat.checker import CheckReport, check_parts
 from planner.plan_view import PlanView
 from planner.request import Request
 
 Solve = Callable[[Request], Any]  # a request -> planner.solver.Recommendation (typed plans and why-not)
 
 
-def rule_summary(name: str) -> str:
-    """The plain-words sentence of a rule ('enough CPU cores to feed the GPUs ...'), or the name if unknown."""
-    from planner.compat.rules import RULES_BY_NAME
-
-    rule = RULES_BY_NAME.get(name)
-    return rule.summary if rule is not None else name.replace("_", " ")
-
-
-def warning_rules() -> list[str]:
-    """Names of the rules whose findings are warnings (the ones a user may accept)."""
-    from planner.catalog.models import Severity
-    from planner.compat.rules import ALL_RULES
-
-    return [r.name for r in ALL_RULES if r.severity == Severity.WARNING]
+rule_summary = CheckReport.rule_summary  # the rules' words and the warnings a user may accept: defined by the checker
+warning_rules = CheckReport.warning_rules
 
 
 def _swap_findings(cat: Catalog, plan: PlanView, part_id: str, req: Request) -> list[str]:
