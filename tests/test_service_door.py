@@ -29,3 +29,18 @@ def test_the_catalog_key_follows_the_price_history_and_the_measurements(tmp_path
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('{"measurements": []}', encoding="utf-8")
     assert catalog_key() != priced
+
+
+def test_the_speed_model_answers_what_the_perf_commands_and_the_ui_ask_of_it() -> None:
+    """The limit sentence, the wall-power estimate and the range note are asked of the PerfModel front ends hold."""
+    from planner.perf.limits import limit_of
+    from planner.perf.model import RANGE_NOTE
+    from planner.perf.sweep import PLATFORM_OVERHEAD_W
+    from planner.service import PerfModel, load_perf_model
+
+    model = load_perf_model()
+    chip = model.resolve("RTX 4090")
+    said = model.limit_of(chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
+    assert said and said == limit_of(model, chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
+    assert PerfModel.wall_power_w(chip, 2, 0.8) == chip.tdp_w * 0.8 * 2 + PLATFORM_OVERHEAD_W
+    assert PerfModel.RANGE_NOTE == RANGE_NOTE and "90 %" in model.RANGE_NOTE

@@ -65,11 +65,11 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
 
 def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_params: Optional[float] = None) -> str:
     """What limits the user's model on this card (the speed model's step split), one sentence; '' if unknown."""
-    from planner.service import load_perf_model, speed_limit
+    from planner.service import load_perf_model
 
     try:
-        return speed_limit(load_perf_model(), chip_id, precision=precision, workload=workload,
-                           model_params=model_params).sentence()
+        return load_perf_model().limit_of(chip_id, precision=precision, workload=workload,
+                                          model_params=model_params).sentence()
     except PlannerError:  # an unknown chip or size: the caption simply says nothing more
         return ""
 

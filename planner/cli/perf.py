@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, GpuChip, PerfModel, estimated_wall_power_w, load_perf_model, memory_fit,
+from planner.service import (GpuChip, PerfModel, load_perf_model, memory_fit,
                              plan_gpus, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
@@ -120,7 +120,7 @@ def register(app: typer.Typer) -> None:
                              f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
                              f"{info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
                              f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
-                             f"Range = {RANGE_NOTE}."))
+                             f"Range = {PerfModel.RANGE_NOTE}."))
 
     @app.command("sweep")
     @handle_errors
@@ -190,7 +190,7 @@ def register(app: typer.Typer) -> None:
                 watts, source = plan_w, plan_label
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
-                watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
+                watts, source = PerfModel.wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
             shared = runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
             k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
             s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
@@ -229,7 +229,7 @@ def register(app: typer.Typer) -> None:
             for w in r["speed_basis"].get("warnings", ()):
                 console.print(styled("[yellow]Warning: {}[/]", w))
         sources = sorted({r["wall_power_source"] for r in results})
-        console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
+        console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), PerfModel.RANGE_NOTE))
 
     @app.command("memfit")
     @handle_errors

@@ -85,9 +85,6 @@ RESULTS: dict[str, tuple[str, Any]] = {
 SUPPORT: dict[str, tuple[str, Any]] = {
     "speed_functions": ("planner.service.pipeline", "speed_functions"),
     "calibration": ("planner.perf.calibration", None),
-    "RANGE_NOTE": ("planner.perf.model", "RANGE_NOTE"),
-    "speed_limit": ("planner.perf.limits", "limit_of"),
-    "estimated_wall_power_w": ("planner.perf.sweep", "estimated_wall_power_w"),
     "sweep_report": ("planner.service.sweep_report", None),
     "profile": ("planner.service.profile", None),
     "costs_model": ("planner.costs.compare", None),
