@@ -9,7 +9,7 @@ import streamlit as st
 
 from planner.errors import PlannerError
 from planner.service import Catalog
-from planner.service import TYPE_LABELS
+from planner.vocab import TYPE_LABELS
 from planner.textsafe import md_escape
 from ui import services
 

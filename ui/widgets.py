@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.service import Catalog
-from planner.service import TYPE_LABELS
+from planner.vocab import TYPE_LABELS
 from planner.service import CheckReport
 from planner.settings import CHIP_MAKERS, MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from ui.state import CURRENCIES, PART_LISTS, changed_settings, chosen_parts

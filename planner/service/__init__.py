@@ -89,7 +89,6 @@ SUPPORT: dict[str, tuple[str, Any]] = {
     "profile": ("planner.service.profile", None),
     "costs_model": ("planner.costs.compare", None),
     "CONSIDERED_FAMILIES": ("planner.costs.verdict", "CONSIDERED_FAMILIES"),
-    "TYPE_LABELS": ("planner.share", "TYPE_LABELS"),
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
