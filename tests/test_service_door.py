@@ -44,3 +44,24 @@ def test_the_speed_model_answers_what_the_perf_commands_and_the_ui_ask_of_it() -
     assert said and said == limit_of(model, chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
     assert PerfModel.wall_power_w(chip, 2, 0.8) == chip.tdp_w * 0.8 * 2 + PLATFORM_OVERHEAD_W
     assert PerfModel.RANGE_NOTE == RANGE_NOTE and "90 %" in model.RANGE_NOTE
+
+
+def test_the_sweep_and_the_model_assumed_say_themselves() -> None:
+    """The sweep report's sentences and the model phrase are methods of the Answer's types (the CLI and the Plan tab
+    read them there), worded as planner.service.sweep_report words them."""
+    from datetime import datetime, timezone
+
+    from planner.service import AssumedModel, Hours, SweepReport
+    from planner.service.sweep_report import finish_sentence, finish_text, hours_text, model_phrase, sweep_report
+
+    start = datetime(2026, 12, 6, 21, 0, tzinfo=timezone.utc)
+    sw = SweepReport.estimate(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=start)
+    assert sw == sweep_report(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=start)
+    assert sw.finish_sentence() == finish_sentence(sw) and sw.finish_sentence().startswith("6 of 8 runs left: about ")
+    assert sw.finish_text() == finish_text(sw) and sw.finish_text("high") == finish_text(sw, "high")
+    assert sw.shared_sentence() is None  # one run per GPU: nothing to say
+    mine = AssumedModel.of("transformer", "amp", 1.3e9)
+    assert mine.params_text() == "1.3 B" and mine.phrase() == model_phrase(mine) == "a 1.3 B-parameter transformer (amp)"
+    assert AssumedModel.of("cnn", "fp32", None).phrase().endswith(", typical size assumed")
+    assert [Hours.text(h) for h in (0.75, 5.2, 74.4)] == [hours_text(h) for h in (0.75, 5.2, 74.4)] == \
+        ["45 min", "5.2 h", "3.1 days"]

@@ -9,11 +9,11 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import Answer, BuildSummary, PlannedBuild, SharedBuild, SideBySide, Trial
+from planner.service import (Answer, AssumedModel, BuildSummary, PlannedBuild, SharedBuild, SideBySide, SweepReport,
+                             Trial)
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
-from planner.service import sweep_report as sweep_text
 from planner.service import CheckReport, priced_fixes
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
@@ -157,16 +157,16 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:  # a solved plan's model and sweep are the Answer's; a shared or hand-picked build's are computed here
-        model = view.get("model") or sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model.params)} model", f"{sp['value']:.1f}x")
+        model = view.get("model") or AssumedModel.of(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {model.params_text()} model", f"{sp['value']:.1f}x")
         basis = sp["basis"]
         if basis != "model" and view.get("chip"):  # say which of your measurements the figure rests on
             basis = pages_calibrate.basis_text(view["chip"], inputs.precision, inputs.workload, inputs.power_fraction,
                                                inputs.model_params) or basis
-        c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
+        c1.caption(md_escape(f"for {model.phrase()}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
                              f"({basis})" + (f". On this card: {sp['limit']}" if sp.get("limit") else "")))
         gpu = (view.get("plan_json") or {}).get("gpu") or {}
-        sw = view.get("sweep") or sweep_text.sweep_report(
+        sw = view.get("sweep") or SweepReport.estimate(
             sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
             baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"], chip=gpu.get("chip"),
             vram_gb=gpu.get("vram_gb"), precision=inputs.precision, model_params=inputs.model_params,
@@ -174,7 +174,7 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
         left = sw.runs_left
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
                   hours_text(sw.wall_hours.value))
-        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw.hours_per_run.value)} per run "
+        c2.caption(f"{sw.finish_sentence()}; {hours_text(sw.hours_per_run.value)} per run "
                    f"(was {hours_text(inputs.baseline_hours)}), {sw.rounds} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
@@ -238,15 +238,15 @@ def alternatives(plans: list[PlanView]) -> None:
 def speed_rows(plans: list[PlannedBuild], inputs: Request) -> list[dict[str, Any]]:
     """One row per option (the user's 1080 Ti first, its sweep computed here; the plans' from the Answer): speed
     with range, sweep hours with range, finish time."""
-    today = sweep_text.sweep_report(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
-                                    baseline_hours=inputs.baseline_hours, gpu_count=1)
+    today = SweepReport.estimate(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
+                                 baseline_hours=inputs.baseline_hours, gpu_count=1)
     rows = []
     for label, speed, low, high, gpus, sw in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, today)] + [
             (gpu_label(b.view) + f", {money(b.view.total, b.view.currency)}", b.view.speed.value,  # type: ignore[union-attr]
              b.view.speed.low, b.view.speed.high, b.view.gpu_count, b.sweep) for b in plans]:  # type: ignore[union-attr]
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw.wall_hours.value, "sweep_low": sw.wall_hours.low,
-                     "sweep_high": sw.wall_hours.high, "finish": sweep_text.finish_text(sw)})
+                     "sweep_high": sw.wall_hours.high, "finish": sw.finish_text()})
     return rows
 
 
@@ -258,7 +258,7 @@ def speed_by_option(answer: Answer, inputs: Request) -> None:
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
     model = answer.model
-    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {sweep_text.model_phrase(model)} (on it the sweep takes "
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model.phrase()} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
                "as their combined throughput; the sweep hours are the answer's planned sweep (several runs on one "
                "card where they fit its VRAM).")

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import Answer, BuildSummary, SideBySide, Trial, TriedOption, load_priced_catalog, plan
+from planner.service import Answer, BuildSummary, Hours, SideBySide, Trial, TriedOption, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
@@ -18,7 +18,6 @@ from planner.request import Request
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
-from planner.service import sweep_report as sweep_text
 from planner.service import burnin_pointer
 
 
@@ -67,14 +66,14 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
                 if ln.unverified and ln.unverified_what:
                     console.print(Text(f"    {ln.name}: still to check: {ln.unverified_what}"))
         sp, power = view.speed, view.power
-        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(answer.model)} "  # type: ignore[union-attr]
+        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {answer.model.phrase()} "  # type: ignore[union-attr]
                            f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]
                            f"{_w(power.sustained_w if power else None)} W sustained, PSU needed "
                            f"{_w(built.psu_needed_w)} W (ATX 3.x)"))
-        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep.hours_per_run.value)} per run "
+        console.print(Text(f"Sweep: {sweep.finish_sentence()}; {Hours.text(sweep.hours_per_run.value)} per run "
                            f"instead of {sweep.baseline_hours_per_run:g} h on the GTX 1080 Ti"))
         if sweep.runs_sharing_each_gpu:
-            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep.runs_sharing_each_gpu)}"))
+            console.print(Text(f"  Several runs per GPU: {sweep.shared_sentence()}"))
         for f in view.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in view.unverified:
@@ -105,7 +104,7 @@ WIDE_SIDE_BY_SIDE = 120  # columns from which the side-by-side builds print as o
 
 def side_by_side_cells(b: BuildSummary) -> dict[str, str]:
     """One build of the side-by-side comparison as the cells both layouts print (one hours formatter for all)."""
-    hours = sweep_text.hours_text
+    hours = Hours.text
     return {"role": b.role or "", "GPUs": f"{b.gpu.count} x {b.gpu.name}",
             "total": format_money(b.total.amount, b.total.currency),
             "sweep": f"{hours(b.sweep_hours)} ({hours(b.sweep_hours_low)} to {hours(b.sweep_hours_high)})",

@@ -67,7 +67,7 @@ USE_CASES: dict[str, tuple[str, Any]] = {
 RESULTS: dict[str, tuple[str, Any]] = {
     # the typed answer describe() returns (planner.service.answer): every front end reads it, JSON only at the edge
     **{n: ("planner.service.answer", n) for n in ("Answer", "BuildSummary", "PlannedBuild", "SideBySide",
-                                                  "Trial", "TriedOption")},
+                                                  "Trial", "TriedOption", "AssumedModel", "SweepReport", "Hours")},
     "CheckReport": ("planner.compat.checker", "CheckReport"),
     "Catalog": ("planner.catalog.load", "Catalog"),
     "AnyPart": ("planner.catalog.models", "AnyPart"),
@@ -85,7 +85,6 @@ RESULTS: dict[str, tuple[str, Any]] = {
 SUPPORT: dict[str, tuple[str, Any]] = {
     "speed_functions": ("planner.service.pipeline", "speed_functions"),
     "calibration": ("planner.perf.calibration", None),
-    "sweep_report": ("planner.service.sweep_report", None),
     "profile": ("planner.service.profile", None),
     "costs_model": ("planner.costs.compare", None),
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
