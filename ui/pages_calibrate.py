@@ -43,7 +43,7 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
     """Read the uploaded log, store the card's measurement; with `save_profile`, fill the profile's unset fields
     with what the log states (as `planner calibrate --save-profile`). The text the page shows."""
     from planner.service import calibration as cal
-    from planner.service import profile as P
+    from planner.service import profile_from_log
     from planner.service import read_training_log
 
     data = upload.getvalue()
@@ -55,9 +55,9 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
     m = cal.measurement_from(reading, chip, prec, upload.name)
     cal.update_store(lambda current: cal.add_measurement(current, m))
     warn = "".join(f" Warning: {w}" for w in reading.warnings)
-    said, _ = P.profile_from_log(reading.stated, upload.name, save_profile,
-                                 {"tokens_per_step": tokens_per_step, "seq_len": seq_len},
-                                 how_to_save="ticking \"Fill my profile\"")
+    said, _ = profile_from_log(reading.stated, upload.name, save_profile,
+                               {"tokens_per_step": tokens_per_step, "seq_len": seq_len},
+                               how_to_save="ticking \"Fill my profile\"")
     profile = "".join(f" {t[0].upper()}{t[1:]}." for t in (x.strip() for x in said.splitlines()) if t)
     return f"Stored {m.label()} (read {reading.how}, {reading.format}).{warn}{profile}"
 

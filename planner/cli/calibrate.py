@@ -102,11 +102,11 @@ def register(app: typer.Typer) -> None:
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
         if gain:
             text += f"\n  several runs per GPU: {gain[2]}; `planner sweep` plans with it"
-        from planner.service import profile as P
+        from planner.service import profile_from_log
 
-        said, out["profile"] = P.profile_from_log(reading.stated, str(log), save_profile,
-                                                  {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
-                                                   "model_params": model_params})
+        said, out["profile"] = profile_from_log(reading.stated, str(log), save_profile,
+                                                {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
+                                                 "model_params": model_params})
         text += said
         _say(as_json, out, text + "".join(f"\n  warning: {w}" for w in out["warnings"]))
 

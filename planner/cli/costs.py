@@ -232,9 +232,9 @@ def costs(
     from planner.service import calibration
     resolve_baseline_hours = calibration.resolve_baseline_hours
 
-    from planner.service import profile
+    from planner.service import apply_profile
 
-    prof = profile.apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
+    prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
                          baseline_hours=hours, run_vram_gb=None, owned=tuple(owned))
     model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
                                                                          "baseline_hours"))

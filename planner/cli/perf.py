@@ -62,9 +62,9 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied
     """The values a command runs with: each flag given, else the stored workload profile, else the default."""
-    from planner.service import profile
+    from planner.service import apply_profile
 
-    return profile.apply(**given)
+    return apply_profile(**given)
 
 
 def register(app: typer.Typer) -> None:

@@ -247,8 +247,7 @@ def register(app: typer.Typer) -> None:
         from planner.service import calibration
         resolve_baseline_hours = calibration.resolve_baseline_hours
 
-        from planner.service import profile as _profile
-        apply_profile = _profile.apply
+        from planner.service import apply_profile
 
         prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
                              baseline_hours=hours, run_vram_gb=run_vram_gb, owned=tuple(owned))
