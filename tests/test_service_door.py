@@ -1,9 +1,11 @@
-"""The door's helpers that moved behind use cases: what front ends key their caches on, and the catalog it names."""
+"""The door's helpers that moved behind use cases or onto result types: each answers as the helper it replaced."""
 
 from __future__ import annotations
 
 import json
 from datetime import date, timedelta
+
+import pytest
 
 from planner.service import add_price, catalog_key, priced_catalog
 
@@ -65,3 +67,30 @@ def test_the_sweep_and_the_model_assumed_say_themselves() -> None:
     assert AssumedModel.of("cnn", "fp32", None).phrase().endswith(", typical size assumed")
     assert [Hours.text(h) for h in (0.75, 5.2, 74.4)] == [hours_text(h) for h in (0.75, 5.2, 74.4)] == \
         ["45 min", "5.2 h", "3.1 days"]
+
+
+def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) -> None:
+    """`planner calibrate` and the Plan tab's upload share one door: calibrate, my_calibration, forget_measurements."""
+    from planner.service import (calibrate, forget_measurements, load_perf_model, my_calibration, read_training_log,
+                                 resolve_baseline_hours)
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    log = tmp_path / "run.csv"
+    log.write_text("epoch,step,throughput/tokens_per_sec\n" + "".join(f"0,{i * 50},{21000 + (i % 3) * 100}\n"
+                                                                      for i in range(30)), encoding="utf-8")
+    model = load_perf_model()
+    a, b = model.resolve("RTX 4090"), model.resolve("RTX 3090")
+    store, path = my_calibration()
+    assert store.measurements == [] and not path.exists()
+    done = calibrate(read_training_log(log), a, "amp", "run.csv")
+    assert done.path == path and path.exists() and [m.gpu_id for m in done.store.measurements] == [a.id]
+    assert done.measurement.median == pytest.approx(21100, rel=0.01) and done.concurrency_gain is None
+    calibrate(read_training_log(log), b, "amp", "run.csv")
+    both = model.anchored(a.id, baseline=b.id, precision="amp")
+    assert both.basis == "measured" and both.estimate.value == pytest.approx(1.0, rel=0.01)  # the same log on both
+    assert model.anchored(a.id).basis != "measured"  # no 1080 Ti log: the baseline is not measured
+    assert forget_measurements(b.id) == (1, 1, path)  # one card's: the other stays
+    assert [m.gpu_id for m in my_calibration()[0].measurements] == [a.id]
+    assert forget_measurements() == (1, 0, path)
+    assert resolve_baseline_hours(5.0) == (5.0, "given with --hours")
+    assert resolve_baseline_hours(None)[1].startswith("assumed")  # no calibrated 1080 Ti run

@@ -229,8 +229,7 @@ def costs(
         raise InputError("--gpus must be >= 1")
     if model_params is not None and not 0 < model_params <= 1e13:
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
-    from planner.service import calibration
-    resolve_baseline_hours = calibration.resolve_baseline_hours
+    from planner.service import resolve_baseline_hours
 
     from planner.service import apply_profile
 

@@ -158,8 +158,7 @@ def register(app: typer.Typer) -> None:
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         m = load_perf_model()
-        from planner.service import calibration
-        resolve_baseline_hours = calibration.resolve_baseline_hours
+        from planner.service import resolve_baseline_hours
 
         hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
@@ -175,14 +174,13 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
-        from planner.service import calibration
-        anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
+        from planner.service import my_calibration
 
-        store = load_store()
+        store, _ = my_calibration()
         results = []
         for chip, n, plan_w, plan_label in configs:
-            anchored = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision,
-                                        power_fraction=fraction, model_params=model_params, store=store)
+            anchored = m.anchored(chip.id, baseline=vs, workload=workload, precision=precision,
+                                  power_fraction=fraction, model_params=model_params, store=store)
             e = anchored.estimate
             if wall_power is not None:
                 watts, source = wall_power, "given with --wall-power"

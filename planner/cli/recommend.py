@@ -244,8 +244,7 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
-        from planner.service import calibration
-        resolve_baseline_hours = calibration.resolve_baseline_hours
+        from planner.service import resolve_baseline_hours
 
         from planner.service import apply_profile
 

@@ -52,6 +52,13 @@ class PerfModel:
         self._names = ChipNames(chips)
         self._seen_archs = frozenset(chips[c].architecture for c in calibrated_chips if c in chips)
 
+    def anchored(self, target: str, **options: Any) -> Any:
+        """The speedup of `target` on your measurements where they reach, else this model (planner.perf.calibration
+        .anchored_speedup: baseline, workload, precision, power_fraction, model_params, store)."""
+        from planner.perf.calibration import anchored_speedup
+
+        return anchored_speedup(self, target, **options)
+
     def limit_of(self, chip_id: str, **options: Any) -> Any:
         """What limits the user's model on this card (planner.perf.limits.limit_of: precision, workload,
         model_params, baseline); `.sentence()` says it."""

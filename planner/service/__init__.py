@@ -58,6 +58,10 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "my_profile": ("planner.service.profile", "my_profile"),
     "forget_profile": ("planner.service.profile", "forget_profile"),
     "profile_from_log": ("planner.service.profile", "profile_from_log"),
+    "calibrate": ("planner.service.measured", "calibrate"),
+    "my_calibration": ("planner.service.measured", "my_calibration"),
+    "forget_measurements": ("planner.service.measured", "forget_measurements"),
+    "resolve_baseline_hours": ("planner.service.measured", "resolve_baseline_hours"),
     "my_measurements": ("planner.service.shared_speeds", "my_measurements"),
     "use_shared_measurements": ("planner.service.shared_speeds", "use_shared_measurements"),
     "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
@@ -89,7 +93,6 @@ RESULTS: dict[str, tuple[str, Any]] = {
 # attribute None = the whole module (to be replaced by the use cases front ends call in it)
 SUPPORT: dict[str, tuple[str, Any]] = {
     "speed_functions": ("planner.service.pipeline", "speed_functions"),
-    "calibration": ("planner.perf.calibration", None),
     "costs_model": ("planner.costs.compare", None),
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
