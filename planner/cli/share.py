@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.service import load_catalog, load_priced_catalog
+from planner.service import load_priced_catalog
 from planner.cli.common import console, emit_json, emit_text, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
@@ -64,7 +64,7 @@ def _load_build(path: Path) -> SharedBuild:
 
 def _check_known(build: SharedBuild) -> None:
     """A link is opened against the catalog: every part must exist there."""
-    cat = load_catalog()
+    cat = load_priced_catalog(use_history=False)  # the shipped parts: a link names catalog ids
     missing = [ln.part_id for ln in build.lines if ln.part_id not in cat.parts]
     if missing:
         raise ShareError(f"part {missing[0]!r} is not in the catalog, so a link to it could not be opened")

@@ -63,17 +63,6 @@ def refresh_prices(
         return asyncio.run(refresh_async(store, fetcher(registry), jobs, parts, on_page=tick, references=references))
 
 
-def price_history(part_id: str, db: Optional[Path] = None) -> Optional[list[dict[str, Any]]]:
-    """A part's observations as JSON rows, oldest first (None when there is no price database yet)."""
-    from planner.prices.store import PriceStore, default_path
-
-    path = Path(db) if db is not None else default_path()
-    if not path.exists():
-        return None
-    with PriceStore(path) as store:
-        return [o.to_json() for o in store.history(part_id)]
-
-
 def polite_fetcher(registry: Any) -> Any:
     """The fetcher a refresh uses by default: robots.txt, per-host intervals, the HTTP cache under PLANNER_HOME."""
     from planner.prices.fetch import PoliteFetcher
