@@ -78,7 +78,6 @@ def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_para
 def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict[str, Any]:
     """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud
     GPU, through the service pipeline: options, break-even and the cumulative-cost chart rows."""
-    from planner.service import costs_model as C
     from planner.fx import load_rates
     from planner.service import compare
 
@@ -88,7 +87,7 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
             "skipped": comp.skipped, "lines": comp.lines(),
             "notes": list(rates.warnings), "rates_date": rates.date.isoformat(),
-            "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
+            "kwh": {"price": str(comp.params.kwh_price), "source": comp.params.KWH_PRICE_SOURCE},
             "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": comp.workload.baseline_gpu_hours}
 
 

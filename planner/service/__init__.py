@@ -85,13 +85,16 @@ RESULTS: dict[str, tuple[str, Any]] = {
     "Signal": ("planner.doctor.signals", "Signal"),
     "GpuChip": ("planner.catalog.models", "GpuChip"),
     "PerfModel": ("planner.perf.model", "PerfModel"),
+    # what a costs comparison takes and returns (planner.costs.compare)
+    "CostWorkload": ("planner.costs.compare", "Workload"),
+    "CostParams": ("planner.costs.compare", "CostParams"),
+    "ResaleCurve": ("planner.costs.compare", "ResaleCurve"),
+    "Comparison": ("planner.costs.compare", "Comparison"),
     "Watch": ("planner.doctor.watch", "Watch"),
     "WatchOptions": ("planner.doctor.watch", "WatchOptions"),
 }
 # attribute None = the whole module (to be replaced by the use cases front ends call in it)
 SUPPORT: dict[str, tuple[str, Any]] = {
-    "speed_functions": ("planner.service.pipeline", "speed_functions"),
-    "costs_model": ("planner.costs.compare", None),
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
     "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
