@@ -91,9 +91,7 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
 
 def given_prices_note(cat: Catalog, view: dict[str, Any]) -> None:
     """Say which prices a person gave the answer rests on (as `planner recommend` does)."""
-    from planner.service import given_prices_sentence
-
-    said = given_prices_sentence(cat, [ln.part_id for ln in view["build"].lines])
+    said = cat.given_prices_sentence([ln.part_id for ln in view["build"].lines])
     if said:
         st.info(md_escape(said))
 

@@ -267,17 +267,17 @@ def register(app: typer.Typer) -> None:
             strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
-        from planner.service import describe, given_prices, given_prices_sentence
+        from planner.service import describe
 
         # the profile says which workload the answer describes: the stored profile or the default
-        answer = describe(cat, planned, time_limit=time_limit, profile=prof.to_json(), given_prices=given_prices(cat))
+        answer = describe(cat, planned, time_limit=time_limit, profile=prof.to_json(), given_prices=cat.given_prices())
         if not as_json:
             console.print(Text(prof.note))
         if as_json:
             emit_json(answer.model_dump(mode="json"))  # the one place the answer becomes JSON
         else:
             used_ids = {ln.part_id for p in answer.plans for ln in p.view.parts}
-            said = given_prices_sentence(cat, sorted(used_ids))
+            said = cat.given_prices_sentence(sorted(used_ids))
             if said:
                 console.print(Text(said))
             print_recommendation(answer, cat.offers)

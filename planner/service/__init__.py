@@ -49,7 +49,6 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "add_price": ("planner.service.prices", "add_price"),
     "forget_prices": ("planner.service.prices", "forget_prices"),
     "keep_list_prices": ("planner.service.prices", "keep_list_prices"),
-    "given_prices": ("planner.service.prices", "given_prices"),
     "export_build": ("planner.service.share_html", "export_build"),
     "apply_profile": ("planner.service.profile", "apply"),
     "set_profile": ("planner.service.profile", "set_profile"),
@@ -96,7 +95,6 @@ RESULTS: dict[str, tuple[str, Any]] = {
 # attribute None = the whole module (to be replaced by the use cases front ends call in it)
 SUPPORT: dict[str, tuple[str, Any]] = {
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
-    "given_prices_sentence": ("planner.service.prices", "given_prices_sentence"),
     "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 _EXPORTS = {**USE_CASES, **RESULTS, **SUPPORT}
