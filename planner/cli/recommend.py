@@ -18,7 +18,7 @@ from planner.request import Request
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
-from planner.service import burnin_pointer
+from planner.service import BurninPlan
 
 
 def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
@@ -85,7 +85,7 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
     for entry in answer.owned_not_used:
         console.print(styled("[yellow]{}[/]", entry.sentence()))
     first = answer.plans[0].summary
-    console.print(Text(burnin_pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
+    console.print(Text(BurninPlan.pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
     print_side_by_side(answer.side_by_side)
     print_trials(answer.try_before_you_buy)
     tried = answer.stats.by_gpu_count

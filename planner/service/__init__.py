@@ -89,13 +89,13 @@ RESULTS: dict[str, tuple[str, Any]] = {
     "CostParams": ("planner.costs.compare", "CostParams"),
     "ResaleCurve": ("planner.costs.compare", "ResaleCurve"),
     "Comparison": ("planner.costs.compare", "Comparison"),
+    "BurninPlan": ("planner.doctor.burnin_plan", "BurninPlan"),
     "Watch": ("planner.doctor.watch", "Watch"),
     "WatchOptions": ("planner.doctor.watch", "WatchOptions"),
 }
 # attribute None = the whole module (to be replaced by the use cases front ends call in it)
 SUPPORT: dict[str, tuple[str, Any]] = {
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
-    "burnin_pointer": ("planner.doctor.burnin_plan", "pointer"),
 }
 _EXPORTS = {**USE_CASES, **RESULTS, **SUPPORT}
 __all__ = sorted(_EXPORTS)
