@@ -94,3 +94,16 @@ def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) 
     assert forget_measurements() == (1, 0, path)
     assert resolve_baseline_hours(5.0) == (5.0, "given with --hours")
     assert resolve_baseline_hours(None)[1].startswith("assumed")  # no calibrated 1080 Ti run
+
+
+def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> None:
+    """diagnose_metrics takes the series the web UI read once (for its windows and loss curve) as well as the file
+    the CLI names: the same report either way (metrics_report is no longer a door of its own)."""
+    from pathlib import Path
+
+    from planner.service import diagnose_metrics, read_metrics
+
+    path = Path(__file__).parent / "data" / "doctor" / "troubled-run.csv"
+    from_file = diagnose_metrics(str(path), expected_steps=5000)
+    from_series = diagnose_metrics(read_metrics(path.read_bytes()), expected_steps=5000)
+    assert from_file.findings and from_series == from_file

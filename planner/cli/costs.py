@@ -270,11 +270,12 @@ def costs(
     offers = cloud_offers(all_billing=all_offers, providers=provider, gpus=cloud_gpu)
     if not offers and (provider or cloud_gpu):
         raise InputError("no cloud offer matches --provider/--cloud-gpu")
-    from planner.service import cached_catalog, compare
+    from planner.service import compare, load_priced_catalog
 
     # the same pipeline step as the web UI's Cloud vs buy tab (planner.service.compare), the request built from the
     # options; _speed_functions is the speed model for it (tests swap in a fixed table)
-    comp = compare(cached_catalog(), _request(work, cur, owned=tuple(owned)), the_build, params=params, rates=rates,
+    shipped = load_priced_catalog(use_history=False)  # the catalog as shipped, as costs always read it
+    comp = compare(shipped, _request(work, cur, owned=tuple(owned)), the_build, params=params, rates=rates,
                    offers=offers, only_counts=tuple(gpus), speed=_speed_functions(work))
     payload = {
         "currency": cur,
