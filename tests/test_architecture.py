@@ -116,6 +116,15 @@ def test_the_door_is_declared_once() -> None:
     assert len(_service.SUPPORT) <= SUPPORT_CEILING, "SUPPORT only shrinks: put the helper behind a use case"
 
 
+def test_the_door_names_functions_and_types_not_modules() -> None:
+    """No whole module goes through the door, and no door name is also a planner.service submodule's (importing
+    `planner.service.calibrate` would make `planner.service.calibrate` the module, not the use case)."""
+    whole = [n for n, (_, attr) in DOOR.items() if attr is None]
+    assert not whole, f"whole modules in the door: {whole}"
+    submodules = {p.stem for p in (PLANNER / "service").glob("*.py")}
+    assert not SERVICE_NAMES & submodules, sorted(SERVICE_NAMES & submodules)
+
+
 def test_use_cases_are_callables_and_results_are_types() -> None:
     import inspect
     import typing

@@ -91,7 +91,7 @@ RESULTS: dict[str, tuple[str, Any]] = {
     "Watch": ("planner.doctor.watch", "Watch"),
     "WatchOptions": ("planner.doctor.watch", "WatchOptions"),
 }
-# attribute None = the whole module (to be replaced by the use cases front ends call in it)
+# what front ends still take that is neither an action nor a result (tests/test_architecture.py: SUPPORT_CEILING)
 SUPPORT: dict[str, tuple[str, Any]] = {
     "catalog_key": ("planner.service.catalogs", "catalog_key"),
 }
