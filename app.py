@@ -11,7 +11,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `ui` helpers sit beside this file
 
 from planner.errors import PlannerError  # noqa: E402
-from planner.service import decode_token, encode_token  # noqa: E402
+from planner.service import SharedState  # noqa: E402
 from ui import pages_check, pages_cloud, pages_doctor, pages_plan, pages_prices, pages_share, services  # noqa: E402
 from ui.state import apply_inputs, ensure_defaults, inputs_from_state, keep_inputs, same_inputs  # noqa: E402
 from ui.widgets import sidebar  # noqa: E402
@@ -37,10 +37,11 @@ def restore_from_link() -> None:
         return
     ss["_token"] = token
     try:
-        state = decode_token(token, cat)
+        state = SharedState.from_token(token, cat)
         apply_inputs(ss, state.inputs, cat)
         mine = {(m.gpu_id, m.precision, m.median) for m in services.my_measurements()}
-        ss["_link_measurements"] = [m for m in state.measurements if (m.gpu_id, m.precision, m.median) not in mine]
+        new = tuple(m for m in state.measurements if (m.gpu_id, m.precision, m.median) not in mine)
+        ss["_link_measurements"] = replace(state, measurements=new) if new else None
     except PlannerError as exc:  # every way a token can be wrong is bad input: one line, no traceback
         ss["_link_error"] = f"This link could not be opened: {services.one_line(exc)}"
         return
@@ -89,7 +90,7 @@ with services.guard("Drawing the inputs"):
 # The address bar always holds the permalink of what is on screen.
 with services.guard("Making the permalink"):
     mine = services.my_measurements()  # the link carries your measured speeds, as the CLI's does
-    token = replace(view["build"], measurements=mine).token() if view else encode_token(inputs, [], mine)
+    token = replace(view["build"], measurements=mine).token() if view else SharedState(inputs, (), mine).token()
     if st.query_params.get("b") != token:
         st.query_params["b"] = token
     ss["_token"] = token

@@ -9,6 +9,9 @@ BASELINE_CHIP = "gtx-1080-ti"  # every speedup is relative to the user's GTX 108
 # The part categories of a build, in the order tables list them.
 Category = Literal["gpu", "cpu", "motherboard", "memory", "storage", "cooler", "psu", "case"]
 CATEGORIES: tuple[str, ...] = get_args(Category)
+# Each category's label in a build list (PCPartPicker's row labels, in its order): shares, the UI's part pickers.
+TYPE_LABELS: dict[str, str] = {"cpu": "CPU", "cooler": "CPU Cooler", "motherboard": "Motherboard", "memory": "Memory",
+                               "storage": "Storage", "gpu": "Video Card", "case": "Case", "psu": "Power Supply"}
 
 # 80 PLUS levels of a power supply, worst first ("none": not certified or not known).
 Efficiency = Literal["none", "white", "bronze", "silver", "gold", "platinum", "titanium"]

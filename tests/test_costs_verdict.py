@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.costs.verdict import cheapest_rent, verdict
+from planner.costs.verdict import cheapest_rent, rentals_to_show, verdict
 
 
 def _rent(name: str, cost: str, hours: float, gpu: str = "rtx-4090") -> dict:
@@ -60,6 +60,10 @@ def test_cheapest_rent_by_family() -> None:
     opts = [_rent("4090", "1", 1), _rent("A100 a", "5", 1, "a100-80g"), _rent("A100 b", "4", 1, "a100-40g")]
     assert cheapest_rent(opts)["name"] == "4090"
     assert cheapest_rent(opts, ("a100",))["name"] == "A100 b"
+    opts.append(_rent("H100", "9", 1, "h100-80g"))
+    assert rentals_to_show(opts, "4090") == ["4090", "A100 b", "H100"]  # the verdict's, then each family's cheapest
+    assert rentals_to_show(opts, "A100 b") == ["A100 b", "H100"]  # each once
+    assert rentals_to_show(opts[:1]) == []  # no A100 or H100 offered, none named
 
 
 def test_costs_json_carries_the_verdict_matching_its_own_numbers() -> None:

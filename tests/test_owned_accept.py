@@ -11,7 +11,8 @@ from planner.catalog.load import load_catalog
 from planner.cli import app
 from planner.errors import InputError
 from planner.request import Request
-from planner.service.owned import unused_sentence, warning_rules, why_unused
+from planner.service.answer import OwnedNotUsed
+from planner.service.owned import warning_rules, why_unused
 from planner.service.pipeline import plan
 from planner.solver import recommend
 
@@ -35,7 +36,10 @@ def test_each_owned_part_left_out_gets_a_reason(cat) -> None:
     # the AM4 CPU's own warning is named (the old box's 4-DIMM kit adds memory_per_channel, issue 34 item 4;
     # psu_right_sized may follow, the PSU was sized for the 9900X: issue 26)
     assert "cpu_cores_per_gpu" in cpu["accept"], cpu["accept"]
-    assert "--accept-warning cpu_cores_per_gpu" in unused_sentence(cpu)
+    said = OwnedNotUsed(**cpu)  # the Answer's typed entry says it
+    assert said.sentence().startswith("AMD Ryzen 5 5600G (owned) not used: ")
+    assert "--accept-warning cpu_cores_per_gpu" in said.sentence()
+    assert "--accept-warning" not in said.sentence(flag=None) and "'enough CPU" in said.sentence(flag=None)
 
 
 def test_accepting_the_warning_lets_the_solver_keep_the_owned_parts(cat) -> None:

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.service import add_price, build_from_catalog, import_build, load_priced_catalog
+from planner.service import SharedBuild, add_price, import_build, load_priced_catalog
 from planner.share import to_csv, to_json_text, to_markdown
 from planner.share import build_from_json
 from ui.view import build_rows, plan_summary_rows
@@ -68,7 +68,7 @@ def records_of_build(build, cat) -> dict[str, dict[str, str]]:
 
 
 def test_every_surface_prints_the_same_record_for_a_part(catalog) -> None:
-    build = build_from_catalog(catalog, [(p, 1) for p in PARTS if p != "psu-seasonic-prime-tx-1600-ssr-1600tr-2022"])
+    build = SharedBuild.from_catalog(catalog, [(p, 1) for p in PARTS if p != "psu-seasonic-prime-tx-1600-ssr-1600tr-2022"])
     today = date.today()
     recs = records_of_build(build, catalog)
     for ln in build.lines:
@@ -90,7 +90,7 @@ def test_every_surface_prints_the_same_record_for_a_part(catalog) -> None:
 
 
 def test_the_older_tx1600_estimate_is_dated_by_its_data_too(catalog) -> None:
-    build = build_from_catalog(catalog, [("psu-seasonic-prime-tx-1600-ssr-1600tr-2022", 1)])
+    build = SharedBuild.from_catalog(catalog, [("psu-seasonic-prime-tx-1600-ssr-1600tr-2022", 1)])
     text = build.lines[0].label.text()
     assert text.startswith("estimate, based on 2025-07-23 data")  # 'PCPartPicker US 2025-07-23 lists ...'
     recs = records_of_build(build, catalog)["psu-seasonic-prime-tx-1600-ssr-1600tr-2022"]

@@ -1,89 +1,109 @@
-"""The service is the one door: the root package, the CLI and the web UI reach the same steps through it (issue 28.1)."""
+"""The door's helpers that moved behind use cases or onto result types: each answers as the helper it replaced."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
+import json
+from datetime import date, timedelta
 
 import pytest
 
-from planner.request import Request
-
-pytestmark = pytest.mark.usefixtures("no_price_history")
+from planner.service import add_price, catalog_key, priced_catalog
 
 
-def test_root_recommend_applies_the_requests_chip_maker_exclusion_like_the_service(cat) -> None:
-    """`planner.recommend` used to call the solver directly: with NVIDIA left out it still answered 2 x RTX 5080."""
-    import planner
-    from planner import service
+def test_the_catalog_key_follows_the_price_history_and_the_measurements(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PLANNER_PRICE_DB", raising=False)
+    before = catalog_key()
+    root, db, stamps = json.loads(before)
+    assert db is None and any(s[0].endswith(".csv") for s in stamps)
+    shipped = priced_catalog(before).offer_for("gpu-nvidia-rtx5090-fe")
 
-    req = Request(budget=Decimal(7000), excluded_chip_makers=("NVIDIA",))
-    rec = planner.recommend(cat, req)
-    assert [p.chip.vendor for p in rec.plans] == [p.chip.vendor for p in service.plan(cat, req).plans]
-    assert all(p.chip.vendor != "NVIDIA" for p in rec.plans)
+    add_price("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=date.today() - timedelta(days=2))
+    priced = catalog_key()
+    assert priced != before and json.loads(priced)[1] is not None  # the history now exists: the key names it
+    offer = priced_catalog(priced).offer_for("gpu-nvidia-rtx5090-fe")
+    assert str(offer.price) == "2349.00" and offer.price != shipped.price  # the catalog it names uses the history
 
+    assert catalog_key() == priced  # nothing changed: the same key (the caches hold)
+    from planner.perf.calibration import store_path
 
-def test_root_recommend_resolves_typed_names(cat) -> None:
-    import planner
-
-    rec = planner.recommend(cat, Request(budget=Decimal(7000), pinned=("RTX 5090 Founders",)))
-    assert rec.plans and rec.plans[0].gpu.id == cat.find("RTX 5090 Founders").id
-
-
-def _capture_refresh(monkeypatch) -> list[dict[str, Any]]:
-    """Record what the price refresh is asked to hold prices against, without fetching anything."""
-    from planner.prices import refresh as R
-
-    seen: list[dict[str, Any]] = []
-
-    async def fake_async(store, fetcher, jobs, parts, on_page=None, threshold=None, references=None):
-        seen.append({"references": dict(references or {}), "jobs": len(jobs)})
-        return R.RefreshReport()
-
-    def fake_sync(store, fetcher, jobs, parts, progress=True, threshold=None, references=None):
-        seen.append({"references": dict(references or {}), "jobs": len(jobs)})
-        return R.RefreshReport()
-
-    monkeypatch.setattr(R, "refresh_async", fake_async)
-    monkeypatch.setattr(R, "refresh", fake_sync)
-    return seen
+    path = store_path()  # your measurements (planner calibrate) change every speed: the key follows the file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"measurements": []}', encoding="utf-8")
+    assert catalog_key() != priced
 
 
-def test_cli_and_web_ui_refresh_prices_against_the_same_quarantine_references(monkeypatch, tmp_path, cat) -> None:
-    """The web UI's refresh skipped the references the CLI passed, so a misread price was trusted there."""
-    from typer.testing import CliRunner
+def test_the_speed_model_answers_what_the_perf_commands_and_the_ui_ask_of_it() -> None:
+    """The limit sentence, the wall-power estimate and the range note are asked of the PerfModel front ends hold."""
+    from planner.perf.limits import limit_of
+    from planner.perf.model import RANGE_NOTE
+    from planner.perf.sweep import PLATFORM_OVERHEAD_W
+    from planner.service import PerfModel, load_perf_model
 
-    from planner.cli import app
-    from planner.service.prices import quarantine_references
-    from ui import pages_prices
-
-    seen = _capture_refresh(monkeypatch)
-    monkeypatch.setenv("PLANNER_PRICE_DB", str(tmp_path / "prices.sqlite"))
-    CliRunner().invoke(app, ["prices", "refresh", "--json"])
-    pages_prices.refresh_prices(cat, lambda i, n, url: None)
-    assert len(seen) == 2
-    expected = quarantine_references(cat)
-    assert expected and seen[0]["references"] == seen[1]["references"] == expected
-    assert seen[0]["jobs"] == seen[1]["jobs"] > 0
+    model = load_perf_model()
+    chip = model.resolve("RTX 4090")
+    said = model.limit_of(chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
+    assert said and said == limit_of(model, chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
+    assert PerfModel.wall_power_w(chip, 2, 0.8) == chip.tdp_w * 0.8 * 2 + PLATFORM_OVERHEAD_W
+    assert PerfModel.RANGE_NOTE == RANGE_NOTE and "90 %" in model.RANGE_NOTE
 
 
-def test_cli_costs_goes_through_the_service_compare_like_the_web_ui(monkeypatch, tmp_path) -> None:
-    """`planner costs` assembled its own comparison (costs.compare) beside the pipeline's; now both tabs' answer is
-    the one service step."""
-    from typer.testing import CliRunner
+def test_the_sweep_and_the_model_assumed_say_themselves() -> None:
+    """The sweep report's sentences and the model phrase are methods of the Answer's types (the CLI and the Plan tab
+    read them there), worded as planner.service.sweep_report words them."""
+    from datetime import datetime, timezone
 
-    from planner.cli import app
-    from planner.service import pipeline
+    from planner.service import AssumedModel, Hours, SweepReport
+    from planner.service.sweep_report import finish_sentence, finish_text, hours_text, model_phrase, sweep_report
 
-    calls = []
-    real = pipeline.compare
+    start = datetime(2026, 12, 6, 21, 0, tzinfo=timezone.utc)
+    sw = SweepReport.estimate(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=start)
+    assert sw == sweep_report(8.0, 6.0, 10.0, runs=8, runs_left=6, baseline_hours=7.0, gpu_count=1, start=start)
+    assert sw.finish_sentence() == finish_sentence(sw) and sw.finish_sentence().startswith("6 of 8 runs left: about ")
+    assert sw.finish_text() == finish_text(sw) and sw.finish_text("high") == finish_text(sw, "high")
+    assert sw.shared_sentence() is None  # one run per GPU: nothing to say
+    mine = AssumedModel.of("transformer", "amp", 1.3e9)
+    assert mine.params_text() == "1.3 B" and mine.phrase() == model_phrase(mine) == "a 1.3 B-parameter transformer (amp)"
+    assert AssumedModel.of("cnn", "fp32", None).phrase().endswith(", typical size assumed")
+    assert [Hours.text(h) for h in (0.75, 5.2, 74.4)] == [hours_text(h) for h in (0.75, 5.2, 74.4)] == \
+        ["45 min", "5.2 h", "3.1 days"]
 
-    def spy(*args, **kwargs):
-        calls.append(args[1])
-        return real(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "compare", spy)
-    monkeypatch.setenv("PLANNER_FX_DIR", str(tmp_path / "fx"))
-    result = CliRunner().invoke(app, ["costs", "--runs", "6", "--hours", "5", "--json"])
-    assert result.exit_code == 0, result.output
-    assert len(calls) == 1 and (calls[0].runs, calls[0].baseline_hours) == (6, 5.0)
+def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) -> None:
+    """`planner calibrate` and the Plan tab's upload share one door: calibrate, my_calibration, forget_measurements."""
+    from planner.service import (calibrate, forget_measurements, load_perf_model, my_calibration, read_training_log,
+                                 resolve_baseline_hours)
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    log = tmp_path / "run.csv"
+    log.write_text("epoch,step,throughput/tokens_per_sec\n" + "".join(f"0,{i * 50},{21000 + (i % 3) * 100}\n"
+                                                                      for i in range(30)), encoding="utf-8")
+    model = load_perf_model()
+    a, b = model.resolve("RTX 4090"), model.resolve("RTX 3090")
+    store, path = my_calibration()
+    assert store.measurements == [] and not path.exists()
+    done = calibrate(read_training_log(log), a, "amp", "run.csv")
+    assert done.path == path and path.exists() and [m.gpu_id for m in done.store.measurements] == [a.id]
+    assert done.measurement.median == pytest.approx(21100, rel=0.01) and done.concurrency_gain is None
+    calibrate(read_training_log(log), b, "amp", "run.csv")
+    both = model.anchored(a.id, baseline=b.id, precision="amp")
+    assert both.basis == "measured" and both.estimate.value == pytest.approx(1.0, rel=0.01)  # the same log on both
+    assert model.anchored(a.id).basis != "measured"  # no 1080 Ti log: the baseline is not measured
+    assert forget_measurements(b.id) == (1, 1, path)  # one card's: the other stays
+    assert [m.gpu_id for m in my_calibration()[0].measurements] == [a.id]
+    assert forget_measurements() == (1, 0, path)
+    assert resolve_baseline_hours(5.0) == (5.0, "given with --hours")
+    assert resolve_baseline_hours(None)[1].startswith("assumed")  # no calibrated 1080 Ti run
+
+
+def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> None:
+    """diagnose_metrics takes the series the web UI read once (for its windows and loss curve) as well as the file
+    the CLI names: the same report either way (metrics_report is no longer a door of its own)."""
+    from pathlib import Path
+
+    from planner.service import diagnose_metrics, read_metrics
+
+    path = Path(__file__).parent / "data" / "doctor" / "troubled-run.csv"
+    from_file = diagnose_metrics(str(path), expected_steps=5000)
+    from_series = diagnose_metrics(read_metrics(path.read_bytes()), expected_steps=5000)
+    assert from_file.findings and from_series == from_file

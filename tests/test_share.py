@@ -318,6 +318,25 @@ def test_json_and_token_imports(cat: Catalog) -> None:
     assert from_link.kind == "token" and sorted(from_link.parts()) == sorted(FULL)
 
 
+def test_the_shared_build_carries_what_front_ends_ask_of_it(cat: Catalog) -> None:
+    """The door's helpers live on the result types: a SharedBuild reads JSON, prices catalog parts and makes its
+    link; the import result totals its list and names the measured speeds its token carried."""
+    build = S.SharedBuild.from_catalog(cat, FULL, inputs=Request(runs=3))
+    assert build == S.build_from_catalog(cat, FULL, inputs=Request(runs=3))
+    assert S.SharedBuild.from_json(json.loads(S.to_json_text(build))).parts() == build.parts()
+    state = S.SharedState.from_token(build.token(), cat)
+    assert sorted(state.parts) == sorted(FULL) and state.inputs.runs == 3
+    assert S.SharedState(state.inputs, (), ()).token() == S.encode_token(state.inputs, [])
+    assert S.SharedState.from_token(S.SharedState(state.inputs, (), ()).token()).parts == ()
+    link = build.permalink("https://planner.example/?tab=share")
+    assert link == "https://planner.example/?tab=share&b=" + build.token()
+    assert S.import_build(link, cat).list_total is None  # a link carries no shop prices
+    md = "Type|Item|Price\n:--|:--|:--\n**CPU** | AMD Ryzen 9 9950X | €500.00\n**Case** | Lian Li A3 | €90.50\n"
+    posted = S.import_build(md, cat)
+    assert posted.list_total == (sum((p.amount for p in posted.list_prices), Decimal(0)), "EUR")
+    assert posted.list_total[0] >= Decimal("500.00")
+
+
 @pytest.mark.parametrize("text, message", [
     ("", "nothing to import"),
     ("just some words\nover two lines", "not a build link"),

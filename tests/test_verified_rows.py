@@ -99,11 +99,11 @@ def test_the_text_plan_marks_exactly_the_unverified_rows(plans) -> None:
 
 
 def test_the_markdown_export_marks_unverified_rows() -> None:
-    from planner.service import build_from_catalog
+    from planner.service import SharedBuild
     from planner.share import to_markdown
 
     cat = load_catalog(REPO / "data")
-    build = build_from_catalog(cat, [("mb-asus-proart-x870e-creator-wifi", 1), ("case-lianli-a3-matx", 1)])
+    build = SharedBuild.from_catalog(cat, [("mb-asus-proart-x870e-creator-wifi", 1), ("case-lianli-a3-matx", 1)])
     md = to_markdown(build).splitlines()
     assert UNVERIFIED_MARK not in next(r for r in md if "ProArt" in r)
     assert UNVERIFIED_MARK in next(r for r in md if "A3-mATX" in r)
@@ -118,13 +118,13 @@ def test_a_catalog_without_a_register_marks_nothing(tmp_path) -> None:
 
 
 def test_the_web_ui_build_table_marks_unverified_rows() -> None:
-    from planner.service import build_from_catalog
+    from planner.service import SharedBuild
     from ui.view import build_rows
 
     cat = load_catalog(REPO / "data")
     from planner.catalog.verified import NOT_READ
 
-    rows = build_rows(build_from_catalog(cat, [("cpu-amd-ryzen9-9900x", 1), ("cpu-amd-ryzen5-7600x", 1),
+    rows = build_rows(SharedBuild.from_catalog(cat, [("cpu-amd-ryzen9-9900x", 1), ("cpu-amd-ryzen5-7600x", 1),
                                                ("psu-corsair-hx1500i-2025", 1)]), cat)
     specs = {r["id"]: r["Specs"] for r in rows}
     assert specs == {"cpu-amd-ryzen9-9900x": "checked", "cpu-amd-ryzen5-7600x": f"unverified: {NOT_READ}",
@@ -203,10 +203,10 @@ def test_a_part_missing_from_the_register_says_it_was_never_read(tmp_path) -> No
 
 
 def test_the_markdown_export_says_what_is_still_to_check() -> None:
-    from planner.service import build_from_catalog, export_build
+    from planner.service import SharedBuild, export_build
 
     cat = load_catalog(REPO / "data")
-    md = export_build(build_from_catalog(cat, [("psu-seasonic-prime-tx-1600-ssr-1600tr2", 1),
+    md = export_build(SharedBuild.from_catalog(cat, [("psu-seasonic-prime-tx-1600-ssr-1600tr2", 1),
                                                ("cpu-amd-ryzen9-9900x", 1)]), "md")
     todo = [r for r in md.splitlines() if "still to check" in r]
     assert len(todo) == 1 and "SSR-1600TR2" in todo[0] and "12V-2x6" in todo[0]

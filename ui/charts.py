@@ -33,9 +33,9 @@ def default_sweeps_shown(break_even_sweeps: Sequence[Optional[float]], horizon_m
 def cost_lines(lines: Sequence[dict[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
                max_sweeps: float, points: int = 2) -> pd.DataFrame:
     """Rows (sweeps, option, kind, cost) of the cost model's one curve (planner.costs.compare.cost_curve)."""
-    from planner.service import costs_model
+    from planner.service import Comparison
 
-    return costs_model.cost_curve(lines, names, sweep_gpu_hours, max_sweeps, points)
+    return Comparison.cost_curve(lines, names, sweep_gpu_hours, max_sweeps, points)
 
 
 def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
@@ -44,7 +44,7 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
     """Cumulative cost against the number of sweeps like the user's over the horizon; y starts at 0."""
     import altair as alt
 
-    from planner.service import costs_model
+    from planner.service import Comparison
 
     frame = cost_lines(lines, names, sweep_gpu_hours, max_sweeps)
     order = list(dict.fromkeys(frame["option"]))
@@ -54,7 +54,7 @@ def rent_or_buy_chart(lines: Sequence[dict[str, Any]], names: Sequence[str], swe
                       legend=alt.Legend(orient="bottom", columns=1, labelLimit=480))
     layers = [alt.Chart(frame).mark_line(strokeWidth=2.5).encode(x=x, y=y, color=color,
                                                                  tooltip=["option", alt.Tooltip("cost:Q", format=",.2f")])]
-    evens = costs_model.break_even_marks(lines, names, sweep_gpu_hours, max_sweeps, break_even_sweeps or {})
+    evens = Comparison.break_even_marks(lines, names, sweep_gpu_hours, max_sweeps, break_even_sweeps or {})
     if len(evens):
         layers.append(alt.Chart(evens).mark_point(size=140, filled=True, shape="diamond").encode(
             x=x, y=y, color=color, tooltip=["option", alt.Tooltip("sweeps:Q", format=",.1f")]))

@@ -74,11 +74,11 @@ def show(report: Any) -> None:
 
 def pointer(view: dict[str, Any], cat: Any) -> None:
     """One line under a build on the Plan and Check tabs: how to burn it in (`planner burnin`) and where to judge it."""
-    from planner.service import burnin_pointer
+    from planner.service import BurninPlan
 
     gpu = view["report"].build.get("gpu")
     if gpu is not None and gpu.chip in cat.chips:
-        st.caption(burnin_pointer(cat.chips[gpu.chip].name, int(view.get("gpus") or 1)))  # catalog names: our text
+        st.caption(BurninPlan.pointer(cat.chips[gpu.chip].name, int(view.get("gpus") or 1)))  # catalog names: our text
 
 
 def render() -> None:

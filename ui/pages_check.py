@@ -7,7 +7,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.request import Request
 from planner.settings import MAX_GPUS
-from planner.service import TYPE_LABELS
+from planner.vocab import TYPE_LABELS
 from ui.pages_plan import render_view, view_from_parts
 from ui.state import inputs_from_state
 

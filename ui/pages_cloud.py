@@ -9,20 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from planner.request import Request
-from planner.service import CONSIDERED_FAMILIES, cheapest_rent, verdict
+from planner.service import rentals_to_show, verdict
 from ui import services
 from ui.charts import default_sweeps_shown, rent_or_buy_chart
 from ui.view import hours_text, money
-
-def _default_pick(rents: list[dict[str, Any]], named: Optional[str]) -> list[str]:
-    """The rental the verdict names plus the cheapest A100 and H100 offers (what the user considers)."""
-    pick = [named] if named else []
-    for family in CONSIDERED_FAMILIES:
-        hit = cheapest_rent(rents, (family,))
-        if hit is not None and hit["name"] not in pick:
-            pick.append(hit["name"])
-    return pick
-
 
 def options_table(options: list[dict[str, Any]], currency: str) -> pd.DataFrame:
     rows = []
@@ -68,7 +58,7 @@ def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
                      horizon_months=data["horizon_months"], currency=inputs.currency)
     (st.success if answer.action == "buy" else st.info)(answer.sentence)
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents],
-                           default=_default_pick(rents, answer.rent_option))
+                           default=rentals_to_show(rents, answer.rent_option))
     shown = ([buy["name"]] if buy else []) + names
     sweep_h = data["baseline_gpu_hours"]
     evens_sweeps = {b["vs"]: (b["baseline_hours_total"] / sweep_h if b["baseline_hours_total"] is not None else None)

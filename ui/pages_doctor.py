@@ -283,10 +283,9 @@ def render() -> None:
         if isinstance(series, PlannerError):
             _error(series)
         else:
-            from planner.service import metrics_report
+            from planner.service import diagnose_metrics as report_of
 
-            report = cached("metrics", (metrics[2], steps), lambda: metrics_report(
-                series, expected_steps=steps or None))
+            report = cached("metrics", (metrics[2], steps), lambda: report_of(series, expected_steps=steps or None))
             if isinstance(report, PlannerError):
                 _error(report)
             else:

@@ -9,12 +9,12 @@ import streamlit as st
 from planner.service import Catalog
 from planner.service import check
 from planner.request import Request
-from planner.service import Answer, BuildSummary, PlannedBuild, SharedBuild, SideBySide, Trial, build_from_catalog
+from planner.service import (Answer, AssumedModel, BuildSummary, PlannedBuild, SharedBuild, SideBySide, SweepReport,
+                             Trial)
 from planner.plan_view import PlanView
 from planner.textsafe import md_cell, md_escape, md_link, md_table
 from ui import pages_burnin, pages_calibrate, services
-from planner.service import sweep_report as sweep_text
-from planner.service import priced_fixes, rule_summary, unused_sentence
+from planner.service import CheckReport, priced_fixes
 from ui.charts import speed_chart
 from ui.view import build_rows, hours_text, money, plan_summary_rows, psu_rows
 
@@ -59,7 +59,7 @@ def view_from_parts(cat: Catalog, parts: list[tuple[str, int]], inputs: Request,
     owned = tuple(i for i in inputs.owned if any(i == p for p, _ in parts))
     request = inputs.model_copy(update={"gpu_count": gpus, "owned": owned})
     report = check(cat, [i for i, _ in parts], request)
-    build = build_from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
+    build = SharedBuild.from_catalog(cat, [(i, gpus if cat.parts[i].category == "gpu" else 1) for i, _ in parts],
                                currency=inputs.currency, inputs=inputs, owned=owned, used=inputs.used)
     data = report.to_json()
     gpu = report.build.get("gpu")
@@ -91,9 +91,7 @@ def rows_table(rows: list[dict[str, Any]], links: tuple[str, ...] = ()) -> None:
 
 def given_prices_note(cat: Catalog, view: dict[str, Any]) -> None:
     """Say which prices a person gave the answer rests on (as `planner recommend` does)."""
-    from planner.service import given_prices_sentence
-
-    said = given_prices_sentence(cat, [ln.part_id for ln in view["build"].lines])
+    said = cat.given_prices_sentence([ln.part_id for ln in view["build"].lines])
     if said:
         st.info(md_escape(said))
 
@@ -138,15 +136,15 @@ def verdicts(view: dict[str, Any]) -> None:
             st.success("Compatible: every rule verified, no problem and no warning")
     fixes = view.get("fixes") or {}
     for f in view["problems"]:
-        st.error(f"✗ Not met: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+        st.error(f"✗ Not met: {md_escape(CheckReport.rule_summary(f['rule']))}. {md_escape(f['message'])}"
                  + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     for f in view["warnings"]:
-        st.warning(f"! Worth a look: {md_escape(rule_summary(f['rule']))}. {md_escape(f['message'])}"
+        st.warning(f"! Worth a look: {md_escape(CheckReport.rule_summary(f['rule']))}. {md_escape(f['message'])}"
                    + (f"\n\nFix: {md_escape(fixes[f['rule']])}" if f["rule"] in fixes else ""))
     if view["unverified"]:
         with st.expander(f"{len(view['unverified'])} check(s) could not be verified (missing data)"):
             for f in view["unverified"]:
-                st.markdown(f"- **{rule_summary(f['rule'])}**: {f['message']}")
+                st.markdown(f"- **{CheckReport.rule_summary(f['rule'])}**: {f['message']}")
 
 
 def psu_in_build(view: dict[str, Any], cat: Catalog) -> Optional[tuple[str, int]]:
@@ -160,16 +158,16 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
     c1, c2, c3 = st.columns(3)
     sp = view["speed"]
     if sp:  # a solved plan's model and sweep are the Answer's; a shared or hand-picked build's are computed here
-        model = view.get("model") or sweep_text.assumed_model(inputs.workload, inputs.precision, inputs.model_params)
-        c1.metric(f"Speed vs a GTX 1080 Ti, {sweep_text.params_text(model.params)} model", f"{sp['value']:.1f}x")
+        model = view.get("model") or AssumedModel.of(inputs.workload, inputs.precision, inputs.model_params)
+        c1.metric(f"Speed vs a GTX 1080 Ti, {model.params_text()} model", f"{sp['value']:.1f}x")
         basis = sp["basis"]
         if basis != "model" and view.get("chip"):  # say which of your measurements the figure rests on
             basis = pages_calibrate.basis_text(view["chip"], inputs.precision, inputs.workload, inputs.power_fraction,
                                                inputs.model_params) or basis
-        c1.caption(md_escape(f"for {sweep_text.model_phrase(model)}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
+        c1.caption(md_escape(f"for {model.phrase()}; range {sp['low']:.1f}x to {sp['high']:.1f}x "
                              f"({basis})" + (f". On this card: {sp['limit']}" if sp.get("limit") else "")))
         gpu = (view.get("plan_json") or {}).get("gpu") or {}
-        sw = view.get("sweep") or sweep_text.sweep_report(
+        sw = view.get("sweep") or SweepReport.estimate(
             sp["value"], sp["low"], sp["high"], runs=inputs.runs, runs_left=inputs.runs_left,
             baseline_hours=inputs.baseline_hours, gpu_count=view["gpus"], chip=gpu.get("chip"),
             vram_gb=gpu.get("vram_gb"), precision=inputs.precision, model_params=inputs.model_params,
@@ -177,7 +175,7 @@ def speed_and_power(view: dict[str, Any], inputs: Request, cat: Catalog) -> None
         left = sw.runs_left
         c2.metric(f"Sweep: {left} of {inputs.runs} runs left" if left != inputs.runs else f"Sweep of {inputs.runs} runs",
                   hours_text(sw.wall_hours.value))
-        c2.caption(f"{sweep_text.finish_sentence(sw)}; {hours_text(sw.hours_per_run.value)} per run "
+        c2.caption(f"{sw.finish_sentence()}; {hours_text(sw.hours_per_run.value)} per run "
                    f"(was {hours_text(inputs.baseline_hours)}), {sw.rounds} round(s) on {view['gpus']} GPU(s)")
     power = view["power"] or {}
     if power.get("sustained_w"):
@@ -241,15 +239,15 @@ def alternatives(plans: list[PlanView]) -> None:
 def speed_rows(plans: list[PlannedBuild], inputs: Request) -> list[dict[str, Any]]:
     """One row per option (the user's 1080 Ti first, its sweep computed here; the plans' from the Answer): speed
     with range, sweep hours with range, finish time."""
-    today = sweep_text.sweep_report(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
-                                    baseline_hours=inputs.baseline_hours, gpu_count=1)
+    today = SweepReport.estimate(1.0, 1.0, 1.0, runs=inputs.runs, runs_left=inputs.runs_left,
+                                 baseline_hours=inputs.baseline_hours, gpu_count=1)
     rows = []
     for label, speed, low, high, gpus, sw in [("your GTX 1080 Ti (today)", 1.0, 1.0, 1.0, 1, today)] + [
             (gpu_label(b.view) + f", {money(b.view.total, b.view.currency)}", b.view.speed.value,  # type: ignore[union-attr]
              b.view.speed.low, b.view.speed.high, b.view.gpu_count, b.sweep) for b in plans]:  # type: ignore[union-attr]
         rows.append({"option": label, "baseline": not rows, "speed": speed * gpus, "speed_low": low * gpus, "speed_high": high * gpus,
                      "sweep_hours": sw.wall_hours.value, "sweep_low": sw.wall_hours.low,
-                     "sweep_high": sw.wall_hours.high, "finish": sweep_text.finish_text(sw)})
+                     "sweep_high": sw.wall_hours.high, "finish": sw.finish_text()})
     return rows
 
 
@@ -261,7 +259,7 @@ def speed_by_option(answer: Answer, inputs: Request) -> None:
     c1.vega_lite_chart(spec=speed, width="stretch")
     c2.vega_lite_chart(spec=hours, width="stretch")
     model = answer.model
-    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {sweep_text.model_phrase(model)} (on it the sweep takes "
+    st.caption(f"Sweep throughput vs your GTX 1080 Ti for {model.phrase()} (on it the sweep takes "
                f"{hours_text(rows[0]['sweep_hours'])}); grey lines show the speed model's range. Several GPUs count "
                "as their combined throughput; the sweep hours are the answer's planned sweep (several runs on one "
                "card where they fit its VRAM).")
@@ -307,7 +305,7 @@ def render(cat: Catalog, inputs: Request, shared: Optional[dict[str, Any]]) -> O
     render_view(first, inputs, cat)
     build_notes(answer.plans[0].view.notes)  # the answer first, its notes after (issue 34 item 9)
     for entry in answer.owned_not_used:
-        st.warning(md_escape(unused_sentence(entry, flag=None).replace(
+        st.warning(md_escape(entry.sentence(flag=None).replace(
             "; to keep it, accept ", "; to keep it, add to 'Warnings I accept': ")))
     speed_by_option(answer, inputs)
     side_by_side(answer.side_by_side, inputs)

@@ -7,21 +7,22 @@ from typing import Any, Callable, Optional
 import pandas as pd
 import streamlit as st
 
-from planner.errors import PlannerError
+from planner.errors import InputError, PlannerError
 from planner.service import Catalog
-from planner.service import TYPE_LABELS
+from planner.vocab import TYPE_LABELS
 from planner.textsafe import md_escape
 from ui import services
 
 
 def history_frame(part_id: str) -> Optional[pd.DataFrame]:
     """Observations of a part (None when there is no price database yet)."""
-    from planner.service import price_history
+    from planner.service import part_history
 
-    rows = price_history(part_id)
-    if rows is None:
+    try:
+        _, observed = part_history(part_id)
+    except InputError:  # no price database yet (the part id is the catalog's own)
         return None
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame([o.to_json() for o in observed])
     if not frame.empty:
         frame["price"] = frame["price"].astype(float)
         frame["observed_at"] = pd.to_datetime(frame["observed_at"])

@@ -11,7 +11,7 @@ import streamlit as st
 from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
-from planner.service import export_build, import_build, permalink
+from planner.service import export_build, import_build
 from planner.settings import is_local_address
 from planner.textsafe import md_escape
 from ui import services
@@ -168,8 +168,9 @@ def render(cat: Catalog, inputs: Request, view: Optional[dict[str, Any]]) -> Non
             st.error(md_escape(f"The link address must start with http:// or https:// (got {base[:200]!r}); "
                                "no link until it does"))
             base = ""
-        token = replace(build, measurements=services.my_measurements()).token()  # with your measured speeds
-        link = permalink(token, base) if base else None
+        mine = replace(build, measurements=services.my_measurements())  # the link carries your measured speeds
+        token = mine.token()
+        link = mine.permalink(base) if base else None
         if link:
             st.markdown("**Permalink**: opening it restores these inputs and this exact build.")
             st.code(link, language=None, wrap_lines=True)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import traceback
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, Callable, Iterator, Optional
 
 import streamlit as st
 
-from planner.service import Catalog, default_data_dir
-from planner.service import load_priced_catalog
+from planner.service import Catalog
 from planner.errors import PlannerError
 from planner.request import Request
 from planner.settings import SOLVER_TIME_LIMIT_S
@@ -21,34 +18,18 @@ from planner.textsafe import md_escape
 from planner.textsafe import one_line as textsafe_one_line
 
 
-def _price_db() -> Optional[Path]:
-    try:
-        from planner.service import price_db_path as default_path
-    except ImportError:
-        return None
-    path = default_path()
-    return path if path.exists() else None
-
-
 def catalog_key() -> str:
-    """Changes whenever a catalog file or the price history changes (invalidates the caches)."""
-    root = default_data_dir()
-    stamps = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
-    db = _price_db()
-    if db is not None:  # and its write-ahead log, where a price just given may still sit
-        for f in (db, db.with_name(db.name + "-wal")):
-            if f.exists():
-                stamps.append((str(f), f.stat().st_mtime_ns, f.stat().st_size))
-    from planner.service import calibration_fingerprint
+    """Changes whenever a catalog file, the price history or your measurements change (invalidates the caches)."""
+    from planner.service import catalog_key as key
 
-    stamps.append(calibration_fingerprint())  # your measurements (planner calibrate) change every speed
-    return json.dumps([str(root), stamps])
+    return key()
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _catalog(key: str) -> Catalog:
-    db = _price_db()
-    return load_priced_catalog(json.loads(key)[0], db, use_history=db is not None)
+    from planner.service import priced_catalog
+
+    return priced_catalog(key)
 
 
 def catalog() -> Catalog:
@@ -84,11 +65,11 @@ def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
 
 def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_params: Optional[float] = None) -> str:
     """What limits the user's model on this card (the speed model's step split), one sentence; '' if unknown."""
-    from planner.service import load_perf_model, speed_limit
+    from planner.service import load_perf_model
 
     try:
-        return speed_limit(load_perf_model(), chip_id, precision=precision, workload=workload,
-                           model_params=model_params).sentence()
+        return load_perf_model().limit_of(chip_id, precision=precision, workload=workload,
+                                          model_params=model_params).sentence()
     except PlannerError:  # an unknown chip or size: the caption simply says nothing more
         return ""
 
@@ -97,7 +78,6 @@ def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_para
 def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict[str, Any]:
     """Buy the checked build (`_report`, a CheckReport, not hashed: `build_key` identifies it) vs rent each cloud
     GPU, through the service pipeline: options, break-even and the cumulative-cost chart rows."""
-    from planner.service import costs_model as C
     from planner.fx import load_rates
     from planner.service import compare
 
@@ -107,7 +87,7 @@ def compare_costs(build_key: str, req_json: str, key: str, _report: Any) -> dict
     return {"options": [o.to_json() for o in comp.options], "break_even": [b.to_json() for b in comp.break_even],
             "skipped": comp.skipped, "lines": comp.lines(),
             "notes": list(rates.warnings), "rates_date": rates.date.isoformat(),
-            "kwh": {"price": str(C.DEFAULT_KWH_PRICE), "source": C.KWH_PRICE_SOURCE},
+            "kwh": {"price": str(comp.params.kwh_price), "source": comp.params.KWH_PRICE_SOURCE},
             "horizon_months": comp.params.horizon_months, "baseline_gpu_hours": comp.workload.baseline_gpu_hours}
 
 
@@ -167,7 +147,8 @@ def _use_link_measurements() -> None:
 
     ss = st.session_state
     try:
-        n = use_shared_measurements(ss.pop("_link_measurements", []))
+        found = ss.pop("_link_measurements", None)  # the link's SharedState
+        n = use_shared_measurements(found.measurements if found else ())
     except PlannerError as exc:
         ss["_link_measure_msg"] = ("error", one_line(exc))
         return
@@ -177,16 +158,14 @@ def _use_link_measurements() -> None:
 
 def offer_link_measurements() -> None:
     """A link that carries the sender's measured speeds: say so and let the user plan with them."""
-    from planner.service import measurements_sentence
-
     ss = st.session_state
     msg = ss.pop("_link_measure_msg", None)
     if msg:
         (st.success if msg[0] == "ok" else st.error)(md_escape(msg[1]))
-    found = ss.get("_link_measurements")
+    found = ss.get("_link_measurements")  # the link's SharedState, with the measured speeds not yet yours
     if not found:
         return
-    st.info(md_escape(measurements_sentence(found) + ". Your speeds stay modelled unless you use them."))
+    st.info(md_escape(found.measurements_sentence + ". Your speeds stay modelled unless you use them."))
     c1, c2 = st.columns(2)
     c1.button("Use the sender's measured speeds", key="link_measure_use", on_click=_use_link_measurements)
     c2.button("Keep my own speeds", key="link_measure_skip", on_click=lambda: ss.pop("_link_measurements", None))

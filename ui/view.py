@@ -10,10 +10,11 @@ from planner.service import Catalog
 from planner.service import AnyPart
 from planner.money import format_money
 from planner.price_label import DATED_SOURCES, PriceLabel, offer_note, price_label
-from planner.service import TYPE_LABELS, SharedBuild
-from planner.service import sweep_report
+from planner.service import SharedBuild
+from planner.vocab import TYPE_LABELS
+from planner.service import Hours
 
-hours_text = sweep_report.hours_text  # one wording of hours for the CLI and every tab ('45 min', '5.2 h', '3.1 days')
+hours_text = Hours.text  # one wording of hours for the CLI and every tab ('45 min', '5.2 h', '3.1 days')
 from planner.plan_view import UNVERIFIED_MARK, PlanView, PricedLine
 
 

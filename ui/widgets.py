@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.service import Catalog
-from planner.service import TYPE_LABELS
-from planner.service import rule_summary, warning_rules
+from planner.vocab import TYPE_LABELS
+from planner.service import CheckReport
 from planner.settings import CHIP_MAKERS, MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN
 from ui.state import CURRENCIES, PART_LISTS, changed_settings, chosen_parts
 
@@ -98,6 +98,7 @@ def sidebar(cat: Catalog) -> None:
                 help="A limit set with nvidia-smi -pl resets at reboot; tick this only if you will make it persist "
                      "(the plan says how, on Linux and Windows). Unticked, the PSU is sized for stock board power.")
     sb.slider("Alternatives to show", min_value=0, max_value=MAX_ALTERNATIVES, key="in_alts")
-    sb.multiselect("Warnings I accept", warning_rules(), key="in_accept", format_func=rule_summary,
+    sb.multiselect("Warnings I accept", CheckReport.warning_rules(), key="in_accept",
+                   format_func=CheckReport.rule_summary,
                    help="The solver avoids builds with these warnings; accept one to let it keep, say, an owned CPU "
                         "with fewer cores")

@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -157,6 +157,46 @@ class Catalog:
 
     def by_category(self, category: str) -> list[AnyPart]:
         return [p for p in self.parts.values() if p.category == category]
+
+    def given_prices(self) -> list[dict[str, Any]]:
+        """The parts whose price stands on one a person gave (yours, or kept from a shared list), as JSON rows."""
+        from planner.price_label import offer_label
+
+        out = []
+        for pid, offers in self.offers.items():
+            if pid not in self.parts or not any(o.source in PERSON_SOURCES for o in offers):
+                continue
+            o = self.offer_for(pid)
+            if o is None or o.source not in PERSON_SOURCES:
+                continue
+            label = offer_label(o)
+            out.append({"id": pid, "name": self.parts[pid].name,
+                        "price": {"amount": str(o.price), "currency": o.currency}, "kind": label.kind,
+                        "retailer": o.retailer, "url": o.url, "observed_on": o.observed_on.isoformat(),
+                        "record": label.text()})
+        return sorted(out, key=lambda r: (r["kind"], r["id"]))
+
+    def given_prices_sentence(self, used: Iterable[str] = ()) -> Optional[str]:
+        """One line saying which prices a person gave the answer rests on ('Planned at 1 price you gave ...'), or
+        None; `used`: the part ids of the build on show (marked 'in this plan')."""
+        from decimal import Decimal
+
+        from planner.money import format_money
+
+        rows, used = self.given_prices(), set(used)
+        if not rows:
+            return None
+        mine = sum(r["kind"] == "yours" for r in rows)
+        kept = len(rows) - mine
+        head = " and ".join(x for x in (
+            f"{mine} price{'s' if mine > 1 else ''} you gave" if mine else "",
+            f"{kept} price{'s' if kept > 1 else ''} kept from a shared list" if kept else "") if x)
+        items = "; ".join(f"{r['name']} {format_money(Decimal(r['price']['amount']), r['price']['currency'])} "
+                          f"({r['record']}, {r['retailer']})" + (" — in this plan" if r["id"] in used else "")
+                          for r in rows[:8])
+        more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
+        undo = "`planner prices forget PART`" + (" (`--shared` for a list's)" if kept else "")
+        return f"Planned at {head}: {items}{more} ({undo} to drop one)"
 
     def offer_for(self, part_id: str, *, allow_used: bool = True) -> Optional[Offer]:
         """The price a person gave (PERSON_SOURCES, freshest), else the freshest trusted price: the cheapest offer

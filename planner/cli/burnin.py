@@ -63,16 +63,16 @@ def register(app: typer.Typer) -> None:
         os_name: str = typer.Option("both", "--os", help="linux | windows | both: which log commands to print"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        from planner.service import burnin_plan, calibration, load_perf_model, sweep_time
+        from planner.service import burnin_plan, load_perf_model, resolve_baseline_hours, sweep_time
 
         if not 1 <= runs <= 10_000:
             raise InputError(f"--runs must be between 1 and 10000 (got {runs})")
         m = load_perf_model()
-        hours, hours_source = calibration.resolve_baseline_hours(hours)
+        hours, hours_source = resolve_baseline_hours(hours)
         if not 0 < hours <= 100_000:
             raise InputError(f"--hours must be a positive number of hours (got {hours})")
         chip, n, label, source = _build(budget, build, gpu, currency, m, runs, hours)
-        speed = calibration.anchored_speedup(m, chip.id, store=calibration.load_store()).estimate
+        speed = m.anchored(chip.id).estimate
         s = sweep_time(runs, hours, speed, n)
         basis = (f"{source}; {runs} runs of {hours:g} h on a GTX 1080 Ti ({hours_source}) -> {s.hours_per_run:.1f} h "
                  f"per run ({s.hours_per_run_low:.1f}-{s.hours_per_run_high:.1f}), sweep {s.wall_hours:.1f} h on {label}")

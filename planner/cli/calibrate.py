@@ -48,32 +48,25 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, recommend and costs use it."""
-        from planner.service import calibration as cal
-        from planner.service import load_perf_model, read_training_log as read_log
+        from planner.service import calibrate, forget_measurements, load_perf_model, my_calibration
+        from planner.service import read_training_log as read_log
 
         if clear:
             if log is not None:
                 raise InputError("--clear takes no LOG")
             if gpu is None:  # everything: works on a damaged file too (it is what the error message suggests)
-                n = cal.clear_store()
-                _say(as_json, {"cleared": n, "left": 0, "file": str(cal.store_path())},
-                     f"Removed {n} measurement(s) ({cal.store_path()})")
+                n, _, path = forget_measurements()
+                _say(as_json, {"cleared": n, "left": 0, "file": str(path)}, f"Removed {n} measurement(s) ({path})")
                 return
-            gpu_id, removed = load_perf_model().resolve(gpu).id, [0]
-
-            def drop(current):  # type: ignore[no-untyped-def]
-                kept, removed[0] = cal.remove(current, gpu_id)
-                return kept
-
-            store, n = cal.update_store(drop), removed[0]
-            _say(as_json, {"cleared": n, "left": len(store.measurements), "file": str(cal.store_path())},
-                 f"Removed {n} measurement(s); {len(store.measurements)} left in {cal.store_path()}")
+            n, left, path = forget_measurements(load_perf_model().resolve(gpu).id)
+            _say(as_json, {"cleared": n, "left": left, "file": str(path)},
+                 f"Removed {n} measurement(s); {left} left in {path}")
             return
-        store = cal.load_store()
+        store, path = my_calibration()
         if list_ or log is None:
             if log is None and not list_:
                 raise InputError("give a training LOG and --gpu NAME, or --list / --clear")
-            _show(store, as_json, cal.store_path())
+            _show(store, as_json, path)
             return
         if not gpu:
             raise InputError("--gpu NAME is required: the GPU the log was recorded on")
@@ -86,11 +79,9 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--concurrent must be between 1 and 8 runs (got {concurrent})")
         reading = read_log(log, column=column, unit=unit, tokens_per_step=tokens_per_step, seq_len=seq_len,
                            model_params=model_params)
-        m = cal.measurement_from(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
-        stored = cal.update_store(lambda current: cal.add_measurement(current, m))
-        path = cal.store_path()
+        done = calibrate(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
+        m, stored, path, gain = done.measurement, done.store, done.path, done.concurrency_gain
         others = [x for x in stored.measurements if x.gpu_id != m.gpu_id and x.unit != m.unit]
-        gain = cal.concurrency_gain(chip, prec, stored)
         out = {"stored": m.model_dump(mode="json"), "spread_iqr_over_median": round(reading.spread, 4),
                **({"concurrency_gain": {"runs": gain[0], "gain": round(gain[1], 3), "basis": gain[2]}} if gain else {}),
                "file": str(path),
@@ -102,11 +93,11 @@ def register(app: typer.Typer) -> None:
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
         if gain:
             text += f"\n  several runs per GPU: {gain[2]}; `planner sweep` plans with it"
-        from planner.service import profile as P
+        from planner.service import profile_from_log
 
-        said, out["profile"] = P.profile_from_log(reading.stated, str(log), save_profile,
-                                                  {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
-                                                   "model_params": model_params})
+        said, out["profile"] = profile_from_log(reading.stated, str(log), save_profile,
+                                                {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
+                                                 "model_params": model_params})
         text += said
         _say(as_json, out, text + "".join(f"\n  warning: {w}" for w in out["warnings"]))
 

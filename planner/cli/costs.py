@@ -10,7 +10,6 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from planner.service import costs_model as C
 from planner.cli.common import console, emit_json, err_console, fail, handle_errors, styled
 from planner.service import cloud_offers, verdict
 from planner.errors import FetchError, InfeasibleError, InputError
@@ -18,7 +17,7 @@ from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.request import Request
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS
-from planner.service import build_from_plan, read_plan
+from planner.service import Comparison, CostParams, CostWorkload, ResaleCurve, build_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -32,21 +31,20 @@ def register(app: typer.Typer) -> None:
 # ---------------------------------------------------------------- wiring (patched in tests)
 
 
-def _request(work: C.Workload, currency: str, budget: Optional[Decimal] = None,
+def _request(work: CostWorkload, currency: str, budget: Optional[Decimal] = None,
              owned: tuple[str, ...] = ()) -> Request:
     return Request.parse(budget=budget, currency=currency, runs=work.runs, baseline_hours=work.baseline_hours,
                          precision=work.precision, workload=work.workload, model_params=work.model_params,
                          run_vram_gb=work.run_vram_gb, owned=owned)
 
 
-def _speed_functions(work: C.Workload) -> tuple[C.SpeedupFn, C.SweepFn]:
-    """The speed model's speedup (per chip) and sweep_time for this workload, as the service pipeline gives them."""
-    from planner.service import cached_catalog, speed_functions
+def _speed_functions(work: CostWorkload) -> Optional[tuple[Any, Any]]:
+    """The speedup (per chip) and sweep functions compare() uses: None = the service's speed model for the request
+    (tests swap in a fixed table)."""
+    return None
 
-    return speed_functions(cached_catalog(), _request(work, "EUR"))
 
-
-def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple[str, ...], rates: Rates) -> C.Purchase:
+def _solver_build(budget: Decimal, currency: str, work: CostWorkload, owned: tuple[str, ...], rates: Rates) -> Any:
     """The best build within the budget (the same pipeline as `planner recommend`), as the cost model's Build."""
     from planner.service import costs_build, load_priced_catalog, plan
 
@@ -62,15 +60,15 @@ def _solver_build(budget: Decimal, currency: str, work: C.Workload, owned: tuple
 # ---------------------------------------------------------------- output
 
 
-def _assumptions(params: C.CostParams, rates: Rates, notes: list[str], comp: C.Comparison) -> dict[str, Any]:
+def _assumptions(params: CostParams, rates: Rates, notes: list[str], comp: Comparison) -> dict[str, Any]:
     r = params.resale
     return {
         "workload": {"runs": comp.workload.runs, "baseline_hours_per_run": comp.workload.baseline_hours,
                      "baseline_gpu": BASELINE_CHIP, "precision": comp.workload.precision, "workload": comp.workload.workload},
         "kwh_price": str(params.kwh_price),
         "kwh_currency": params.kwh_currency,
-        "kwh_price_source": C.KWH_PRICE_SOURCE if params.kwh_price == C.DEFAULT_KWH_PRICE else "user (--kwh-price)",
-        "kwh_price_date": C.KWH_PRICE_DATE.isoformat() if params.kwh_price == C.DEFAULT_KWH_PRICE else None,
+        "kwh_price_source": params.KWH_PRICE_SOURCE if params.kwh_price == params.DEFAULT_KWH_PRICE else "user (--kwh-price)",
+        "kwh_price_date": params.KWH_PRICE_DATE.isoformat() if params.kwh_price == params.DEFAULT_KWH_PRICE else None,
         "horizon_months": params.horizon_months,
         "resale_gpu_keep_24m": str(r.gpu_keep_24m),
         "resale_platform_keep_24m": str(r.platform_keep_24m),
@@ -88,12 +86,12 @@ def _assumptions(params: C.CostParams, rates: Rates, notes: list[str], comp: C.C
     }
 
 
-def _hours(o: C.Option) -> str:
+def _hours(o: Any) -> str:
     t = o.timing
     return f"{t.wall_hours:.1f} ({t.wall_low:.1f}-{t.wall_high:.1f})"
 
 
-def _render(comp: C.Comparison, payload: dict[str, Any], limit: int) -> None:
+def _render(comp: Comparison, payload: dict[str, Any], limit: int) -> None:
     cur = comp.params.currency
     sources: list[str] = []
 
@@ -189,7 +187,7 @@ def costs(
     build: Optional[Path] = typer.Option(
         None, "--build", help="A saved `planner recommend --json` output (first plan) or one plan."),
     kwh_price: str = typer.Option(
-        str(C.DEFAULT_KWH_PRICE), "--kwh-price",
+        str(CostParams.DEFAULT_KWH_PRICE), "--kwh-price",
         help="Electricity price per kWh in --kwh-currency (default: EDF Tarif Bleu Base, 2026-02-01)."),
     kwh_currency: str = typer.Option("EUR", "--kwh-currency", help="Currency of --kwh-price."),
     horizon_months: int = typer.Option(
@@ -200,13 +198,13 @@ def costs(
     sell_old_gpu: bool = typer.Option(
         False, "--sell-old-gpu/--keep-old-gpu", help="Count the sale of the old GTX 1080 Ti."),
     old_gpu_price: str = typer.Option(
-        str(C.DEFAULT_OLD_GPU_PRICE), "--old-gpu-price", help="Used price of the old GPU in EUR (an estimate)."),
+        str(CostParams.DEFAULT_OLD_GPU_PRICE), "--old-gpu-price", help="Used price of the old GPU in EUR (an estimate)."),
     gpu_resale: str = typer.Option(
-        str(C.DEFAULT_GPU_KEEP_24M), "--gpu-resale", help="Fraction of the GPU price recovered after 24 months."),
+        str(ResaleCurve.DEFAULT_GPU_KEEP_24M), "--gpu-resale", help="Fraction of the GPU price recovered after 24 months."),
     platform_resale: str = typer.Option(
-        str(C.DEFAULT_PLATFORM_KEEP_24M), "--platform-resale", help="Same for the other parts."),
+        str(ResaleCurve.DEFAULT_PLATFORM_KEEP_24M), "--platform-resale", help="Same for the other parts."),
     overhead_hours: str = typer.Option(
-        str(C.DEFAULT_OVERHEAD_HOURS), "--overhead-hours", help="Idle/setup hours billed per rental on each GPU."),
+        str(CostParams.DEFAULT_OVERHEAD_HOURS), "--overhead-hours", help="Idle/setup hours billed per rental on each GPU."),
     draw_w: Optional[float] = typer.Option(
         None, "--draw-w", help="DC draw of the build while training, W (default: the plan's sustained_w)."),
     owned: list[str] = typer.Option([], "--owned", help="Part id of the plan you already own (repeatable)."),
@@ -229,27 +227,26 @@ def costs(
         raise InputError("--gpus must be >= 1")
     if model_params is not None and not 0 < model_params <= 1e13:
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
-    from planner.service import calibration
-    resolve_baseline_hours = calibration.resolve_baseline_hours
+    from planner.service import resolve_baseline_hours
 
-    from planner.service import profile
+    from planner.service import apply_profile
 
-    prof = profile.apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
+    prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
                          baseline_hours=hours, run_vram_gb=None, owned=tuple(owned))
     model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
                                                                          "baseline_hours"))
     runs, owned = (DEFAULT_RUNS if prof.values["runs"] is None else prof.values["runs"]), list(prof.values["owned"])
     hours, _ = resolve_baseline_hours(hours)  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
-    work = C.Workload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
+    work = CostWorkload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params, run_vram_gb=prof.values["run_vram_gb"])
     typed = read_amount(budget, "--budget") if budget is not None else None
     cur = check_currency(currency or (typed.currency if typed else None) or "EUR")
     if typed is not None:
         parse_amount(budget, "--budget", cur)  # a currency in --budget must agree with --currency
-    params = C.CostParams(
+    params = CostParams(
         currency=cur, kwh_price=parse_decimal(kwh_price, "--kwh-price"), kwh_currency=check_currency(kwh_currency),
         horizon_months=horizon_months,
-        resale=C.ResaleCurve(parse_decimal(gpu_resale, "--gpu-resale"),
+        resale=ResaleCurve(parse_decimal(gpu_resale, "--gpu-resale"),
                              parse_decimal(platform_resale, "--platform-resale")),
         sell_old_gpu=sell_old_gpu, old_gpu_price=parse_decimal(old_gpu_price, "--old-gpu-price"),
         overhead_hours=parse_decimal(overhead_hours, "--overhead-hours"), max_gpus=max_gpus,
@@ -258,7 +255,7 @@ def costs(
     for code in {cur, params.kwh_currency}:
         rates.rate(code)  # unknown to the ECB file -> CurrencyError before any work
     notes: list[str] = list(rates.warnings)
-    the_build: Optional[C.Purchase] = None
+    the_build: Optional[Any] = None
     if build is not None:
         the_build, more = build_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
@@ -273,11 +270,12 @@ def costs(
     offers = cloud_offers(all_billing=all_offers, providers=provider, gpus=cloud_gpu)
     if not offers and (provider or cloud_gpu):
         raise InputError("no cloud offer matches --provider/--cloud-gpu")
-    from planner.service import cached_catalog, compare
+    from planner.service import compare, load_priced_catalog
 
     # the same pipeline step as the web UI's Cloud vs buy tab (planner.service.compare), the request built from the
     # options; _speed_functions is the speed model for it (tests swap in a fixed table)
-    comp = compare(cached_catalog(), _request(work, cur, owned=tuple(owned)), the_build, params=params, rates=rates,
+    shipped = load_priced_catalog(use_history=False)  # the catalog as shipped, as costs always read it
+    comp = compare(shipped, _request(work, cur, owned=tuple(owned)), the_build, params=params, rates=rates,
                    offers=offers, only_counts=tuple(gpus), speed=_speed_functions(work))
     payload = {
         "currency": cur,

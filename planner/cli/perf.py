@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (RANGE_NOTE, GpuChip, PerfModel, estimated_wall_power_w, load_perf_model, memory_fit,
+from planner.service import (GpuChip, PerfModel, load_perf_model, memory_fit,
                              plan_gpus, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
@@ -62,9 +62,9 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied
     """The values a command runs with: each flag given, else the stored workload profile, else the default."""
-    from planner.service import profile
+    from planner.service import apply_profile
 
-    return profile.apply(**given)
+    return apply_profile(**given)
 
 
 def register(app: typer.Typer) -> None:
@@ -120,7 +120,7 @@ def register(app: typer.Typer) -> None:
                              f"median error {info['median_abs_error_leave_one_source_out']:.0%} (new lab) / "
                              f"{info['median_abs_error_leave_one_gpu_out']:.0%} (new GPU) / "
                              f"{info['median_abs_error_leave_one_architecture_out']:.0%} (new architecture). "
-                             f"Range = {RANGE_NOTE}."))
+                             f"Range = {PerfModel.RANGE_NOTE}."))
 
     @app.command("sweep")
     @handle_errors
@@ -158,8 +158,7 @@ def register(app: typer.Typer) -> None:
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         m = load_perf_model()
-        from planner.service import calibration
-        resolve_baseline_hours = calibration.resolve_baseline_hours
+        from planner.service import resolve_baseline_hours
 
         hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
@@ -175,14 +174,13 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
-        from planner.service import calibration
-        anchored_speedup, load_store = calibration.anchored_speedup, calibration.load_store
+        from planner.service import my_calibration
 
-        store = load_store()
+        store, _ = my_calibration()
         results = []
         for chip, n, plan_w, plan_label in configs:
-            anchored = anchored_speedup(m, chip.id, baseline=vs, workload=workload, precision=precision,
-                                        power_fraction=fraction, model_params=model_params, store=store)
+            anchored = m.anchored(chip.id, baseline=vs, workload=workload, precision=precision,
+                                  power_fraction=fraction, model_params=model_params, store=store)
             e = anchored.estimate
             if wall_power is not None:
                 watts, source = wall_power, "given with --wall-power"
@@ -190,7 +188,7 @@ def register(app: typer.Typer) -> None:
                 watts, source = plan_w, plan_label
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
-                watts, source = estimated_wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
+                watts, source = PerfModel.wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
             shared = runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
             k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
             s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
@@ -229,7 +227,7 @@ def register(app: typer.Typer) -> None:
             for w in r["speed_basis"].get("warnings", ()):
                 console.print(styled("[yellow]Warning: {}[/]", w))
         sources = sorted({r["wall_power_source"] for r in results})
-        console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), RANGE_NOTE))
+        console.print(styled("[dim]Power: {}. Ranges = {}.[/]", "; ".join(sources), PerfModel.RANGE_NOTE))
 
     @app.command("memfit")
     @handle_errors

@@ -43,27 +43,20 @@ def set_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Store (or change) your workload profile; fields not given keep their stored value."""
-    from planner.service import profile as P
-    from planner.validation import read_text_capped
+    from planner.service import set_profile
 
     if run_vram_gb is not None and run_vram_log is not None:
         raise InputError("give --run-vram-gb or --run-vram-log, not both")
-    source = None
-    if run_vram_log is not None:
-        run_vram_gb = P.peak_memory_gib(read_text_capped(run_vram_log, what="nvidia-smi log"), str(run_vram_log))
-        source = f"measured: peak memory.used in {run_vram_log.name}"
-    elif run_vram_gb is not None:
-        source = "measured: given with --run-vram-gb"
+    source = "measured: given with --run-vram-gb" if run_vram_gb is not None else None
     if tokens_per_step is None and batch is not None and seq_len is not None:
         tokens_per_step = batch * seq_len
     changes = {"model_params": model_params, "workload": workload, "precision": precision, "seq_len": seq_len,
                "batch": batch, "tokens_per_step": tokens_per_step, "runs": runs, "hours_per_run": hours,
                "run_vram_gb": run_vram_gb, "run_vram_source": source, "owned": tuple(owned) or None}
-    if all(v is None for v in changes.values()):
+    if all(v is None for v in changes.values()) and run_vram_log is None:
         raise InputError("nothing to set: give at least one of --model-params, --seq, --batch, --precision, --runs, "
                          "--hours, --run-vram-gb/--run-vram-log, --owned")
-    prof = P.update_profile(lambda current: P.updated(current, changes))
-    path = P.profile_path()
+    prof, path = set_profile(changes, run_vram_log=run_vram_log)  # a log's peak memory.used: the VRAM per run
     _show(as_json, path, prof, f"Profile stored in {path}: {prof.summary()}\n  recommend, speedup, sweep, costs and "
           "the web UI now use it (a flag on the command line still wins)")
 
@@ -72,9 +65,9 @@ def set_cmd(
 @handle_errors
 def show_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
     """Show the stored workload profile."""
-    from planner.service import profile as P
+    from planner.service import my_profile
 
-    prof, path = P.load_profile(), P.profile_path()
+    prof, path = my_profile()
     _show(as_json, path, prof, f"Profile in {path}: {prof.summary()}" if prof is not None else
           f"No profile stored ({path}); answers assume the typical model: `planner profile set --model-params N ...`")
 
@@ -83,10 +76,9 @@ def show_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -
 @handle_errors
 def clear_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
     """Delete the stored workload profile (answers go back to the typical model)."""
-    from planner.service import profile as P
+    from planner.service import forget_profile
 
-    path = P.profile_path()
-    had = P.clear_profile()
+    had, path = forget_profile()
     if as_json:
         emit_json({"file": str(path), "cleared": had})
     else:

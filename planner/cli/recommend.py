@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import Answer, BuildSummary, SideBySide, Trial, TriedOption, load_priced_catalog, plan
+from planner.service import Answer, BuildSummary, Hours, SideBySide, Trial, TriedOption, load_priced_catalog, plan
 from planner.cli.common import console, emit_json, err_console, handle_errors, styled
 from planner.errors import InputError
 from planner.money import format_money
@@ -18,8 +18,7 @@ from planner.request import Request
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
-from planner.service import sweep_report as sweep_text
-from planner.service import burnin_pointer, unused_sentence
+from planner.service import BurninPlan
 
 
 def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
@@ -67,14 +66,14 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
                 if ln.unverified and ln.unverified_what:
                     console.print(Text(f"    {ln.name}: still to check: {ln.unverified_what}"))
         sp, power = view.speed, view.power
-        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {sweep_text.model_phrase(answer.model)} "  # type: ignore[union-attr]
+        console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {answer.model.phrase()} "  # type: ignore[union-attr]
                            f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]
                            f"{_w(power.sustained_w if power else None)} W sustained, PSU needed "
                            f"{_w(built.psu_needed_w)} W (ATX 3.x)"))
-        console.print(Text(f"Sweep: {sweep_text.finish_sentence(sweep)}; {sweep_text.hours_text(sweep.hours_per_run.value)} per run "
+        console.print(Text(f"Sweep: {sweep.finish_sentence()}; {Hours.text(sweep.hours_per_run.value)} per run "
                            f"instead of {sweep.baseline_hours_per_run:g} h on the GTX 1080 Ti"))
         if sweep.runs_sharing_each_gpu:
-            console.print(Text(f"  Several runs per GPU: {sweep_text.shared_sentence(sweep.runs_sharing_each_gpu)}"))
+            console.print(Text(f"  Several runs per GPU: {sweep.shared_sentence()}"))
         for f in view.warnings:
             console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         for f in view.unverified:
@@ -84,9 +83,9 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
         for n in view.notes:
             console.print(styled("  [cyan]note[/]: {}", n))
     for entry in answer.owned_not_used:
-        console.print(styled("[yellow]{}[/]", unused_sentence(entry)))
+        console.print(styled("[yellow]{}[/]", entry.sentence()))
     first = answer.plans[0].summary
-    console.print(Text(burnin_pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
+    console.print(Text(BurninPlan.pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
     print_side_by_side(answer.side_by_side)
     print_trials(answer.try_before_you_buy)
     tried = answer.stats.by_gpu_count
@@ -105,7 +104,7 @@ WIDE_SIDE_BY_SIDE = 120  # columns from which the side-by-side builds print as o
 
 def side_by_side_cells(b: BuildSummary) -> dict[str, str]:
     """One build of the side-by-side comparison as the cells both layouts print (one hours formatter for all)."""
-    hours = sweep_text.hours_text
+    hours = Hours.text
     return {"role": b.role or "", "GPUs": f"{b.gpu.count} x {b.gpu.name}",
             "total": format_money(b.total.amount, b.total.currency),
             "sweep": f"{hours(b.sweep_hours)} ({hours(b.sweep_hours_low)} to {hours(b.sweep_hours_high)})",
@@ -245,11 +244,9 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
-        from planner.service import calibration
-        resolve_baseline_hours = calibration.resolve_baseline_hours
+        from planner.service import resolve_baseline_hours
 
-        from planner.service import profile as _profile
-        apply_profile = _profile.apply
+        from planner.service import apply_profile
 
         prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
                              baseline_hours=hours, run_vram_gb=run_vram_gb, owned=tuple(owned))
@@ -270,17 +267,17 @@ def register(app: typer.Typer) -> None:
             strict=strict,
         )
         planned = plan(cat, req, time_limit=time_limit, target=target)
-        from planner.service import describe, given_prices, given_prices_sentence
+        from planner.service import describe
 
         # the profile says which workload the answer describes: the stored profile or the default
-        answer = describe(cat, planned, time_limit=time_limit, profile=prof.to_json(), given_prices=given_prices(cat))
+        answer = describe(cat, planned, time_limit=time_limit, profile=prof.to_json(), given_prices=cat.given_prices())
         if not as_json:
             console.print(Text(prof.note))
         if as_json:
             emit_json(answer.model_dump(mode="json"))  # the one place the answer becomes JSON
         else:
             used_ids = {ln.part_id for p in answer.plans for ln in p.view.parts}
-            said = given_prices_sentence(cat, sorted(used_ids))
+            said = cat.given_prices_sentence(sorted(used_ids))
             if said:
                 console.print(Text(said))
             print_recommendation(answer, cat.offers)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from planner.service import load_catalog, load_priced_catalog
+from planner.service import load_priced_catalog
 from planner.cli.common import console, emit_json, emit_text, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
 from planner.money import format_money
 from planner.validation import load_json, read_text_capped
 from planner.service import (
-    SharedBuild, build_from_json, export_build, import_build, permalink,
+    SharedBuild, export_build, import_build,
 )
 
 share_app = typer.Typer(help="Share a build: permalink, Markdown (PCPartPicker-style), CSV, JSON; import one back.",
@@ -32,10 +32,9 @@ def _read_text(path: Path) -> str:
     return read_text_capped(path, max_bytes=MAX_FILE_BYTES, what="build list")
 
 
-def _print_list_prices(prices: list) -> None:
+def _print_list_prices(result: Any) -> None:
     """The list's price of each line beside the catalog's, and the list's total."""
-    from planner.service import list_total
-
+    prices = result.list_prices
     if not prices:
         return
     table = Table(title="The list's prices against the catalog's")
@@ -47,7 +46,7 @@ def _print_list_prices(prices: list) -> None:
         qty = f"{p.quantity} x " if p.quantity > 1 else ""
         table.add_row(p.name, qty + format_money(p.amount, p.currency), p.shop or "—", ref, diff)
     console.print(table)
-    total = list_total(prices)
+    total = result.list_total
     if total is not None:
         console.print(styled("The list's total: {} ({} priced line(s))", format_money(*total), len(prices)))
 
@@ -60,12 +59,12 @@ def _is_file(source: str) -> bool:
 
 
 def _load_build(path: Path) -> SharedBuild:
-    return build_from_json(load_json(_read_text(path), str(path)))
+    return SharedBuild.from_json(load_json(_read_text(path), str(path)))
 
 
 def _check_known(build: SharedBuild) -> None:
     """A link is opened against the catalog: every part must exist there."""
-    cat = load_catalog()
+    cat = load_priced_catalog(use_history=False)  # the shipped parts: a link names catalog ids
     missing = [ln.part_id for ln in build.lines if ln.part_id not in cat.parts]
     if missing:
         raise ShareError(f"part {missing[0]!r} is not in the catalog, so a link to it could not be opened")
@@ -103,13 +102,13 @@ def export_cmd(
 
     from planner.service import my_measurements
 
-    shared = _replace(build_from_json(data), measurements=my_measurements())  # the link carries your measured speeds
+    shared = _replace(SharedBuild.from_json(data), measurements=my_measurements())  # the link carries your measured speeds
     if not shared.lines:
         raise InputError(f"{build}: the build has no parts")
     token = shared.token()
     if fmt == "link":
         _check_known(shared)
-    link = permalink(token, base_url) if base_url else None
+    link = shared.permalink(base_url) if base_url else None
     if link is None and fmt in ("link", "md", "html"):
         err_console.print("note: no public address of the planner is configured (PLANNER_PUBLIC_URL or --base-url), "
                           "so there is no link; " + ("here is the build's token: the friend pastes it into the "
@@ -193,9 +192,7 @@ def import_cmd(
     for n in result.notes:
         console.print(styled("[dim]note: {}[/]", n))
     if result.measurements:
-        from planner.service import measurements_sentence
-
-        said = measurements_sentence(result.measurements)
+        said = result.measurements_sentence
         console.print(styled("{}; " + ("added to your calibration: speeds of these cards now read 'measured'" if adopted
                                        else "not used: pass --use-measurements to plan with them"), said))
     if result.report is None:
@@ -204,7 +201,7 @@ def import_cmd(
     rep, shared = result.report, result.build
     verdict = ("[green]compatible[/]" if rep.verdict == "compatible" else f"[red]{len(rep.problems)} problem(s)[/]"
                if rep.problems else f"[yellow]partial build[/] (missing {', '.join(rep.missing)})")
-    _print_list_prices(result.list_prices)
+    _print_list_prices(result)
     total = format_money(shared.total, shared.currency) if shared else str(rep.total)
     if kept:
         basis = (f"with the list's prices: {len(kept)} kept as 'from the shared list' (dated today); every answer "

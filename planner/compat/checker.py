@@ -32,6 +32,19 @@ class CheckReport:
     # part id -> the fact still to check on an unverified row (the register's `unsettled`, or "never read")
     unverified_what: dict[str, Optional[str]] = field(default_factory=dict)
 
+    @staticmethod
+    def rule_summary(name: str) -> str:
+        """The plain-words sentence of a rule ('enough CPU cores to feed the GPUs ...'), or the name if unknown."""
+        from planner.compat.rules import RULES_BY_NAME
+
+        rule = RULES_BY_NAME.get(name)
+        return rule.summary if rule is not None else name.replace("_", " ")
+
+    @staticmethod
+    def warning_rules() -> list[str]:
+        """Names of the rules whose findings are warnings (the ones a user may accept)."""
+        return [r.name for r in ALL_RULES if r.severity == Severity.WARNING]
+
     def by(self, severity: Severity) -> list[Finding]:
         return [f for f in self.findings if f.severity == severity]
 

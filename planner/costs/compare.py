@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable, Iterable, Literal, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, ClassVar, Iterable, Literal, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 
@@ -111,6 +111,9 @@ def timing_from(sweep: Any, workload: Workload, speed: Estimate, gpus: int) -> T
 class ResaleCurve:
     """Fraction of the price a part fetches after m months: keep_24m ** (m / 24) (geometric decay)."""
 
+    DEFAULT_GPU_KEEP_24M: ClassVar[Decimal] = DEFAULT_GPU_KEEP_24M  # the defaults, for the options that change them
+    DEFAULT_PLATFORM_KEEP_24M: ClassVar[Decimal] = DEFAULT_PLATFORM_KEEP_24M
+
     gpu_keep_24m: Decimal = DEFAULT_GPU_KEEP_24M
     platform_keep_24m: Decimal = DEFAULT_PLATFORM_KEEP_24M
 
@@ -131,6 +134,15 @@ class ResaleCurve:
 
 @dataclass(frozen=True)
 class CostParams:
+    """What a costs comparison assumes: currency, electricity price, horizon, resale, the old GPU, rental overhead."""
+
+    # the defaults and the electricity price's source, for the options that change them and the answer that cites them
+    DEFAULT_KWH_PRICE: ClassVar[Decimal] = DEFAULT_KWH_PRICE
+    KWH_PRICE_DATE: ClassVar[date] = KWH_PRICE_DATE
+    KWH_PRICE_SOURCE: ClassVar[str] = KWH_PRICE_SOURCE
+    DEFAULT_OLD_GPU_PRICE: ClassVar[Decimal] = DEFAULT_OLD_GPU_PRICE
+    DEFAULT_OVERHEAD_HOURS: ClassVar[Decimal] = DEFAULT_OVERHEAD_HOURS
+
     currency: str = "EUR"
     kwh_price: Decimal = DEFAULT_KWH_PRICE
     kwh_currency: str = "EUR"
@@ -258,6 +270,18 @@ class Comparison:
     @property
     def buy(self) -> Optional[Option]:
         return next((o for o in self.options if o.kind == "buy"), None)
+
+    @staticmethod
+    def cost_curve(lines: Sequence[Mapping[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
+                   max_sweeps: float, points: int = 2) -> pd.DataFrame:
+        """The chart rows of a comparison's `lines()` (kept as JSON by the web UI's cache): module cost_curve."""
+        return cost_curve(lines, names, sweep_gpu_hours, max_sweeps, points)
+
+    @staticmethod
+    def break_even_marks(lines: Sequence[Mapping[str, Any]], names: Sequence[str], sweep_gpu_hours: float,
+                         max_sweeps: float, break_even_sweeps: Mapping[str, Optional[float]]) -> pd.DataFrame:
+        """Where a rental line crosses the build's, for the chart: module break_even_marks."""
+        return break_even_marks(lines, names, sweep_gpu_hours, max_sweeps, break_even_sweeps)
 
     def lines(self) -> list[dict[str, Any]]:
         """Each option's cost line (fixed + per baseline GPU-hour), the data `cost_curve` draws."""

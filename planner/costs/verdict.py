@@ -51,6 +51,17 @@ def cheapest_rent(options: Sequence[dict[str, Any]], families: Sequence[str] = (
     return min(rents, key=lambda o: (Decimal(o["cost_to_finish"]), o["hours_to_finish"]), default=None)
 
 
+
+def rentals_to_show(options: Sequence[dict[str, Any]], named: Optional[str] = None) -> list[str]:
+    """The rentals a reader compares first: the one the verdict names, then the cheapest of each family users
+    consider (CONSIDERED_FAMILIES: A100, H100), by name, each once."""
+    pick = [named] if named else []
+    for family in CONSIDERED_FAMILIES:
+        hit = cheapest_rent(options, (family,))
+        if hit is not None and hit["name"] not in pick:
+            pick.append(hit["name"])
+    return pick
+
 def verdict(options: Sequence[dict[str, Any]], break_even: Sequence[dict[str, Any]], *, runs: int,
             baseline_hours: float, horizon_months: int, currency: str) -> Verdict:
     """One sentence from a comparison's JSON (`Option.to_json()`, `BreakEven.to_json()` rows).

@@ -59,6 +59,11 @@ class BurninPlan:
         """The plan as `planner burnin` prints it."""
         return plan_text(self)
 
+    @staticmethod
+    def pointer(gpu: str, count: int = 1) -> str:
+        """The line under a planned or checked build that sends its reader to the burn-in (module pointer)."""
+        return pointer(gpu, count)
+
     def to_json(self) -> dict[str, Any]:
         return {"build": self.build, "gpu_count": self.gpu_count, "total_hours": self.total_hours,
                 "phases": [p.to_json() for p in self.phases],

@@ -219,14 +219,15 @@ def diagnose_events(
 
 
 def diagnose_metrics(
-    path: Union[str, Path, bytes, BinaryIO],
+    path: Union[str, Path, bytes, BinaryIO, MetricSeries],
     *,
     expected_steps: Optional[int] = None,
     temp_limit_c: float = GPU_HOT_C,
     columns: Optional[list[str]] = None,
 ) -> MetricsReport:
-    """Read a CSV or JSONL of training metrics and report weak signals with their step ranges."""
+    """Read a CSV or JSONL of training metrics (or take a series read already with read_metrics, as the web UI does
+    to draw its windows and loss curve from the same reading) and report weak signals with their step ranges."""
     if expected_steps is not None and expected_steps <= 0:
         raise InputError(f"--expected-steps must be positive, got {expected_steps}")
-    series = read_metrics(as_source(path), parse_column_map(columns))
+    series = path if isinstance(path, MetricSeries) else read_metrics(as_source(path), parse_column_map(columns))
     return metrics_report(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)

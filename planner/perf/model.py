@@ -6,7 +6,7 @@ import json
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from planner.catalog.load import load_chips
 from planner.catalog.match import ChipNames
@@ -39,6 +39,8 @@ RANGE_NOTE = ("the narrowest band holding 90 % of the model's errors on labs it 
 class PerfModel:
     """Chip table + fitted parameters; answers speedup questions with ranges."""
 
+    RANGE_NOTE: ClassVar[str] = RANGE_NOTE  # what an estimate's low/high mean, for the text beside them
+
     def __init__(self, chips: dict[str, GpuChip], params: PerfParams, calibrated_chips: frozenset[str] = frozenset(),
                  power_variants: Optional[dict[str, float]] = None):
         if REFERENCE_CHIP not in chips:
@@ -49,6 +51,27 @@ class PerfModel:
         self.calibrated_chips = calibrated_chips
         self._names = ChipNames(chips)
         self._seen_archs = frozenset(chips[c].architecture for c in calibrated_chips if c in chips)
+
+    def anchored(self, target: str, **options: Any) -> Any:
+        """The speedup of `target` on your measurements where they reach, else this model (planner.perf.calibration
+        .anchored_speedup: baseline, workload, precision, power_fraction, model_params, store)."""
+        from planner.perf.calibration import anchored_speedup
+
+        return anchored_speedup(self, target, **options)
+
+    def limit_of(self, chip_id: str, **options: Any) -> Any:
+        """What limits the user's model on this card (planner.perf.limits.limit_of: precision, workload,
+        model_params, baseline); `.sentence()` says it."""
+        from planner.perf.limits import limit_of
+
+        return limit_of(self, chip_id, **options)
+
+    @staticmethod
+    def wall_power_w(chip: GpuChip, gpu_count: int = 1, power_fraction: float = 1.0) -> float:
+        """Wall power estimated when no plan gives one (planner.perf.sweep.estimated_wall_power_w)."""
+        from planner.perf.sweep import estimated_wall_power_w
+
+        return estimated_wall_power_w(chip, gpu_count, power_fraction)
 
     def resolve(self, name: str) -> GpuChip:
         """A chip by id, name, alias or short form, case-insensitive; unknown -> UnknownPartError with suggestions."""

@@ -50,6 +50,13 @@ class Hours(BaseModel):
     def of(cls, est: Estimate, digits: int = 2) -> "Hours":
         return cls(value=round(est.value, digits), low=round(est.low, digits), high=round(est.high, digits))
 
+    @staticmethod
+    def text(h: float) -> str:
+        """One wording of hours for the CLI and every tab: '45 min', '5.2 h', '3.1 days'."""
+        from planner.service.sweep_report import hours_text
+
+        return hours_text(h)
+
 
 class BuildPart(BaseModel):
     """One line of a build named beside its headline (the side-by-side table lists each build's parts)."""
@@ -151,6 +158,25 @@ class AssumedModel(BaseModel):
     precision: str
     basis: str
 
+    @classmethod
+    def of(cls, workload: str, precision: str, model_params: Optional[float]) -> "AssumedModel":
+        """The user's model size, or the workload class's typical size (said so)."""
+        from planner.service.sweep_report import assumed_model
+
+        return assumed_model(workload, precision, model_params)
+
+    def params_text(self) -> str:
+        """'15 M', '1.3 B'."""
+        from planner.service.sweep_report import params_text
+
+        return params_text(self.params)
+
+    def phrase(self) -> str:
+        """'a 15 M-parameter transformer (amp)', with ', typical size assumed' when the user gave none."""
+        from planner.service.sweep_report import model_phrase
+
+        return model_phrase(self)
+
 
 class Finish(BaseModel):
     model_config = _FROZEN
@@ -178,6 +204,32 @@ class SweepReport(BaseModel):
     finish: Finish
     finish_days: Hours
     runs_sharing_each_gpu: Optional[dict[str, Any]] = None
+
+    @classmethod
+    def estimate(cls, speed: float, low: float, high: float, **options: Any) -> "SweepReport":
+        """The sweep of a build the solver did not plan (a shared or hand-picked one, the user's own card):
+        planner.service.sweep_report.sweep_report (runs, baseline_hours, gpu_count, runs_left, chip, ...)."""
+        from planner.service.sweep_report import sweep_report
+
+        return sweep_report(speed, low, high, **options)
+
+    def finish_text(self, key: str = "value") -> str:
+        """When the sweep ends: 'tomorrow 03:10' within a year, else 'in 412 days'."""
+        from planner.service.sweep_report import finish_text
+
+        return finish_text(self, key)
+
+    def finish_sentence(self) -> str:
+        """'6 of 8 runs left: about 5.2 h, done today 20:48 (19:12 to 22:50) if started now'."""
+        from planner.service.sweep_report import finish_sentence
+
+        return finish_sentence(self)
+
+    def shared_sentence(self) -> Optional[str]:
+        """What running several runs on each GPU gives (None when the sweep runs one per GPU)."""
+        from planner.service.sweep_report import shared_sentence
+
+        return shared_sentence(self.runs_sharing_each_gpu) if self.runs_sharing_each_gpu else None
 
 
 class PlannedBuild(BaseModel):
@@ -282,6 +334,29 @@ class WhyNotAnswer(BaseModel):
     catalog_gaps: Optional[list[str]] = None
 
 
+class OwnedNotUsed(BaseModel):
+    """An owned part the plan leaves out: why, and the warnings that, once accepted, would let the solver keep it."""
+
+    model_config = _FROZEN
+
+    id: str
+    name: str
+    reason: str
+    accept: list[str] = []
+
+    def sentence(self, flag: Optional[str] = "--accept-warning") -> str:
+        """'AMD Ryzen 5 5600G (owned) not used: ...; to keep it, accept --accept-warning cpu_cores_per_gpu'; with
+        `flag=None` the warnings are named in plain words (the UI's 'Warnings I accept')."""
+        from planner.service.owned import rule_summary
+
+        text = f"{self.name} (owned) not used: {self.reason}"
+        if self.accept:
+            how = (" ".join(f"{flag} {r}" for r in self.accept) if flag
+                   else ", ".join(repr(rule_summary(r)) for r in self.accept))
+            text += f"; to keep it, accept {how}"
+        return text
+
+
 class Answer(BaseModel):
     """Everything one request's answer says, typed: the request (names resolved), the model size assumed, the
     plans, the side-by-side table, try-before-you-buy rentals, why nothing fits, owned parts left out, and the
@@ -297,7 +372,7 @@ class Answer(BaseModel):
     side_by_side: Optional[SideBySide] = None
     try_before_you_buy: list[Trial] = []
     why_not: Optional[WhyNotAnswer] = None
-    owned_not_used: list[dict[str, Any]] = []
+    owned_not_used: list[OwnedNotUsed] = []
     solve_seconds: float
     stats: SolveStats
     profile: Optional[dict[str, Any]] = None  # which workload the answer describes (planner.service.profile)

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from planner.catalog.load import Catalog
-from planner.compat.checker import check_parts
+from planner.compat.checker import CheckReport, check_parts
 from planner.plan_view import PlanView
 from planner.request import Request
 
 Solve = Callable[[Request], Any]  # a request -> planner.solver.Recommendation (typed plans and why-not)
 
 
-def rule_summary(name: str) -> str:
-    """The plain-words sentence of a rule ('enough CPU cores to feed the GPUs ...'), or the name if unknown."""
-    from planner.compat.rules import RULES_BY_NAME
-
-    rule = RULES_BY_NAME.get(name)
-    return rule.summary if rule is not None else name.replace("_", " ")
-
-
-def warning_rules() -> list[str]:
-    """Names of the rules whose findings are warnings (the ones a user may accept)."""
-    from planner.catalog.models import Severity
-    from planner.compat.rules import ALL_RULES
-
-    return [r.name for r in ALL_RULES if r.severity == Severity.WARNING]
+rule_summary = CheckReport.rule_summary  # the rules' words and the warnings a user may accept: defined by the checker
+warning_rules = CheckReport.warning_rules
 
 
 def _swap_findings(cat: Catalog, plan: PlanView, part_id: str, req: Request) -> list[str]:
@@ -74,12 +62,3 @@ def why_unused(cat: Catalog, req: Request, plan: PlanView, solve: Solve) -> list
                     "accept": accept})
     return out
 
-
-def unused_sentence(entry: dict[str, Any], flag: Optional[str] = "--accept-warning") -> str:
-    """'AMD Ryzen 5 5600G (owned) not used: ...; to keep it, accept: --accept-warning cpu_cores_per_gpu'."""
-    text = f"{entry['name']} (owned) not used: {entry['reason']}"
-    if entry["accept"]:
-        how = (" ".join(f"{flag} {r}" for r in entry["accept"]) if flag
-               else ", ".join(repr(rule_summary(r)) for r in entry["accept"]))
-        text += f"; to keep it, accept {how}"
-    return text

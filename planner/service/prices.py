@@ -63,17 +63,6 @@ def refresh_prices(
         return asyncio.run(refresh_async(store, fetcher(registry), jobs, parts, on_page=tick, references=references))
 
 
-def price_history(part_id: str, db: Optional[Path] = None) -> Optional[list[dict[str, Any]]]:
-    """A part's observations as JSON rows, oldest first (None when there is no price database yet)."""
-    from planner.prices.store import PriceStore, default_path
-
-    path = Path(db) if db is not None else default_path()
-    if not path.exists():
-        return None
-    with PriceStore(path) as store:
-        return [o.to_json() for o in store.history(part_id)]
-
-
 def polite_fetcher(registry: Any) -> Any:
     """The fetcher a refresh uses by default: robots.txt, per-host intervals, the HTTP cache under PLANNER_HOME."""
     from planner.prices.fetch import PoliteFetcher
@@ -213,42 +202,3 @@ def keep_list_prices(lines: Sequence[Any], *, force: bool = False, db: Optional[
         except InputError as exc:
             refused.append(str(exc))
     return stored, refused
-
-
-def given_prices(catalog: Catalog) -> list[dict[str, Any]]:
-    """The parts whose price stands on one a person gave (yours, or kept from a shared list), as JSON rows."""
-    from planner.catalog.models import PERSON_SOURCES
-    from planner.price_label import offer_label
-
-    out = []
-    for pid, offers in catalog.offers.items():
-        if pid not in catalog.parts or not any(o.source in PERSON_SOURCES for o in offers):
-            continue
-        o = catalog.offer_for(pid)
-        if o is None or o.source not in PERSON_SOURCES:
-            continue
-        label = offer_label(o)
-        out.append({"id": pid, "name": catalog.parts[pid].name, "price": {"amount": str(o.price), "currency": o.currency},
-                    "kind": label.kind, "retailer": o.retailer, "url": o.url, "observed_on": o.observed_on.isoformat(),
-                    "record": label.text()})
-    return sorted(out, key=lambda r: (r["kind"], r["id"]))
-
-
-def given_prices_sentence(catalog: Catalog, used: Sequence[str] = ()) -> Optional[str]:
-    """One line saying which prices a person gave the answer rests on ('Planned at 1 price you gave ...'), or None."""
-    from planner.money import format_money
-
-    rows = given_prices(catalog)
-    if not rows:
-        return None
-    mine = sum(r["kind"] == "yours" for r in rows)
-    kept = len(rows) - mine
-    head = " and ".join(x for x in (
-        f"{mine} price{'s' if mine > 1 else ''} you gave" if mine else "",
-        f"{kept} price{'s' if kept > 1 else ''} kept from a shared list" if kept else "") if x)
-    items = "; ".join(f"{r['name']} {format_money(Decimal(r['price']['amount']), r['price']['currency'])} "
-                      f"({r['record']}, {r['retailer']})" + (" — in this plan" if r["id"] in used else "")
-                      for r in rows[:8])
-    more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
-    undo = "`planner prices forget PART`" + (" (`--shared` for a list's)" if kept else "")
-    return f"Planned at {head}: {items}{more} ({undo} to drop one)"

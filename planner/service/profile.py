@@ -348,3 +348,26 @@ def peak_memory_gib(text: str, source: str) -> float:
     if peak <= 0:
         raise InputError(f"{source}: no memory.used reading above 0 in the log")
     return round(peak, 2)
+
+
+# ---- the user's actions (`planner profile set|show|clear`, the flags every command starts from) -------------------
+
+
+def set_profile(changes: dict[str, Any], *, run_vram_log: Optional[Path] = None) -> tuple[Profile, Path]:
+    """Change the given fields of the stored profile (None: keep the stored value); with `run_vram_log`, an nvidia-smi
+    log of one run alone on its card, the VRAM per run is its peak memory.used (measured). The profile and its file."""
+    if run_vram_log is not None:
+        gib = peak_memory_gib(read_text_capped(run_vram_log, what="nvidia-smi log"), str(run_vram_log))
+        changes = {**changes, "run_vram_gb": gib, "run_vram_source": f"measured: peak memory.used in {run_vram_log.name}"}
+    return update_profile(lambda current: updated(current, changes)), profile_path()
+
+
+def my_profile() -> tuple[Optional[Profile], Path]:
+    """The stored profile (None: none stored) and its file."""
+    return load_profile(), profile_path()
+
+
+def forget_profile() -> tuple[bool, Path]:
+    """Delete the stored profile (answers go back to the typical model): whether there was one, and its file."""
+    path = profile_path()
+    return clear_profile(path), path

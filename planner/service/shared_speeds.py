@@ -27,9 +27,3 @@ def use_shared_measurements(measurements: Sequence[Any]) -> int:
     save_store(store)
     return len(measurements)
 
-
-def measurements_sentence(measurements: Sequence[Any]) -> str:
-    """'2 measured speeds from the sender: GeForce RTX 5080 (amp), GeForce GTX 1080 Ti (amp)'."""
-    names = ", ".join(f"{m.gpu_name} ({m.precision})" for m in measurements)
-    n = len(measurements)
-    return f"{n} measured speed{'s' if n > 1 else ''} from the sender: {names}"

@@ -18,7 +18,7 @@ from planner.textsafe import csv_cell, md_cell, safe_url
 from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE, PlanView, PricedLine, first_plan, read_plan_view
 from planner.request import Request
 from planner.settings import MAX_GPUS
-from planner.share.token import READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token
+from planner.share.token import READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token, permalink
 
 # ---------------------------------------------------------------- a priced build list
 
@@ -37,6 +37,16 @@ class SharedBuild:
     def from_view(cls, view: PlanView, inputs: Optional[Request] = None) -> "SharedBuild":
         """A plan's lines as a build list in PCPartPicker's order."""
         return cls(_sorted(list(view.parts)), view.currency, inputs)
+
+    @classmethod
+    def from_json(cls, data: Any, inputs: Optional[Request] = None) -> "SharedBuild":
+        """Our export, `planner recommend --json` or one plan (build_from_json)."""
+        return build_from_json(data, inputs)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog, parts: list[tuple[str, int]], **options: Any) -> "SharedBuild":
+        """Catalog parts priced with today's offers (build_from_catalog: currency, inputs, owned, used)."""
+        return build_from_catalog(catalog, parts, **options)
 
     @property
     def total(self) -> Decimal:
@@ -57,6 +67,10 @@ class SharedBuild:
         if gpu is not None and gpu.quantity != inputs.gpu_count and 1 <= gpu.quantity <= MAX_GPUS:
             inputs = inputs.model_copy(update={"gpu_count": gpu.quantity})
         return encode_token(inputs, self.parts(), self.measurements)
+
+    def permalink(self, base_url: str) -> str:
+        """The address that opens this build (its token) on the planner at `base_url`."""
+        return permalink(self.token(), base_url)
 
     def to_json(self, *, with_token: bool = True) -> dict[str, Any]:
         return {"schema": SCHEMA, "currency": self.currency,

@@ -14,6 +14,7 @@ from planner.errors import ShareError
 from planner.catalog.models import AnyPart
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
+from planner.share.token import measurements_sentence
 from planner.catalog.match import rank
 from planner.share.part_index import index_for
 from planner.request import Request
@@ -173,6 +174,18 @@ class ImportResult:
     @property
     def unmatched(self) -> list[Match]:
         return [m for m in self.matches if m.part is None]
+
+    @property
+    def list_total(self) -> Optional[tuple[Any, str]]:
+        """The list's total (amount, currency) when its prices are in one currency, else None."""
+        from planner.share.list_prices import list_total
+
+        return list_total(self.list_prices)
+
+    @property
+    def measurements_sentence(self) -> str:
+        """'2 measured speeds from the sender: ...' for the measured speeds the token carried."""
+        return measurements_sentence(self.measurements)
 
     def parts(self) -> list[tuple[str, int]]:
         """(id, quantity) of the matched catalog parts (generic stand-ins are checked but not exported)."""

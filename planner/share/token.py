@@ -10,7 +10,7 @@ import struct
 import urllib.parse
 import zlib
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pydantic import ValidationError
 
@@ -19,6 +19,7 @@ from planner.errors import PlannerError, ShareError, validation_message
 from planner.catalog.models import CATEGORIES
 from planner.plan_view import MAX_LINES  # noqa: F401 - parts in one shared build (re-exported)
 from planner.request import Request
+from planner.vocab import TYPE_LABELS
 from planner.validation import load_json
 
 SCHEMA = "planner.build/2"
@@ -29,9 +30,7 @@ MAX_TOKEN_CHARS = 2048  # a token longer than this is refused before decoding
 MAX_INFLATED_BYTES = 64 * 1024  # zip-bomb guard: never inflate more than this
 MAX_MEASUREMENTS = 12  # the sender's measured speeds a token carries (planner calibrate), one per card and precision
 DEFAULT_BASE_URL = "http://localhost:8501/"
-# PCPartPicker's row labels, in its order; our category ids are accepted too when importing.
-TYPE_LABELS = {"cpu": "CPU", "cooler": "CPU Cooler", "motherboard": "Motherboard", "memory": "Memory",
-               "storage": "Storage", "gpu": "Video Card", "case": "Case", "psu": "Power Supply"}
+# PCPartPicker's row labels (planner.vocab.TYPE_LABELS); our category ids are accepted too when importing.
 _TYPE_ALIASES = {
     **{v.lower(): k for k, v in TYPE_LABELS.items()}, **{c: c for c in CATEGORIES},
     "graphics card": "gpu", "video cards": "gpu", "processor": "cpu", "cpu cooler": "cooler", "ram": "memory",
@@ -77,6 +76,27 @@ class SharedState:
     inputs: Request
     parts: tuple[tuple[str, int], ...]
     measurements: tuple[Any, ...] = ()  # the sender's measured speeds (planner.perf.calibration.Measurement)
+
+    @classmethod
+    def from_token(cls, token: str, catalog: Optional[Catalog] = None) -> "SharedState":
+        """What a link's token carries; every way it can be wrong is one ShareError line (decode_token)."""
+        return decode_token(token, catalog)
+
+    def token(self) -> str:
+        """The token that carries these inputs, parts and measured speeds (encode_token)."""
+        return encode_token(self.inputs, self.parts, self.measurements)
+
+    @property
+    def measurements_sentence(self) -> str:
+        """'2 measured speeds from the sender: ...' for the measured speeds the token carries."""
+        return measurements_sentence(self.measurements)
+
+
+def measurements_sentence(measurements: Sequence[Any]) -> str:
+    """'2 measured speeds from the sender: GeForce RTX 5080 (amp), GeForce GTX 1080 Ti (amp)'."""
+    names = ", ".join(f"{m.gpu_name} ({m.precision})" for m in measurements)
+    n = len(measurements)
+    return f"{n} measured speed{'s' if n > 1 else ''} from the sender: {names}"
 
 
 # ---------------------------------------------------------------- token
