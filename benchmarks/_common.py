@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from _markdown import table  # noqa: F401 - re-exported for the benchmarks that import it from here
+
 import cProfile
 import itertools
 import math

@@ -24,6 +24,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from _markdown import table  # noqa: E402 - the script's own folder is on sys.path
+
 REPO = Path(__file__).resolve().parents[1]
 
 REQUESTS = {  # label -> Request fields
@@ -137,10 +139,7 @@ def main() -> None:
     head = ["request", "status", "baseline s", "this s", "ratio", "baseline: built / CpModels / solves",
             "this: built / CpModels / solves", "same answer"]
     print()
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join(" --- " for _ in head) + "|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    print(table(head, rows))
     where = f"synthetic catalog of {a.synthetic} parts" if a.synthetic else "shipped catalog"
     print(f"\n{where}; medians of {a.runs} x {a.reps} recommend() calls per tree, alternating processes; load average "
           f"{os.getloadavg()[0]:.1f}; reproduce: python benchmarks/bench_engine.py --baseline {a.baseline} "

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _markdown import table  # noqa: E402 - the script's own folder is on sys.path
+
 REPO = Path(__file__).resolve().parents[1]
 
 IN_PROCESS = r"""
@@ -143,10 +145,7 @@ def main() -> None:
                          for kind in (("wall", "CPU") if fig != figures[3] else ("wall",))] + [
         "solves this", "same build"]
     print()
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join(" --- " for _ in head) + "|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    print(table(head, rows))
     print(f"\nbaseline {a.baseline} -> this tree; medians of {a.runs} runs each, the two trees alternating (and "
           f"which goes first); load average {os.getloadavg()[0]:.1f}; reproduce: "
           f"python benchmarks/bench_request.py {' '.join(shlex.quote(x) for x in sys.argv[1:])}")

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, Judge, brute_force, combinations, greedy_best_gpu_first, hot_spots, time_runs  # noqa: E402
+from _common import REPO, Judge, brute_force, table, combinations, greedy_best_gpu_first, hot_spots, time_runs  # noqa: E402
 
 from planner.catalog.load import Catalog, load_catalog  # noqa: E402
 from planner.catalog.importers import import_pcpp  # noqa: E402
@@ -35,12 +35,6 @@ DATASET = REPO.parent / "shared" / "datasets" / "pc-part-dataset"
 BEST = dict(budget=Decimal(7000), currency="EUR")  # the example request, in EUR on every catalog
 CHEAPEST = dict(mode="cheapest", min_vram_gb=24, currency="EUR")
 TARGETS = {("shipped", "best"): 0.2, ("synthetic 10k", "best"): 1.0, ("synthetic 10k", "best, 5 alternatives"): 3.0}
-
-
-def table(headers: list[str], rows: list[list[Any]]) -> str:
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
 
 
 def say(text: str = "") -> None:
