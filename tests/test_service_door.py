@@ -38,9 +38,12 @@ def test_the_speed_model_answers_what_the_perf_commands_and_the_ui_ask_of_it() -
     from planner.perf.limits import limit_of
     from planner.perf.model import RANGE_NOTE
     from planner.perf.sweep import PLATFORM_OVERHEAD_W
-    from planner.service import PerfModel, load_perf_model
+    from planner.service import PerfModel, SpeedQueries, speed_model
 
-    model = load_perf_model()
+    queries = speed_model()
+    assert isinstance(queries, SpeedQueries)
+    model = queries.model
+    assert isinstance(model, PerfModel) and speed_model().model is model  # one cached model behind every query
     chip = model.resolve("RTX 4090")
     said = model.limit_of(chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
     assert said and said == limit_of(model, chip.id, precision="amp", workload="transformer", model_params=1e9).sentence()
@@ -71,14 +74,14 @@ def test_the_sweep_and_the_model_assumed_say_themselves() -> None:
 
 def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) -> None:
     """`planner calibrate` and the Plan tab's upload share one door: calibrate, my_calibration, forget_measurements."""
-    from planner.service import (calibrate, forget_measurements, load_perf_model, my_calibration, read_training_log,
-                                 resolve_baseline_hours)
+    from planner.service import (calibrate, forget_measurements, my_calibration, read_training_log,
+                                 resolve_baseline_hours, speed_model)
 
     monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
     log = tmp_path / "run.csv"
     log.write_text("epoch,step,throughput/tokens_per_sec\n" + "".join(f"0,{i * 50},{21000 + (i % 3) * 100}\n"
                                                                       for i in range(30)), encoding="utf-8")
-    model = load_perf_model()
+    model = speed_model().model
     a, b = model.resolve("RTX 4090"), model.resolve("RTX 3090")
     store, path = my_calibration()
     assert store.measurements == [] and not path.exists()
@@ -107,3 +110,21 @@ def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> Non
     from_file = diagnose_metrics(str(path), expected_steps=5000)
     from_series = diagnose_metrics(read_metrics(path.read_bytes()), expected_steps=5000)
     assert from_file.findings and from_series == from_file
+
+
+def test_one_speed_use_case_answers_the_speed_questions_of_the_lower_modules() -> None:
+    """speed_model() folds seven entry points into one: each method gives what its lower function gives."""
+    from planner.perf.speed import gpu_speed
+    from planner.service import speed_model
+    from planner.service.speed import memory_fit, speedup_rows
+
+    q = speed_model()
+    chip = q.model.resolve("RTX 4090")
+    e = q.gpu_speed(chip, q.model.chips, "transformer", "amp")
+    assert e == gpu_speed(chip, q.model.chips, "transformer", "amp") and e.value > 1  # faster than the 1080 Ti
+    rows = q.speedup_rows(["RTX 4090", "RTX 3090"], "gtx-1080-ti", "transformer", "amp", 1.0)
+    assert rows == speedup_rows(q.model, ["RTX 4090", "RTX 3090"], "gtx-1080-ti", "transformer", "amp", 1.0)
+    s = q.sweep_time(8, 6.0, e, 2)
+    assert 0 < s.wall_hours < 8 * 6.0
+    assert q.memory_fit(["RTX 4090"], params=1e9).to_json() == memory_fit(["RTX 4090"], params=1e9).to_json()
+    assert q.runs_sharing_a_gpu(chip, "amp", None, "1", None) is None

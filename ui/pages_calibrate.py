@@ -15,9 +15,9 @@ MAX_UPLOAD_MB = 200  # Streamlit's own upload limit; the reader's cap (256 MB) i
 
 
 def _model() -> Any:
-    from planner.service import load_perf_model
+    from planner.service import speed_model
 
-    return load_perf_model()
+    return speed_model().model
 
 
 def basis_text(gpu: str, precision: str, workload: str, power_fraction: float,

@@ -57,18 +57,18 @@ def describe(req_json: str, key: str) -> Any:
 def speed_of(chip_id: str, workload: str, precision: str, power_fraction: float,
              model_params: Optional[float] = None) -> Any:
     """Speedup vs the GTX 1080 Ti (value/low/high/basis) from the speed model."""
-    from planner.service import gpu_speed
+    from planner.service import speed_model
 
     cat = catalog()
-    return gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
+    return speed_model().gpu_speed(cat.chips[chip_id], cat.chips, workload, precision, power_fraction, model_params)
 
 
 def speed_limit_sentence(chip_id: str, workload: str, precision: str, model_params: Optional[float] = None) -> str:
     """What limits the user's model on this card (the speed model's step split), one sentence; '' if unknown."""
-    from planner.service import load_perf_model
+    from planner.service import speed_model
 
     try:
-        return load_perf_model().limit_of(chip_id, precision=precision, workload=workload,
+        return speed_model().model.limit_of(chip_id, precision=precision, workload=workload,
                                           model_params=model_params).sentence()
     except PlannerError:  # an unknown chip or size: the caption simply says nothing more
         return ""

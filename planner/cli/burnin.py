@@ -19,7 +19,7 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
            runs: int, hours: float) -> tuple[Any, int, str, str]:
     """(chip, GPU count, label, where it came from) for --gpu, --build or the build `recommend` gives for --budget."""
     from planner.cli.perf import _parse_gpu_spec
-    from planner.service import plan_gpus
+    from planner.service import SpeedQueries
 
     given = [x for x in (budget, build, gpu) if x is not None]
     if len(given) != 1:
@@ -33,7 +33,7 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
     if build is not None:
         from planner.service import read_plan
 
-        chip, n, _, label = plan_gpus(read_plan(build), str(build), m)
+        chip, n, _, label = SpeedQueries(m).plan_gpus(read_plan(build), str(build))
         return chip, n, f"{n} x {label}", f"the plan in {build}"
     from planner.request import Request
     from planner.service import describe, load_priced_catalog, plan
@@ -44,7 +44,7 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
     if not planned.plans:
         raise InputError(f"no build fits --budget {budget}: see `planner recommend --budget {budget}`")
     view = describe(cat, planned).plans[0].view  # the answer `planner recommend` prints, read typed
-    chip, n, _, label = plan_gpus(view, "the recommendation", m)
+    chip, n, _, label = SpeedQueries(m).plan_gpus(view, "the recommendation")
     return chip, n, f"{n} x {label}", f"`planner recommend --budget {budget}`"
 
 
@@ -63,17 +63,18 @@ def register(app: typer.Typer) -> None:
         os_name: str = typer.Option("both", "--os", help="linux | windows | both: which log commands to print"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        from planner.service import burnin_plan, load_perf_model, resolve_baseline_hours, sweep_time
+        from planner.service import burnin_plan, resolve_baseline_hours, speed_model
 
         if not 1 <= runs <= 10_000:
             raise InputError(f"--runs must be between 1 and 10000 (got {runs})")
-        m = load_perf_model()
+        queries = speed_model()
+        m = queries.model
         hours, hours_source = resolve_baseline_hours(hours)
         if not 0 < hours <= 100_000:
             raise InputError(f"--hours must be a positive number of hours (got {hours})")
         chip, n, label, source = _build(budget, build, gpu, currency, m, runs, hours)
         speed = m.anchored(chip.id).estimate
-        s = sweep_time(runs, hours, speed, n)
+        s = queries.sweep_time(runs, hours, speed, n)
         basis = (f"{source}; {runs} runs of {hours:g} h on a GTX 1080 Ti ({hours_source}) -> {s.hours_per_run:.1f} h "
                  f"per run ({s.hours_per_run_low:.1f}-{s.hours_per_run_high:.1f}), sweep {s.wall_hours:.1f} h on {label}")
         p = burnin_plan(label, n, run_hours=s.hours_per_run, run_hours_high=s.hours_per_run_high,

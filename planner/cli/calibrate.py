@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, recommend and costs use it."""
-        from planner.service import calibrate, forget_measurements, load_perf_model, my_calibration
+        from planner.service import calibrate, forget_measurements, my_calibration, speed_model
         from planner.service import read_training_log as read_log
 
         if clear:
@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
                 n, _, path = forget_measurements()
                 _say(as_json, {"cleared": n, "left": 0, "file": str(path)}, f"Removed {n} measurement(s) ({path})")
                 return
-            n, left, path = forget_measurements(load_perf_model().resolve(gpu).id)
+            n, left, path = forget_measurements(speed_model().model.resolve(gpu).id)
             _say(as_json, {"cleared": n, "left": left, "file": str(path)},
                  f"Removed {n} measurement(s); {left} left in {path}")
             return
@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
             return
         if not gpu:
             raise InputError("--gpu NAME is required: the GPU the log was recorded on")
-        model = load_perf_model()
+        model = speed_model().model
         chip = model.resolve(gpu)
         prec = precision or ("amp" if chip.has_tensor_cores else "fp32")
         if prec not in ("fp32", "tf32", "amp"):

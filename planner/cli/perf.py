@@ -10,8 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from planner.service import (GpuChip, PerfModel, load_perf_model, memory_fit,
-                             plan_gpus, read_plan, runs_sharing_a_gpu, speedup_rows, sweep_time)
+from planner.service import GpuChip, PerfModel, SpeedQueries, read_plan, speed_model
 from planner.cli.common import console, emit_json, handle_errors, styled
 from planner.errors import InputError
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS_SEEN, TYPICAL_BATCH, TYPICAL_SEQ
@@ -57,7 +56,7 @@ MAX_HOURS = 100_000
 
 def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float], str]:
     """(chip, count, plan sustained watts, label) from a `planner recommend --json` file or a bare plan object."""
-    return plan_gpus(read_plan(path), str(path), m)
+    return SpeedQueries(m).plan_gpus(read_plan(path), str(path))
 
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied
@@ -84,9 +83,10 @@ def register(app: typer.Typer) -> None:
         """Training throughput of GPUs relative to a baseline (default GTX 1080 Ti at fp32), with a range."""
         prof = _profile(model_params=model_params, workload=workload, precision=precision)
         model_params, workload, precision = (prof.values[k] for k in ("model_params", "workload", "precision"))
-        m = load_perf_model()
+        speed = speed_model()
+        m = speed.model
         base = m.resolve(vs)
-        rows = speedup_rows(m, [*(names or []), *gpu], base.id, workload, precision, _fraction(power_limit), model_params)
+        rows = speed.speedup_rows([*(names or []), *gpu], base.id, workload, precision, _fraction(power_limit), model_params)
         size = _size_info(m, workload, model_params)
         base_prec = precision if base.has_tensor_cores else "fp32"
         if as_json:
@@ -157,7 +157,8 @@ def register(app: typer.Typer) -> None:
             raise InputError("give a GPU ('2x RTX 3090', as an argument or --gpu, repeatable) or --build FILE.json")
         if not 1 <= count <= MAX_GPUS:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
-        m = load_perf_model()
+        speed = speed_model()
+        m = speed.model
         from planner.service import resolve_baseline_hours
 
         hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
@@ -189,9 +190,9 @@ def register(app: typer.Typer) -> None:
             else:
                 busy = min(n, runs)  # GPUs without a run to do sit idle and are not counted
                 watts, source = PerfModel.wall_power_w(chip, busy, fraction), "estimate: TDP x power limit x busy GPUs + 150 W"
-            shared = runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+            shared = speed.runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
             k, gain = (shared.runs_per_gpu, shared.gain) if shared else (1, 1.0)
-            s = sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
+            s = speed.sweep_time(runs, hours, e, n, wall_power_w=watts, runs_per_gpu=k, concurrency_gain=gain)
             results.append({"gpu": chip.name, "id": chip.id, "gpu_count": n, **s.to_json(), "wall_power_source": source,
                             "speed_basis": anchored.to_json(),
                             **({"concurrency": shared.to_json()} if shared else {})})
@@ -249,8 +250,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Training memory for a model, which GPUs fit it and the largest batch each allows."""
         gpu = [*(names or []), *gpu]
-        est = memory_fit(gpu, params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
-                         layers=layers, hidden=hidden, heads=heads, vocab=vocab, act_mb_per_sample=act_mb)
+        est = speed_model().memory_fit(gpu, params=params, optimizer=optimizer, precision=precision, batch=batch, seq_len=seq,
+                                     layers=layers, hidden=hidden, heads=heads, vocab=vocab,
+                                     act_mb_per_sample=act_mb)
         if as_json:
             emit_json(est.to_json())
             return

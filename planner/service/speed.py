@@ -119,3 +119,52 @@ def _part_chip(part: PricedLine, plan: PlanView, m: Any) -> Any:
                 raise
             continue
     raise InputError(f"GPU part {part.part_id!r} {problem} and its chip is unknown")
+
+
+class SpeedQueries:
+    """The speed model as front ends ask it (one use case, several questions): speed of a GPU, a sweep's wall time,
+    speedup rows, the runs a GPU shares, memory fit and a plan's GPUs. The PerfModel behind it loads on first use."""
+
+    def __init__(self, model: Any = None) -> None:
+        self._model = model
+
+    @property
+    def model(self) -> Any:
+        """The PerfModel (planner.perf.model, cached): chips, fitted parameters, resolve(), limit_of(), anchored()."""
+        if self._model is None:
+            from planner.perf.model import load_perf_model
+
+            self._model = load_perf_model()
+        return self._model
+
+    def gpu_speed(self, chip: Any, chips: dict[str, Any], workload: str, precision: str, power_fraction: float = 1.0,
+                  model_params: Optional[float] = None) -> Any:
+        """Speedup vs the baseline chip (planner.perf.speed.gpu_speed)."""
+        from planner.perf.speed import gpu_speed
+
+        return gpu_speed(chip, chips, workload, precision, power_fraction, model_params)
+
+    def sweep_time(self, *args: Any, **kwargs: Any) -> Any:
+        """A sweep's wall time, energy and range (planner.perf.sweep.sweep_time)."""
+        from planner.perf.sweep import sweep_time
+
+        return sweep_time(*args, **kwargs)
+
+    def speedup_rows(self, gpus: list[str], vs: str, workload: str, precision: str, power: float,
+                     model_params: Optional[float] = None) -> list[dict[str, Any]]:
+        return speedup_rows(self.model, gpus, vs, workload, precision, power, model_params)
+
+    def runs_sharing_a_gpu(self, chip: Any, precision: str, model_params: Optional[float], runs_per_gpu: str,
+                           run_vram_gb: Optional[float]) -> Optional[Any]:
+        return runs_sharing_a_gpu(chip, precision, model_params, runs_per_gpu, run_vram_gb)
+
+    def memory_fit(self, gpus: list[str], **shape: Any) -> Any:
+        return memory_fit(gpus, **shape)
+
+    def plan_gpus(self, plan: PlanView, where: str) -> tuple[Any, int, Optional[float], str]:
+        return plan_gpus(plan, where, self.model)
+
+
+def speed_model() -> SpeedQueries:
+    """The use case behind `planner speedup`, `sweep`, `memfit`, `burnin` and the UI's speed figures."""
+    return SpeedQueries()
