@@ -73,9 +73,14 @@ def test_the_sweep_and_the_model_assumed_say_themselves() -> None:
 
 
 def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) -> None:
-    """`planner calibrate` and the Plan tab's upload share one door: calibrate, my_calibration, forget_measurements."""
-    from planner.service import (calibrate, forget_measurements, my_calibration, read_training_log,
-                                 resolve_baseline_hours, speed_model)
+    """`planner calibrate` and the Plan tab's upload share one door: measurements() (calibrate, mine, forget)."""
+    from planner.service import measurements, read_training_log, speed_model
+    from planner.service.measured import MeasurementStore
+
+    store_of = measurements()
+    assert isinstance(store_of, MeasurementStore)
+    calibrate, my_calibration, forget_measurements = store_of.calibrate, store_of.mine, store_of.forget
+    resolve_baseline_hours = store_of.baseline_hours
 
     monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
     log = tmp_path / "run.csv"
@@ -128,3 +133,23 @@ def test_one_speed_use_case_answers_the_speed_questions_of_the_lower_modules() -
     assert 0 < s.wall_hours < 8 * 6.0
     assert q.memory_fit(["RTX 4090"], params=1e9).to_json() == memory_fit(["RTX 4090"], params=1e9).to_json()
     assert q.runs_sharing_a_gpu(chip, "amp", None, "1", None) is None
+
+
+def test_one_profile_use_case_changes_shows_applies_and_forgets(tmp_path, monkeypatch) -> None:
+    """profile_store() folds five entry points: what `change` stores, `mine` shows and `apply` runs with; `forget`
+    puts the defaults back."""
+    from planner.service import profile_store
+    from planner.service.profile import ProfileStore
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+    store = profile_store()
+    assert isinstance(store, ProfileStore) and store.mine()[0] is None
+    assert store.apply(model_params=None, workload=None).source == "default"
+    prof, path = store.change({"model_params": 3e8, "workload": "cnn"})
+    assert path.exists() and store.mine() == (prof, path) and prof.model_params == 3e8
+    used = store.apply(model_params=None, workload=None)
+    assert used.values == {"model_params": 3e8, "workload": "cnn"} and used.source == "profile"
+    assert store.apply(model_params=1e9, workload=None).values["model_params"] == 1e9  # a flag beats the profile
+    said, block = store.from_log({"seq_len": 512.0}, "run.csv", save=False)
+    assert block["saved"] is False and "512" in said
+    assert store.forget() == (True, path) and not path.exists() and store.mine()[0] is None

@@ -39,7 +39,7 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
                   seq_len: Optional[float], save_profile: bool = False) -> str:
     """Read the uploaded log, store the card's measurement; with `save_profile`, fill the profile's unset fields
     with what the log states (as `planner calibrate --save-profile`). The text the page shows."""
-    from planner.service import calibrate, profile_from_log
+    from planner.service import measurements, profile_store
     from planner.service import read_training_log
 
     data = upload.getvalue()
@@ -48,9 +48,9 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
     chip = _model().resolve(gpu)
     prec = precision if precision != "auto" else ("amp" if chip.has_tensor_cores else "fp32")
     reading = read_training_log(data, tokens_per_step=tokens_per_step, seq_len=seq_len)
-    m = calibrate(reading, chip, prec, upload.name).measurement
+    m = measurements().calibrate(reading, chip, prec, upload.name).measurement
     warn = "".join(f" Warning: {w}" for w in reading.warnings)
-    said, _ = profile_from_log(reading.stated, upload.name, save_profile,
+    said, _ = profile_store().from_log(reading.stated, upload.name, save_profile,
                                {"tokens_per_step": tokens_per_step, "seq_len": seq_len},
                                how_to_save="ticking \"Fill my profile\"")
     profile = "".join(f" {t[0].upper()}{t[1:]}." for t in (x.strip() for x in said.splitlines()) if t)
@@ -59,7 +59,7 @@ def _store_upload(upload: Any, gpu: str, precision: str, tokens_per_step: Option
 
 def render() -> None:
     """The expander: upload and store, then the stored measurements with a clear button."""
-    from planner.service import forget_measurements, my_calibration
+    from planner.service import measurements
 
     with st.expander("Your measurements: calibrate from a training log", expanded=False):
         st.caption("A log of your own training run on a card (nanoGPT, Megatron-LM, MLX, Hugging Face Trainer "
@@ -89,14 +89,14 @@ def render() -> None:
                 except PlannerError as exc:
                     st.error(md_escape(one_line(exc)))
         try:
-            store, _ = my_calibration()
+            store, _ = measurements().mine()
         except PlannerError as exc:
             st.error(md_escape(one_line(exc)))
             store = None
         if store is not None and store.measurements:
             st.markdown("\n".join(f"- {md_escape(m.label())}" for m in store.measurements))
             if st.button("Clear all measurements", key="cal_clear"):
-                n, _, _ = forget_measurements()
+                n, _, _ = measurements().forget()
                 st.success(f"Removed {n} measurement(s).")
                 st.rerun()
         elif store is not None:

@@ -77,10 +77,10 @@ PROFILE_KEYS = {"model_params": "in_model_m", "workload": "in_workload", "precis
 
 def start_from_profile(ss: MutableMapping[str, Any]) -> None:
     """Fill the workload inputs from the stored profile (through planner.service), once per session."""
-    from planner.service import apply_profile
+    from planner.service import profile_store
 
     try:
-        applied = apply_profile(model_params=None, workload=None, precision=None, runs=None, baseline_hours=None,
+        applied = profile_store().apply(model_params=None, workload=None, precision=None, runs=None, baseline_hours=None,
                                 run_vram_gb=None, owned=())
     except PlannerError as exc:  # a broken profile file: say so, start from the defaults
         ss["profile_note"] = str(exc)

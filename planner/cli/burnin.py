@@ -63,13 +63,13 @@ def register(app: typer.Typer) -> None:
         os_name: str = typer.Option("both", "--os", help="linux | windows | both: which log commands to print"),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
-        from planner.service import burnin_plan, resolve_baseline_hours, speed_model
+        from planner.service import burnin_plan, measurements, speed_model
 
         if not 1 <= runs <= 10_000:
             raise InputError(f"--runs must be between 1 and 10000 (got {runs})")
         queries = speed_model()
         m = queries.model
-        hours, hours_source = resolve_baseline_hours(hours)
+        hours, hours_source = measurements().baseline_hours(hours)
         if not 0 < hours <= 100_000:
             raise InputError(f"--hours must be a positive number of hours (got {hours})")
         chip, n, label, source = _build(budget, build, gpu, currency, m, runs, hours)

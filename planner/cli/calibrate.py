@@ -48,21 +48,21 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Measure, don't guess: store a GPU's throughput from your training log; speedup, sweep, recommend and costs use it."""
-        from planner.service import calibrate, forget_measurements, my_calibration, speed_model
+        from planner.service import measurements, speed_model
         from planner.service import read_training_log as read_log
 
         if clear:
             if log is not None:
                 raise InputError("--clear takes no LOG")
             if gpu is None:  # everything: works on a damaged file too (it is what the error message suggests)
-                n, _, path = forget_measurements()
+                n, _, path = measurements().forget()
                 _say(as_json, {"cleared": n, "left": 0, "file": str(path)}, f"Removed {n} measurement(s) ({path})")
                 return
-            n, left, path = forget_measurements(speed_model().model.resolve(gpu).id)
+            n, left, path = measurements().forget(speed_model().model.resolve(gpu).id)
             _say(as_json, {"cleared": n, "left": left, "file": str(path)},
                  f"Removed {n} measurement(s); {left} left in {path}")
             return
-        store, path = my_calibration()
+        store, path = measurements().mine()
         if list_ or log is None:
             if log is None and not list_:
                 raise InputError("give a training LOG and --gpu NAME, or --list / --clear")
@@ -79,7 +79,7 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--concurrent must be between 1 and 8 runs (got {concurrent})")
         reading = read_log(log, column=column, unit=unit, tokens_per_step=tokens_per_step, seq_len=seq_len,
                            model_params=model_params)
-        done = calibrate(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
+        done = measurements().calibrate(reading, chip, prec, str(log), run_steps=steps_per_run, concurrent=concurrent)
         m, stored, path, gain = done.measurement, done.store, done.path, done.concurrency_gain
         others = [x for x in stored.measurements if x.gpu_id != m.gpu_id and x.unit != m.unit]
         out = {"stored": m.model_dump(mode="json"), "spread_iqr_over_median": round(reading.spread, 4),
@@ -93,9 +93,9 @@ def register(app: typer.Typer) -> None:
                 + f"\n  stored in {path}; `planner speedup`, `sweep`, `recommend` and `costs` now use it")
         if gain:
             text += f"\n  several runs per GPU: {gain[2]}; `planner sweep` plans with it"
-        from planner.service import profile_from_log
+        from planner.service import profile_store
 
-        said, out["profile"] = profile_from_log(reading.stated, str(log), save_profile,
+        said, out["profile"] = profile_store().from_log(reading.stated, str(log), save_profile,
                                                 {"tokens_per_step": tokens_per_step, "seq_len": seq_len,
                                                  "model_params": model_params})
         text += said

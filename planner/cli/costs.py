@@ -227,16 +227,16 @@ def costs(
         raise InputError("--gpus must be >= 1")
     if model_params is not None and not 0 < model_params <= 1e13:
         raise InputError(f"--model-params must be a positive parameter count (got {model_params:g})")
-    from planner.service import resolve_baseline_hours
+    from planner.service import measurements
 
-    from planner.service import apply_profile
+    from planner.service import profile_store
 
-    prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
+    prof = profile_store().apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
                          baseline_hours=hours, run_vram_gb=None, owned=tuple(owned))
     model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
                                                                          "baseline_hours"))
     runs, owned = (DEFAULT_RUNS if prof.values["runs"] is None else prof.values["runs"]), list(prof.values["owned"])
-    hours, _ = resolve_baseline_hours(hours)  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
+    hours, _ = measurements().baseline_hours(hours)  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
     work = CostWorkload(runs=runs, baseline_hours=hours, precision=precision, workload=workload,
                       model_params=model_params, run_vram_gb=prof.values["run_vram_gb"])
     typed = read_amount(budget, "--budget") if budget is not None else None

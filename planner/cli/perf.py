@@ -61,9 +61,9 @@ def _build_gpus(path: Path, m: PerfModel) -> tuple[GpuChip, int, Optional[float]
 
 def _profile(**given):  # noqa: ANN202 - the service's Applied
     """The values a command runs with: each flag given, else the stored workload profile, else the default."""
-    from planner.service import apply_profile
+    from planner.service import profile_store
 
-    return apply_profile(**given)
+    return profile_store().apply(**given)
 
 
 def register(app: typer.Typer) -> None:
@@ -159,9 +159,9 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"--count must be between 1 and {MAX_GPUS} (got {count})")
         speed = speed_model()
         m = speed.model
-        from planner.service import resolve_baseline_hours
+        from planner.service import measurements
 
-        hours, hours_source = resolve_baseline_hours(hours, m.resolve(vs).id)
+        hours, hours_source = measurements().baseline_hours(hours, m.resolve(vs).id)
         if not 0 < hours <= MAX_HOURS:
             raise InputError(f"--hours must be between 0 and {MAX_HOURS} hours per run (got {hours})")
         size = _size_info(m, workload, model_params)
@@ -175,9 +175,9 @@ def register(app: typer.Typer) -> None:
             if not 1 <= n <= MAX_GPUS:
                 raise InputError(f"GPU count must be between 1 and {MAX_GPUS} in {spec!r}")
             configs.append((m.resolve(name), n, None, ""))
-        from planner.service import my_calibration
+        from planner.service import measurements
 
-        store, _ = my_calibration()
+        store, _ = measurements().mine()
         results = []
         for chip, n, plan_w, plan_label in configs:
             anchored = m.anchored(chip.id, baseline=vs, workload=workload, precision=precision,

@@ -43,7 +43,7 @@ def set_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Store (or change) your workload profile; fields not given keep their stored value."""
-    from planner.service import set_profile
+    from planner.service import profile_store
 
     if run_vram_gb is not None and run_vram_log is not None:
         raise InputError("give --run-vram-gb or --run-vram-log, not both")
@@ -56,7 +56,7 @@ def set_cmd(
     if all(v is None for v in changes.values()) and run_vram_log is None:
         raise InputError("nothing to set: give at least one of --model-params, --seq, --batch, --precision, --runs, "
                          "--hours, --run-vram-gb/--run-vram-log, --owned")
-    prof, path = set_profile(changes, run_vram_log=run_vram_log)  # a log's peak memory.used: the VRAM per run
+    prof, path = profile_store().change(changes, run_vram_log=run_vram_log)  # a log's peak memory.used: the VRAM per run
     _show(as_json, path, prof, f"Profile stored in {path}: {prof.summary()}\n  recommend, speedup, sweep, costs and "
           "the web UI now use it (a flag on the command line still wins)")
 
@@ -65,9 +65,9 @@ def set_cmd(
 @handle_errors
 def show_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
     """Show the stored workload profile."""
-    from planner.service import my_profile
+    from planner.service import profile_store
 
-    prof, path = my_profile()
+    prof, path = profile_store().mine()
     _show(as_json, path, prof, f"Profile in {path}: {prof.summary()}" if prof is not None else
           f"No profile stored ({path}); answers assume the typical model: `planner profile set --model-params N ...`")
 
@@ -76,9 +76,9 @@ def show_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -
 @handle_errors
 def clear_cmd(as_json: bool = typer.Option(False, "--json", help="Print JSON")) -> None:
     """Delete the stored workload profile (answers go back to the typical model)."""
-    from planner.service import forget_profile
+    from planner.service import profile_store
 
-    had, path = forget_profile()
+    had, path = profile_store().forget()
     if as_json:
         emit_json({"file": str(path), "cleared": had})
     else:

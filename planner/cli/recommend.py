@@ -244,14 +244,14 @@ def register(app: typer.Typer) -> None:
         if budget_arg is not None and budget is not None and budget_arg != budget:
             raise InputError(f"two budgets given ({budget_arg!r} and --budget {budget!r}): give one")
         budget = budget if budget is not None else budget_arg
-        from planner.service import resolve_baseline_hours
+        from planner.service import measurements
 
-        from planner.service import apply_profile
+        from planner.service import profile_store
 
-        prof = apply_profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
+        prof = profile_store().apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
                              baseline_hours=hours, run_vram_gb=run_vram_gb, owned=tuple(owned))
         v = prof.values
-        hours, _ = resolve_baseline_hours(v["baseline_hours"])  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
+        hours, _ = measurements().baseline_hours(v["baseline_hours"])  # given, else your profile, else your calibrated 1080 Ti run, else 7 h
         cat = load_priced_catalog(catalog_dir, use_history=catalog_dir is None)
         for warning in cat.warnings:
             err_console.print(f"warning: {warning}", markup=False, highlight=False)

@@ -59,3 +59,26 @@ def resolve_baseline_hours(given: Optional[float], baseline: Optional[str] = Non
     from planner.perf.calibration import resolve_baseline_hours as resolve
 
     return resolve(given) if baseline is None else resolve(given, baseline)
+
+
+class MeasurementStore:
+    """Your measured speeds as front ends use them (one use case): store one from a log, list, forget, and the hours
+    per run they give the baseline card."""
+
+    def calibrate(self, reading: Any, chip: Any, precision: str, log_name: str, *, run_steps: Optional[float] = None,
+                  concurrent: int = 1) -> Calibrated:
+        return calibrate(reading, chip, precision, log_name, run_steps=run_steps, concurrent=concurrent)
+
+    def mine(self) -> tuple[Any, Path]:
+        return my_calibration()
+
+    def forget(self, gpu_id: Optional[str] = None) -> tuple[int, int, Path]:
+        return forget_measurements(gpu_id)
+
+    def baseline_hours(self, given: Optional[float], baseline: Optional[str] = None) -> tuple[float, str]:
+        return resolve_baseline_hours(given, baseline)
+
+
+def measurements() -> MeasurementStore:
+    """The use case behind `planner calibrate`, the Plan tab's upload and every command's hours per run."""
+    return MeasurementStore()

@@ -371,3 +371,30 @@ def forget_profile() -> tuple[bool, Path]:
     """Delete the stored profile (answers go back to the typical model): whether there was one, and its file."""
     path = profile_path()
     return clear_profile(path), path
+
+
+class ProfileStore:
+    """The stored profile as front ends use it (one use case): the values a command runs with, change, show, forget,
+    and fill from a training log's stated settings."""
+
+    def apply(self, **given: Any) -> Applied:
+        return apply(**given)
+
+    def change(self, changes: dict[str, Any], *, run_vram_log: Optional[Path] = None) -> tuple[Profile, Path]:
+        return set_profile(changes, run_vram_log=run_vram_log)
+
+    def mine(self) -> tuple[Optional[Profile], Path]:
+        return my_profile()
+
+    def forget(self) -> tuple[bool, Path]:
+        return forget_profile()
+
+    def from_log(self, stated: dict[str, float], log_name: str, save: bool,
+                 given: Optional[dict[str, Optional[float]]] = None,
+                 how_to_save: str = "`--save-profile`") -> tuple[str, dict[str, Any]]:
+        return profile_from_log(stated, log_name, save, given, how_to_save)
+
+
+def profile_store() -> ProfileStore:
+    """The use case behind `planner profile`, the flags every command starts from and the UI's defaults."""
+    return ProfileStore()
