@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.service import SharedBuild, add_price, import_build, load_priced_catalog
+from planner.service import SharedBuild, import_build, load_priced_catalog, my_prices
 from planner.share import to_csv, to_json_text, to_markdown
 from planner.share import build_from_json
 from ui.view import build_rows, plan_summary_rows
@@ -28,7 +28,7 @@ def catalog(tmp_path, monkeypatch):
     monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("PLANNER_PRICE_DB", raising=False)
     seen = date.today() - timedelta(days=2)
-    add_price("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=seen)
+    my_prices().add("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=seen)
     return load_priced_catalog()
 
 

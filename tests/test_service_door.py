@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from planner.service import add_price, catalog_key, priced_catalog
+from planner.service import catalog_key, my_prices, priced_catalog
 
 
 def test_the_catalog_key_follows_the_price_history_and_the_measurements(tmp_path, monkeypatch) -> None:
@@ -18,7 +18,7 @@ def test_the_catalog_key_follows_the_price_history_and_the_measurements(tmp_path
     assert db is None and any(s[0].endswith(".csv") for s in stamps)
     shipped = priced_catalog(before).offer_for("gpu-nvidia-rtx5090-fe")
 
-    add_price("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=date.today() - timedelta(days=2))
+    my_prices().add("gpu-nvidia-rtx5090-fe", "2 349,00 €", shop="LDLC", day=date.today() - timedelta(days=2))
     priced = catalog_key()
     assert priced != before and json.loads(priced)[1] is not None  # the history now exists: the key names it
     offer = priced_catalog(priced).offer_for("gpu-nvidia-rtx5090-fe")
@@ -153,3 +153,21 @@ def test_one_profile_use_case_changes_shows_applies_and_forgets(tmp_path, monkey
     said, block = store.from_log({"seq_len": 512.0}, "run.csv", save=False)
     assert block["saved"] is False and "512" in said
     assert store.forget() == (True, path) and not path.exists() and store.mine()[0] is None
+
+
+def test_one_price_book_and_the_verdict_names_its_rentals() -> None:
+    """my_prices() holds the five entry points of the user's price rows under their concern's functions, and the
+    costs verdict answers rentals_to_show for the rental it names."""
+    from planner.costs.verdict import rentals_to_show, verdict
+    from planner.service import my_prices
+    from planner.service import prices as lower
+
+    book = my_prices()
+    assert (book.history, book.confirm, book.add, book.forget, book.keep_list) == (
+        lower.part_history, lower.confirm_price, lower.add_price, lower.forget_prices, lower.keep_list_prices)
+    options = [{"kind": "rent", "name": n, "gpu": g, "cost_to_finish": c, "hours_to_finish": h}
+               for n, g, c, h in (("a", "A100 80GB", "40.00", 10.0), ("b", "A100 40GB", "30.00", 12.0),
+                                  ("c", "H100 SXM", "50.00", 6.0), ("d", "RTX 4090", "20.00", 20.0))]
+    v = verdict(options, [], runs=8, baseline_hours=7.0, horizon_months=24, currency="EUR")
+    assert v.rentals_to_show(options) == rentals_to_show(options, v.rent_option)
+    assert v.rentals_to_show(options)[0] == v.rent_option == "d"  # the cheapest to finish comes first

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.request import Request
-from planner.service import rentals_to_show, verdict
+from planner.service import verdict
 from ui import services
 from ui.charts import default_sweeps_shown, rent_or_buy_chart
 from ui.view import hours_text, money
@@ -58,7 +58,7 @@ def render(view: Optional[dict[str, Any]], inputs: Request) -> None:
                      horizon_months=data["horizon_months"], currency=inputs.currency)
     (st.success if answer.action == "buy" else st.info)(answer.sentence)
     names = st.multiselect("Rental options on the chart", [o["name"] for o in rents],
-                           default=rentals_to_show(rents, answer.rent_option))
+                           default=answer.rentals_to_show(rents))
     shown = ([buy["name"]] if buy else []) + names
     sweep_h = data["baseline_gpu_hours"]
     evens_sweeps = {b["vs"]: (b["baseline_hours_total"] / sweep_h if b["baseline_hours_total"] is not None else None)

@@ -16,10 +16,10 @@ from ui import services
 
 def history_frame(part_id: str) -> Optional[pd.DataFrame]:
     """Observations of a part (None when there is no price database yet)."""
-    from planner.service import part_history
+    from planner.service import my_prices
 
     try:
-        _, observed = part_history(part_id)
+        _, observed = my_prices().history(part_id)
     except InputError:  # no price database yet (the part id is the catalog's own)
         return None
     frame = pd.DataFrame([o.to_json() for o in observed])
@@ -75,14 +75,14 @@ def _give_price(part_id: str, k: str = "price_give") -> None:
     """Form callback: store the price the user typed (kind 'yours'), or say in one line why not."""
     from datetime import date
 
-    from planner.service import add_price
+    from planner.service import my_prices
 
     ss = st.session_state
     if callable(part_id):
         part_id = part_id()
     day = ss.get(f"{k}_date")
     try:
-        o = add_price(part_id, str(ss.get(f"{k}_amount") or ""), shop=ss.get(f"{k}_shop") or None,
+        o = my_prices().add(part_id, str(ss.get(f"{k}_amount") or ""), shop=ss.get(f"{k}_shop") or None,
                       url=(ss.get(f"{k}_url") or "").strip() or None,
                       day=day if isinstance(day, date) else None, force=bool(ss.get(f"{k}_force")))
     except PlannerError as exc:
@@ -93,10 +93,10 @@ def _give_price(part_id: str, k: str = "price_give") -> None:
 
 
 def _forget_price(part_id: str) -> None:
-    from planner.service import forget_prices
+    from planner.service import my_prices
 
     try:
-        _, n = forget_prices(part_id, kinds=("yours", "shared list"))
+        _, n = my_prices().forget(part_id, kinds=("yours", "shared list"))
     except PlannerError as exc:
         st.session_state["price_give_msg"] = ("error", services.one_line(exc))
         return

@@ -62,14 +62,14 @@ def _keep_list_prices() -> None:
     """Button callback: keep the imported list's prices (kind 'from the shared list') so every answer uses them."""
     from types import SimpleNamespace
 
-    from planner.service import keep_list_prices
+    from planner.service import my_prices
 
     ss = st.session_state
     rows = (ss.get("import_msg") or {}).get("json", {}).get("list_prices") or []
     lines = [SimpleNamespace(part_id=r["id"], amount=r["price"]["amount"], currency=r["price"]["currency"],
                              shop=r["shop"], url=r["url"]) for r in rows]
     try:
-        kept, refused = keep_list_prices(lines)
+        kept, refused = my_prices().keep_list(lines)
     except PlannerError as exc:
         ss["import_keep"] = {"error": services.one_line(exc)}
         return

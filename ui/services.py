@@ -137,18 +137,18 @@ def app_url() -> str:
 
 def my_measurements() -> tuple[Any, ...]:
     """The user's own measured speeds (planner calibrate), which a shared link carries."""
-    from planner.service import my_measurements as mine
+    from planner.service import measurements
 
-    return mine()
+    return measurements().to_share()
 
 
 def _use_link_measurements() -> None:
-    from planner.service import use_shared_measurements
+    from planner.service import measurements
 
     ss = st.session_state
     try:
         found = ss.pop("_link_measurements", None)  # the link's SharedState
-        n = use_shared_measurements(found.measurements if found else ())
+        n = measurements().adopt(found.measurements if found else ())
     except PlannerError as exc:
         ss["_link_measure_msg"] = ("error", one_line(exc))
         return

@@ -113,9 +113,9 @@ def history_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Every price observed for one part, oldest first, with its status (trusted or suspect)."""
-    from planner.service import part_history
+    from planner.service import my_prices
 
-    part, rows = part_history(part, db)
+    part, rows = my_prices().history(part, db)
     if as_json:
         emit_json({"part_id": part, "observations": [o.to_json() for o in rows]})
         return
@@ -142,9 +142,9 @@ def confirm_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Mark a suspect price as checked, so the planner may use it (outside the sane range: with --force)."""
-    from planner.service import confirm_price
+    from planner.service import my_prices
 
-    o = confirm_price(observation, db, force)
+    o = my_prices().confirm(observation, db, force)
     if as_json:
         emit_json(o.to_json())
     else:
@@ -176,9 +176,9 @@ def add_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Give a price yourself: every answer plans with it from now on (kind 'yours'; undo with `prices forget`)."""
-    from planner.service import add_price
+    from planner.service import my_prices
 
-    o = add_price(part, price, shop=shop, url=url, day=_day(day), currency=currency, condition=condition,
+    o = my_prices().add(part, price, shop=shop, url=url, day=_day(day), currency=currency, condition=condition,
                   force=force, db=db)
     if as_json:
         emit_json(o.to_json())
@@ -198,9 +198,9 @@ def forget_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Forget the prices you gave for a part (or those kept from a shared list): plans fall back to the others."""
-    from planner.service import forget_prices
+    from planner.service import my_prices
 
-    pid, n = forget_prices(part, shop=shop, kinds=("shared list",) if shared else ("yours",), db=db)
+    pid, n = my_prices().forget(part, shop=shop, kinds=("shared list",) if shared else ("yours",), db=db)
     if as_json:
         emit_json({"part_id": pid, "forgotten": n})
         return

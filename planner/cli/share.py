@@ -100,9 +100,9 @@ def export_cmd(
     data = load_json(_read_text(build), str(build))
     from dataclasses import replace as _replace
 
-    from planner.service import my_measurements
+    from planner.service import measurements
 
-    shared = _replace(SharedBuild.from_json(data), measurements=my_measurements())  # the link carries your measured speeds
+    shared = _replace(SharedBuild.from_json(data), measurements=measurements().to_share())  # the link carries your measured speeds
     if not shared.lines:
         raise InputError(f"{build}: the build has no parts")
     token = shared.token()
@@ -158,14 +158,14 @@ def import_cmd(
     result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)
     adopted = 0
     if use_measurements and result.measurements:
-        from planner.service import use_shared_measurements
+        from planner.service import measurements
 
-        adopted = use_shared_measurements(result.measurements)
+        adopted = measurements().adopt(result.measurements)
     kept, refused = [], []
     if keep_prices and result.list_prices:
-        from planner.service import keep_list_prices
+        from planner.service import my_prices
 
-        kept, refused = keep_list_prices(result.list_prices, force=force)
+        kept, refused = my_prices().keep_list(result.list_prices, force=force)
         before = result.list_prices
         result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)  # priced as every answer now prices it
         result.list_prices = before

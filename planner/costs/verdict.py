@@ -34,6 +34,10 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def rentals_to_show(self, options: Sequence[dict[str, Any]]) -> list[str]:
+        """The rentals a reader compares first: this verdict's, then the cheapest A100 and H100 (rentals_to_show)."""
+        return rentals_to_show(options, self.rent_option)
+
 
 def _hours(h: float) -> str:
     if h < 1:

@@ -1,4 +1,5 @@
-"""Your measured speeds (`planner calibrate`, the Plan tab's upload): store one from a training log, list, forget."""
+"""Your measured speeds (`planner calibrate`, the Plan tab's upload, a share): store one from a training log, list,
+forget, share, adopt."""
 
 from __future__ import annotations
 
@@ -77,6 +78,18 @@ class MeasurementStore:
 
     def baseline_hours(self, given: Optional[float], baseline: Optional[str] = None) -> tuple[float, str]:
         return resolve_baseline_hours(given, baseline)
+
+    def to_share(self) -> tuple[Any, ...]:
+        """Your measurements for the token of a build you share (planner.service.shared_speeds.my_measurements)."""
+        from planner.service.shared_speeds import my_measurements
+
+        return my_measurements()
+
+    def adopt(self, shared: Any) -> int:
+        """Add a sender's measurements to yours (planner.service.shared_speeds.use_shared_measurements)."""
+        from planner.service.shared_speeds import use_shared_measurements
+
+        return use_shared_measurements(shared)
 
 
 def measurements() -> MeasurementStore:

@@ -202,3 +202,19 @@ def keep_list_prices(lines: Sequence[Any], *, force: bool = False, db: Optional[
         except InputError as exc:
             refused.append(str(exc))
     return stored, refused
+
+
+class PriceBook:
+    """Your price rows as front ends use them (one use case): a part's history, confirm, add, forget, keep a shared
+    list's prices (each method is the function of the same concern above)."""
+
+    history = staticmethod(part_history)
+    confirm = staticmethod(confirm_price)
+    add = staticmethod(add_price)
+    forget = staticmethod(forget_prices)
+    keep_list = staticmethod(keep_list_prices)
+
+
+def my_prices() -> PriceBook:
+    """The use case behind `planner prices history|confirm|add|forget`, the Prices tab and a share's list prices."""
+    return PriceBook()
