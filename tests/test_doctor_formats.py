@@ -9,7 +9,9 @@ from typer.testing import CliRunner
 from planner.cli import app
 from planner.doctor.catalogue import lookup
 from planner.errors import InputError
-from planner.service import diagnose_events, read_smi
+from planner.service import diagnose
+
+diagnose_events, read_smi = diagnose().events, diagnose().smi  # the door: one use case, a method per log kind
 
 runner = CliRunner()
 

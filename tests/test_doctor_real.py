@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.doctor.catalogue import lookup
-from planner.service import diagnose_events, read_smi
+from planner.service import diagnose
+
+diagnose_events, read_smi = diagnose().events, diagnose().smi  # the door: one use case, a method per log kind
 
 REAL = Path(__file__).parent / "data" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text(encoding="utf-8"))["fixtures"]

@@ -109,7 +109,9 @@ def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> Non
     the CLI names: the same report either way (metrics_report is no longer a door of its own)."""
     from pathlib import Path
 
-    from planner.service import diagnose_metrics, read_metrics
+    from planner.service import diagnose
+
+    diagnose_metrics, read_metrics = diagnose().metrics, diagnose().read_metrics
 
     path = Path(__file__).parent / "data" / "doctor" / "troubled-run.csv"
     from_file = diagnose_metrics(str(path), expected_steps=5000)

@@ -32,30 +32,34 @@ def diagnose_events(data: Upload, name: str, gpu_tgp_w: int = 0, cpu_power_w: in
                     busy: Optional[list[Any]] = None, gpu_name: str = "", smi: Optional[list[tuple[bytes, str]]] = None,
                     year: int = 0, covered: Optional[list[Any]] = None, gpus: int = 0) -> Any:
     """UI helper over planner.doctor.diagnose_events (0 or '' = unknown); the tests call it directly too."""
-    from planner.service import diagnose_events as run
+    from planner.service import diagnose
 
-    return run(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None, cpu_power_w=cpu_power_w or None,
-               psu_w=psu_w or None, busy=busy or None, gpu_name=gpu_name.strip() or None, year=year or None,
-               smi=[_stream(d, n) for d, n in smi or []], covered=covered, expected_gpus=gpus or None)
+    return diagnose().events(_stream(data, name), gpu_tgp_w=[gpu_tgp_w] if gpu_tgp_w else None,
+                             cpu_power_w=cpu_power_w or None, psu_w=psu_w or None, busy=busy or None,
+                             gpu_name=gpu_name.strip() or None, year=year or None,
+                             smi=[_stream(d, n) for d, n in smi or []], covered=covered,
+                             expected_gpus=gpus or None)
 
 
 def diagnose_metrics(data: Upload, name: str, expected_steps: int = 0) -> Any:
-    from planner.service import diagnose_metrics as run
+    from planner.service import diagnose
 
-    return run(_stream(data, name), expected_steps=expected_steps or None)
+    return diagnose().metrics(_stream(data, name), expected_steps=expected_steps or None)
 
 
 def read_series(data: Upload, name: str) -> Any:
     """The metrics upload read once: the report, the training windows and the loss curve all come from it."""
-    from planner.service import read_metrics
+    from planner.service import diagnose
 
-    return read_metrics(_stream(data, name))
+    return diagnose().read_metrics(_stream(data, name))
 
 
 def training_windows(text: str, series: Any) -> tuple[list[Any], list[str], Optional[list[Any]]]:
     """Busy windows typed by the user (one START/END a line) plus those the metrics file's times show, and the spans
     where load is known (None without a metrics file: then outside the windows is idle)."""
-    from planner.service import training_windows as windows_of
+    from planner.service import diagnose
+
+    windows_of = diagnose().windows
 
     if isinstance(series, PlannerError):  # the upload was read already and failed: say so, use the typed windows
         windows, covered, notes = windows_of(text.splitlines())
@@ -269,9 +273,9 @@ def render() -> None:
             show_events(report)
     if log is None and smi is not None:  # nvidia-smi alone: its findings and what it cannot show
         st.markdown(f"#### nvidia-smi: {md_escape(smi[1])}")
-        from planner.service import read_smi
+        from planner.service import diagnose
 
-        found = cached("smi", (smi[2], fitted), lambda: read_smi(_stream(smi[0], smi[1]),
+        found = cached("smi", (smi[2], fitted), lambda: diagnose().smi(_stream(smi[0], smi[1]),
                                                                  expected_gpus=fitted or None))
         if isinstance(found, PlannerError):
             _error(found)
@@ -283,7 +287,9 @@ def render() -> None:
         if isinstance(series, PlannerError):
             _error(series)
         else:
-            from planner.service import diagnose_metrics as report_of
+            from planner.service import diagnose
+
+            report_of = diagnose().metrics
 
             report = cached("metrics", (metrics[2], steps), lambda: report_of(series, expected_steps=steps or None))
             if isinstance(report, PlannerError):

@@ -12,9 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from planner.service import (diagnose_events, diagnose_metrics, EventReport,
-                             MetricsReport, training_windows,
-                             read_smi, Signal, Watch, WatchOptions)
+from planner.service import EventReport, MetricsReport, Signal, Watch, WatchOptions, diagnose
 from planner.settings import GPU_HOT_C
 from planner.cli.common import emit_json, emit_text, handle_errors
 from planner.cli.common import markup_console as console
@@ -141,10 +139,10 @@ def events_cmd(
         raise InputError("--gap-min must be positive")
     if gap_min > MAX_GAP_MIN:
         raise InputError(f"--gap-min {gap_min} is more than a year ({MAX_GAP_MIN} minutes)")
-    windows, covered, _ = training_windows(busy or [], metrics or None)
-    report = diagnose_events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
-                             busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
-                             smi=smi or (), covered=covered, expected_gpus=gpus)
+    windows, covered, _ = diagnose().windows(busy or [], metrics or None)
+    report = diagnose().events(file, gpu_tgp_w=gpu_tgp or None, cpu_power_w=cpu_power, psu_w=psu_w,
+                               busy=windows or None, gap=timedelta(minutes=gap_min), year=year, gpu_name=gpu,
+                               smi=smi or (), covered=covered, expected_gpus=gpus)
     _emit(out, report, _print_events)
 
 
@@ -173,7 +171,7 @@ def smi_cmd(
                                        "`nvidia-smi` table listing fewer is a lost card."),
 ) -> None:
     """Read nvidia-smi evidence: link trained down, power cap, HW slowdown, heat, ECC, retired pages, lost GPUs."""
-    findings = read_smi(file, temp_limit_c=temp_limit, expected_gpus=gpus)
+    findings = diagnose().smi(file, temp_limit_c=temp_limit, expected_gpus=gpus)
     if json_out:
         emit_json([{"kind": f.kind, "severity": f.severity, "gpu": f.gpu, "message": f.message} for f in findings])
         return
@@ -199,7 +197,7 @@ def metrics_cmd(
 ) -> None:
     """Read training metrics and report weak signals with their step ranges."""
     out = _format(json_out, fmt)
-    report = diagnose_metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit, columns=column)
+    report = diagnose().metrics(file, expected_steps=expected_steps, temp_limit_c=temp_limit, columns=column)
     _emit(out, report, _print_metrics)
 
 

@@ -40,11 +40,7 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "export_build": ("planner.service.share_html", "export_build"),
     "profile_store": ("planner.service.profile", "profile_store"),
     "measurements": ("planner.service.measured", "measurements"),
-    "diagnose_events": ("planner.doctor.diagnose", "diagnose_events"),
-    "diagnose_metrics": ("planner.doctor.diagnose", "diagnose_metrics"),
-    "training_windows": ("planner.doctor.diagnose", "training_windows"),
-    "read_smi": ("planner.doctor.smi", "read_smi"),
-    "read_metrics": ("planner.doctor.metrics_io", "read_metrics"),
+    "diagnose": ("planner.service.doctor", "diagnose"),
     "check_burnin": ("planner.doctor.burnin", "check_burnin"),
     "burnin_plan": ("planner.doctor.burnin_plan", "burnin_plan"),
 }
