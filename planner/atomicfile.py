@@ -1,4 +1,4 @@
-"""Atomic, locked JSON files under PLANNER_HOME: one writer at a time, readers never see half a file."""
+"""Atomic, locked JSON files under PLANNER_HOME: one writer at a time, readers never see half a file, a bad file is one line."""
 
 from __future__ import annotations
 
@@ -18,6 +18,14 @@ def fs_error(path: Path, exc: OSError, what: str) -> InputError:
     why = exc.strerror or str(exc)
     return InputError(f"cannot write {what} {path}: {why}; check PLANNER_HOME ({path.parent}) is a writable "
                       "directory with free space")
+
+
+def invalid_error(path: Path, exc: Any, what: str, fix: str) -> InputError:
+    """A stored file that fails its model (a pydantic ValidationError) as one line: the first field, its message and
+    the command that clears the file."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return InputError(f"{path}: not a valid {what} ({where}: {first['msg']}); fix it or run `{fix}`")
 
 
 @contextmanager

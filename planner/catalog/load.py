@@ -117,17 +117,24 @@ def load_records(path: Path, model: type[M]) -> list[M]:
     return out
 
 
+def keyed_records(path: Path, model: type[M], key: str, label: str) -> dict[str, M]:
+    """load_records keyed by each row's `key` field; a key given twice is a CatalogError naming the file and the
+    `label`led value."""
+    out: dict[str, M] = {}
+    for row in load_records(path, model):
+        k = getattr(row, key)
+        if k in out:
+            raise CatalogError(f"{_display(path)}: {label} {k!r} given twice")
+        out[k] = row
+    return out
+
+
 def load_chips(data_dir: Optional[Path] = None) -> dict[str, GpuChip]:
     """GPU chip table by id; a catalog directory without its own table uses the shipped one."""
     path = Path(data_dir or default_data_dir()) / CHIPS_FILE
     if not path.exists():
         path = SHIPPED_DATA_DIR / CHIPS_FILE
-    chips: dict[str, GpuChip] = {}
-    for chip in load_records(path, GpuChip):
-        if chip.id in chips:
-            raise CatalogError(f"{_display(path)}: duplicate chip id {chip.id!r}")
-        chips[chip.id] = chip
-    return chips
+    return keyed_records(path, GpuChip, "id", "chip id")
 
 
 @dataclass

@@ -62,18 +62,12 @@ class VerifiedRow(Record):
 
 def load_register(data_dir: Path) -> Optional[dict[str, VerifiedRow]]:
     """The register of a catalog directory by part id; None when the directory has none."""
-    from planner.catalog.load import load_records
-    from planner.errors import CatalogError
+    from planner.catalog.load import keyed_records
 
     path = Path(data_dir) / REGISTER_FILE
     if not path.exists():
         return None
-    out: dict[str, VerifiedRow] = {}
-    for row in load_records(path, VerifiedRow):
-        if row.part_id in out:
-            raise CatalogError(f"{REGISTER_FILE}: part {row.part_id!r} is listed twice")
-        out[row.part_id] = row
-    return out
+    return keyed_records(path, VerifiedRow, "part_id", "part")
 
 
 NOT_READ = "no dated maker's page or review read yet"

@@ -95,10 +95,7 @@ def load_store(path: Optional[Path] = None) -> Store:
             raise InputError(f"{path}: not a file; remove it or point PLANNER_HOME elsewhere")
         return Store.model_validate(load_json(read_text_capped(path, what="calibration file"), str(path)))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"{path}: not a valid calibration file ({where}: {first['msg']}); "
-                         "fix it or run `planner calibrate --clear`") from None
+        raise atomicfile.invalid_error(path, exc, "calibration file", "planner calibrate --clear") from None
     except OSError as exc:
         raise InputError(f"cannot read the calibration store {path}: {exc.strerror or exc}") from None
 

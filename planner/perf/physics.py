@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from planner.catalog.load import load_chips, load_records
+from planner.catalog.load import keyed_records, load_chips, load_records
 from planner.catalog.models import GpuAchievedMatmul, GpuChip, GpuL2Cache, GpuPowerVariant
 from planner.errors import CatalogError, InputError
 from planner.perf.families import offsets_of, shifted_matmul_share, shifted_share
@@ -140,12 +140,8 @@ def achieved_matmul(path: Path = ACHIEVED_FILE) -> dict[str, float]:
     """Chip id -> measured fp16 (fp32-accumulate) matmul TFLOPS (data/gpu_achieved_matmul.csv, each row sourced)."""
     if not path.exists():
         return {}
-    out: dict[str, float] = {}
-    for row in load_records(path, GpuAchievedMatmul):
-        if row.chip in out:
-            raise CatalogError(f"{path.name}: chip {row.chip!r} given twice")
-        out[row.chip] = row.fp16_matmul_tflops
-    return out
+    rows = keyed_records(path, GpuAchievedMatmul, "chip", "chip")
+    return {chip: row.fp16_matmul_tflops for chip, row in rows.items()}
 
 
 @lru_cache(maxsize=1)
@@ -267,12 +263,7 @@ def l2_sizes(path: Path = L2_FILE) -> dict[str, float]:
     absent; a bad row or a chip given twice is a CatalogError naming the file and the row."""
     if not path.exists():
         return {}
-    out: dict[str, float] = {}
-    for row in load_records(path, GpuL2Cache):
-        if row.chip in out:
-            raise CatalogError(f"{path.name}: chip {row.chip!r} given twice")
-        out[row.chip] = row.l2_mb
-    return out
+    return {chip: row.l2_mb for chip, row in keyed_records(path, GpuL2Cache, "chip", "chip").items()}
 
 
 def sm_clock_tflops(chip: GpuChip) -> float:

@@ -82,10 +82,7 @@ def load_profile(path: Optional[Path] = None) -> Optional[Profile]:
     try:
         return Profile.model_validate(load_json(read_text_capped(path, what="profile"), str(path)))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise InputError(f"{path}: not a valid profile ({where}: {first['msg']}); fix it or run "
-                         "`planner profile clear`") from None
+        raise atomicfile.invalid_error(path, exc, "profile", "planner profile clear") from None
 
 
 def save_profile(profile: Profile, path: Optional[Path] = None) -> Path:
