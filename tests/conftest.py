@@ -43,6 +43,12 @@ def _no_user_paths(monkeypatch, tmp_path_factory):
     _isolate_user_paths(monkeypatch, tmp_path_factory.mktemp("home"))
 
 
+@pytest.fixture
+def home(_no_user_paths) -> Path:
+    """The test's own empty PLANNER_HOME (set by _no_user_paths), for a test that reads or writes files in it."""
+    return Path(os.environ["PLANNER_HOME"])
+
+
 @pytest.fixture(autouse=True)
 def _headline_rule_on_every_answer(monkeypatch):
     """Issue 32, item 2: every answer the suite builds through the service (CLI in-process, web UI, scripts) keeps

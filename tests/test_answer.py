@@ -18,11 +18,6 @@ GOLDEN = Path(__file__).parent / "data" / "golden" / "recommend_json_keys.txt"
 OPAQUE = {"request"}  # the Request's own fields belong to planner/request.py; the answer pins that it is there
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))  # no price history, no calibration of the user's
-
-
 def recommend(*args: str) -> Any:
     r = CliRunner().invoke(app, ["recommend", *args])
     assert r.exit_code == 0, r.output[-1500:]

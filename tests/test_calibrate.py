@@ -22,12 +22,6 @@ def run(*args: str):
     return runner.invoke(app, list(args))
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 def wobble(i: int) -> float:
     """A deterministic +-1 % ripple around 1."""
     return 1.0 + 0.01 * ((i * 7) % 5 - 2) / 2

@@ -25,12 +25,6 @@ def run(*args: str):
     return runner.invoke(app, list(args))
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 def rate_log(path: Path, rate: float, n: int = 20) -> Path:
     path.write_text("step,tokens_per_sec\n" + "".join(f"{i},{rate * (1 + (i % 3) / 100):.6g}\n" for i in range(n)))
     return path

@@ -18,11 +18,6 @@ from planner.perf.sweep import Estimate, sweep_time
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
-
-
 def test_runs_that_fit_vram_and_add_throughput() -> None:
     c = plan_concurrency(32, 15e6)  # a run is assumed to take the 1080 Ti's 11 GB: two fit 90 % of 32 GB
     assert (c.runs_per_gpu, c.gain) == (2, 1.5) and c.gain_basis == GAIN_SOURCE and "arXiv:2209.06018" in c.gain_basis
