@@ -31,7 +31,7 @@ class Request(BaseModel):
     mode: Literal["best", "cheapest"] = "best"
     goal: Literal["expert", "minimum"] = "expert"  # expert: spend what is left on build quality; minimum: no
     min_vram_gb: Optional[float] = Field(default=None, ge=0, le=1024)
-    min_ram_gb: Optional[int] = Field(default=None, ge=0, le=100_000)  # None = tied to VRAM
+    min_ram_gb: Optional[int] = Field(default=None, ge=0, le=100_000)  # None: sized from the workload (ram_for_workload)
     min_storage_gb: int = Field(default=DEFAULT_MIN_STORAGE_GB, ge=0, le=10_000_000)
     require_nvme: bool = True
     owned: tuple[str, ...] = ()
@@ -112,6 +112,11 @@ class Request(BaseModel):
         """A request the solver can answer: best mode needs a budget (a shared build's inputs may have none)."""
         if self.mode == "best" and self.budget is None:
             raise InputError("best mode needs a budget (e.g. --budget 7000), or use --mode cheapest")
+
+    def accepts(self, warning: str) -> bool:
+        """May the solver break this warning rule: the user accepted it, or gave the figure it estimates (--min-ram
+        replaces the workload's RAM estimate)."""
+        return warning in self.accepted_warnings or (warning == "ram_for_workload" and self.min_ram_gb is not None)
 
     def gpu_counts(self) -> list[int]:
         """The GPU counts the solver tries: the user's fixed count, else 1..max_gpus."""

@@ -116,7 +116,7 @@ def reference_parts() -> dict[str, Any]:
 
 
 def make_build(gpu_count: int = 1, power_fraction: float = 1.0, chips: Optional[dict[str, GpuChip]] = None,
-               **overrides: Any) -> Build:
+               model_params: Optional[float] = None, **overrides: Any) -> Build:
     """The reference build with some parts replaced (a value of None removes the category)."""
     parts = reference_parts()
     for cat, part in overrides.items():
@@ -124,7 +124,8 @@ def make_build(gpu_count: int = 1, power_fraction: float = 1.0, chips: Optional[
             parts.pop(cat, None)
         else:
             parts[cat] = part
-    return Build(parts=parts, chips=chips or CHIPS, gpu_count=gpu_count, power_fraction=power_fraction)
+    return Build(parts=parts, chips=chips or CHIPS, gpu_count=gpu_count, power_fraction=power_fraction,
+                 model_params=model_params)
 
 
 def offer(part_id: str, price: Any, currency: str = "EUR") -> Offer:
@@ -146,8 +147,9 @@ def catalog_of(parts: Iterable[Any], prices: Optional[dict[str, Any]] = None,
 
 def rules_only(gpu_count: int = 1, power_fraction: float = 1.0, avoid_warnings: bool = False,
                **kw: Any) -> Request:
-    """Request that add nothing to the compatibility rules (no budget, RAM, storage or NVMe floor)."""
-    base = dict(mode="cheapest", min_ram_gb=0, min_storage_gb=0, require_nvme=False, avoid_warnings=avoid_warnings,
+    """Request that add nothing to the compatibility rules (no budget, storage or NVMe floor; the RAM floor is the
+    ram_for_workload rule's)."""
+    base = dict(mode="cheapest", min_storage_gb=0, require_nvme=False, avoid_warnings=avoid_warnings,
                 gpu_count=gpu_count, power_fraction=power_fraction)
     base.update(kw)
     return Request(**base)
@@ -163,7 +165,8 @@ def fixed_picks_feasible(build: Build, avoid_warnings: bool = False, pinned: boo
 
     cat = catalog_of(build.parts.values(), chips=build.chips)
     req = rules_only(build.gpu_count, max(build.power_fraction, 0.5), avoid_warnings,
-                     pinned=tuple(p.id for p in build.parts.values()) if pinned else ())
+                     pinned=tuple(p.id for p in build.parts.values()) if pinned else (),
+                     precision=build.precision, model_params=build.model_params)
     cands = build_candidates(cat, req, to_eur)
     m, _, _ = build_model(cands.parts, cands, req, cat, with_assumptions=False)
     solver = cp_model.CpSolver()

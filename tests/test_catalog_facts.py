@@ -43,8 +43,9 @@ def test_system_ram_follows_the_workload_not_a_vram_multiple() -> None:
     assert system_ram_need_gb(2, 1.5e9) > system_ram_need_gb(1, 1.5e9) > system_ram_need_gb(1, 1.5e8)
 
 
-@pytest.mark.parametrize("budget", [7000, 15000])
-def test_plans_keep_one_dimm_per_channel_and_at_least_the_total_vram(cat, budget: int) -> None:
+@pytest.mark.parametrize("budget", [7000, 15000, 25000])
+def test_plans_keep_one_dimm_per_channel_and_size_ram_by_the_workload_and_one_card(cat, budget: int) -> None:
+    from planner.compat.rules import RULES_BY_NAME
     from planner.compat.rules.platform import memory_channels
     from planner.request import Request
     from planner.solver import recommend
@@ -52,6 +53,20 @@ def test_plans_keep_one_dimm_per_channel_and_at_least_the_total_vram(cat, budget
     plan = recommend(cat, Request.parse(budget=budget), workers=2).plans[0]
     mem, board = plan.parts["memory"], plan.parts["motherboard"]
     assert mem.modules == memory_channels(board), (mem.id, board.id)
-    assert mem.capacity_gb >= plan.gpu_count * plan.gpu.vram_gb  # the ram_vs_vram warning, avoided by default
+    need = RULES_BY_NAME["ram_for_workload"].need_gb(plan.gpu, cat.chips, plan.gpu_count, "amp", None)
+    assert mem.capacity_gb >= max(need, plan.gpu.vram_gb)  # ram_for_workload and ram_vs_vram, avoided by default
     # not the old 2 x VRAM floor bought as 2 DIMMs per channel (the issue's 4 x 48 GB at EUR 15 000)
     assert not (mem.modules > memory_channels(board))
+
+
+def test_at_25000_the_default_plan_is_current_generation_not_bought_ram_for_total_vram(cat) -> None:
+    """Issue 34 item 4: with RAM sized by the workload and one card's VRAM (Dettmers), two RTX PRO 6000 (96 GB each)
+    need no 192 GB kit, so the current generation wins over two previous-generation RTX 6000 Ada at EUR 25 000."""
+    from planner.request import Request
+    from planner.solver import recommend
+
+    plan = recommend(cat, Request.parse(budget=25000), workers=2).plans[0]
+    chip = cat.chips[plan.gpu.chip]
+    assert chip.architecture == "blackwell", (plan.gpu.id, chip.architecture)
+    assert plan.parts["memory"].capacity_gb < plan.gpu_count * plan.gpu.vram_gb  # below total VRAM, and no warning
+    assert not [f for f in plan.report.warnings if f.rule in ("ram_vs_vram", "ram_for_workload")]

@@ -10,7 +10,6 @@ from planner.compat.checker import check_parts
 from planner.compat.rules import RULES_BY_NAME
 from planner.compat.rules.platform import memory_channels
 from planner.request import Request
-from planner.solver.model import ram_floor_gb
 from planner.solver import recommend
 
 pytestmark = pytest.mark.usefixtures("no_price_history")
@@ -32,7 +31,8 @@ def assert_sound(cat, plan, budget: int) -> None:
     assert cpu.socket == mb.socket == "sTR5"
     assert cpu.cpu_platform in mb.accepted_platforms
     assert (mb.gpu_slots_x8 or 0) >= plan.gpu_count
-    assert parts["memory"].capacity_gb >= max(plan.gpu_count * gpu.vram_gb, ram_floor_gb(Request(), plan.gpu_count))
+    need = RULES_BY_NAME["ram_for_workload"].need_gb(gpu, cat.chips, plan.gpu_count, "amp", None)
+    assert parts["memory"].capacity_gb >= max(gpu.vram_gb, need)  # ram_vs_vram and ram_for_workload, both avoided
     assert parts["memory"].modules == memory_channels(mb)  # one DIMM in each channel (issue 34 item 4)
     assert gpu.cooling in ("blower", "passive")  # only those stack at a 2-slot pitch
     assert plan.total <= budget

@@ -22,7 +22,6 @@ from planner.catalog.load import Catalog, load_catalog
 from planner.compat.checker import check_build
 from planner.catalog.models import CATEGORIES, Severity
 from planner.request import Request
-from planner.solver.model import ram_floor_gb
 from planner.compat.rules import Build
 from planner.perf.planned_sweep import plan_sweep, sweep_units
 from planner.solver import quality, recommend, set_objective
@@ -172,8 +171,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                     continue
                 if req.min_vram_gb and g.vram_gb < req.min_vram_gb:
                     continue
-                ram_floor = ram_floor_gb(req, n)
-                if mem.capacity_gb < ram_floor or drive.capacity_gb < req.min_storage_gb:
+                if mem.capacity_gb < (req.min_ram_gb or 0) or drive.capacity_gb < req.min_storage_gb:
                     continue
                 if req.require_nvme and drive.interface != "NVMe":
                     continue
@@ -184,7 +182,8 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                 per_gpu = score[g.id] // n
                 if need and per_gpu < int(round(need * 1000)):
                     continue
-                build = Build(parts=parts, chips=cat.chips, gpu_count=n, power_fraction=frac)
+                build = Build(parts=parts, chips=cat.chips, gpu_count=n, power_fraction=frac, precision=req.precision,
+                              model_params=req.model_params)
                 if req.max_wall_w and 1000 * power_terms(build).sustained_w > req.max_wall_w * psu_efficiency_permille(
                         parts["psu"]):
                     continue
@@ -193,7 +192,7 @@ def brute_force(cat: Catalog, req: Request, forbid_chips: frozenset[str] = froze
                 findings = check_build(build)
                 if any(f.severity == Severity.PROBLEM for f in findings) or strict_unknown(findings, req.pinned):
                     continue
-                strict = not blocking(findings)
+                strict = not [f for f in blocking(findings) if not req.accepts(f.rule)]
                 q = quality.points(build) if req.goal == "expert" else 0
                 value = (-sweep[g.id], q, -price)
                 for tag, ok in (("strict", strict), ("loose", True)):

@@ -192,7 +192,7 @@ def register(app: typer.Typer) -> None:
             None, "--currency", help="ISO currency of the budget and prices shown (default: the one in --budget, else EUR)"),
         mode: str = typer.Option("best", "--mode", help="best: fastest build within budget; cheapest: lowest total meeting targets"),
         min_vram: Optional[float] = typer.Option(None, "--min-vram", help="Minimum VRAM per GPU, GB"),
-        min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB (default: 2x total VRAM, >= 32)"),
+        min_ram: Optional[int] = typer.Option(None, "--min-ram", help="Minimum system RAM, GB, e.g. a measured peak (default: sized from the workload, >= 32 GB)"),
         min_storage: Optional[int] = typer.Option(None, "--min-storage", help="Minimum storage, GB (default 2000)"),
         min_speedup: Optional[float] = typer.Option(None, "--min-speedup", help="Minimum speedup vs a GTX 1080 Ti"),
         deadline: Optional[float] = typer.Option(None, "--deadline-hours", help="Sweep must finish within this many hours"),

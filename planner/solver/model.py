@@ -11,7 +11,6 @@ from ortools.sat.python import cp_model
 from planner.catalog.load import Catalog, used_allowed
 from planner.catalog.models import CATEGORIES, Severity
 from planner.money import to_cents
-from planner.perf.memfit import system_ram_need_gb
 from planner.request import Request
 from planner.compat.rules import ALL_RULES
 from planner.compat.rules.base import psu_efficiency_permille
@@ -125,7 +124,7 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
                 m.model = Gate(base_model, switch(f"compatibility: {rule.summary}", OTHER))
             rule.encode(m)
             m.model = base_model
-        elif req.avoid_warnings and rule.blocks and rule.name not in req.accepted_warnings:
+        elif req.avoid_warnings and rule.blocks and not req.accepts(rule.name):
             m.model = Gate(base_model, switch(f"avoid warning: {rule.summary}", OTHER))
             rule.encode(m)
             m.model = base_model
@@ -153,13 +152,9 @@ def encode_all(m: BaseEncoder, req: Request, cands: Candidates, switch: Switch, 
         v = int(round(req.min_vram_gb * 10))
         gated(f"at least {req.min_vram_gb:g} GB of VRAM per GPU",
               lambda: m.attr("gpu", lambda g: int(round(g.vram_gb * 10))) >= v, kind=VRAM)
-    ram_cap = m.attr("memory", lambda p: p.capacity_gb)
-    if req.min_ram_gb is not None:
-        gated(f"at least {req.min_ram_gb} GB of system RAM", lambda: ram_cap >= req.min_ram_gb)
-    else:  # sized from the workload; "at least the total VRAM" is the ram_vs_vram warning, which the user may accept
-        need = ram_floor_gb(req, n)
-        gated(f"system RAM for the workload: at least {need} GB (OS, {n} training process(es), data loaders, pinned "
-              "buffers, a checkpoint's copy of the optimizer state)", lambda: ram_cap >= need)
+    if req.min_ram_gb is not None:  # the user's figure (a measured peak RSS) replaces the ram_for_workload estimate
+        gated(f"at least {req.min_ram_gb} GB of system RAM",
+              lambda: m.attr("memory", lambda p: p.capacity_gb) >= req.min_ram_gb)
     if req.min_storage_gb:
         gated(f"at least {req.min_storage_gb:,} GB of storage".replace(",", " "),
               lambda: m.attr("storage", lambda d: d.capacity_gb) >= req.min_storage_gb)
@@ -192,11 +187,6 @@ def speed_floors(req: Request, score: Any, sweep: Any, n: int) -> list[tuple[str
         at = " at the slow end of the speed range" if req.deadline_at == "slow end" else ""
         out.append((f"sweep done within {req.deadline_hours:g} h{at}", lambda: sweep <= limit))
     return out
-
-
-def ram_floor_gb(req: Request, gpu_count: int) -> int:
-    """The user's --min-ram, else what the workload needs with one training process per GPU (perf.memfit)."""
-    return req.min_ram_gb if req.min_ram_gb is not None else system_ram_need_gb(gpu_count, req.model_params)
 
 
 def pinned_ids(req: Request, catalog: Catalog) -> frozenset[str]:

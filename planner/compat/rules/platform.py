@@ -7,6 +7,8 @@ import re
 
 from planner.catalog.models import MEMORY_TYPES, PLATFORMS, SOCKETS, Severity
 from planner.compat.rules.base import Build, Encoder, Rule, ValueAccepted, gpu_chip
+from planner.perf.memfit import system_ram_need_gb
+from planner.perf.planned_sweep import sharing
 from planner.perf.speed import gpu_speed
 
 MIN_COMPUTE_CAPABILITY = 7.5  # CUDA 12.8+ PyTorch wheels target sm_75 and newer (hardware-facts §5.4)
@@ -209,21 +211,59 @@ class CoolerCapacity(Rule):
 
 
 class RamVsVram(Rule):
+    """Dettmers' rule of thumb ("A Full Hardware Guide to Deep Learning", 2018): at least as much RAM as the largest
+    GPU's memory, so one card's whole state can be staged or copied out; more cards do not by themselves need more
+    (what more processes need is ram_for_workload)."""
+
     name = "ram_vs_vram"
     severity = Severity.WARNING
     categories = ("memory", "gpu")
-    summary = "system RAM at least the total VRAM (data loading, checkpoints, pinned memory)"
+    summary = "system RAM at least one GPU's VRAM (a full copy of a card's memory fits in RAM)"
 
     def check(self, b: Build):
         mem, gpu = b.parts["memory"], b.parts["gpu"]
-        vram = b.gpu_count * gpu.vram_gb
-        if mem.capacity_gb >= vram:
+        if mem.capacity_gb >= gpu.vram_gb:
             return []
-        return [self.finding(f"{mem.capacity_gb} GB of RAM is less than the {vram:g} GB of total VRAM",
+        return [self.finding(f"{mem.capacity_gb} GB of RAM is less than one card's {gpu.vram_gb:g} GB of VRAM",
                              b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
-        m.model.Add(m.attr("memory", lambda p: p.capacity_gb) >= m.attr("gpu", lambda g: int(-(-g.vram_gb * m.gpu_count // 1))))
+        m.model.Add(m.attr("memory", lambda p: p.capacity_gb) >= m.attr("gpu", lambda g: math.ceil(g.vram_gb)))
+
+
+class RamForWorkload(Rule):
+    """System RAM sized from the workload (issue 34 item 4): the OS, then per training process (one per GPU, or the
+    runs sharing each card) its runtime, loaders, pinned buffers and a checkpoint's CPU copy (perf.memfit, an
+    estimate). A user's --min-ram replaces the estimate (the solver then accepts this warning)."""
+
+    name = "ram_for_workload"
+    severity = Severity.WARNING
+    categories = ("memory", "gpu")
+    summary = "system RAM covers the workload: OS, each training process's runtime, loaders, pinned buffers and " \
+              "checkpoint copy (an estimate)"
+
+    @staticmethod
+    def processes(gpu, chips, gpu_count: int, precision: str, model_params) -> int:
+        """Training processes at once: the runs sharing each card (planner.perf.planned_sweep) times the cards."""
+        share = sharing(chips[gpu.chip], float(gpu.vram_gb), precision=precision, model_params=model_params)
+        return max(1, gpu_count) * (share.runs_per_gpu if share else 1)
+
+    def need_gb(self, gpu, chips, gpu_count: int, precision: str, model_params) -> int:
+        return system_ram_need_gb(self.processes(gpu, chips, gpu_count, precision, model_params), model_params)
+
+    def check(self, b: Build):
+        mem, gpu = b.parts["memory"], b.parts["gpu"]
+        need = self.need_gb(gpu, b.chips, b.gpu_count, b.precision, b.model_params)
+        if mem.capacity_gb >= need:
+            return []
+        n = self.processes(gpu, b.chips, b.gpu_count, b.precision, b.model_params)
+        return [self.finding(f"{mem.capacity_gb} GB of RAM is less than the about {need} GB the workload needs "
+                             f"({n} training process(es) at once: OS, runtimes, data loaders, pinned buffers, "
+                             "a checkpoint's copy; an estimate)", b.ids(*self.categories))]
+
+    def encode(self, m: Encoder):
+        m.model.Add(m.attr("memory", lambda p: p.capacity_gb)
+                    >= m.attr("gpu", lambda g: self.need_gb(g, m.chips, m.gpu_count, m.precision, m.model_params)))
 
 
 class GpuSoftwareSupport(Rule):
@@ -391,4 +431,4 @@ class CpuStability(Rule):
 
 
 RULES = [CpuSocket(), CpuPlatform(), CpuMemoryType(), MemoryType(), MemoryCapacity(), CoolerSocket(), M2Slots(), M2SharesGpuLanes(),
-         CoolerCapacity(), RamVsVram(), MemoryPerChannel(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]
+         CoolerCapacity(), RamVsVram(), RamForWorkload(), MemoryPerChannel(), GpuSoftwareSupport(), DimmSpeed(), CpuCoresPerGpu(), GpuPcieLink(), CpuStability()]
