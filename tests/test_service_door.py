@@ -119,6 +119,33 @@ def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> Non
     assert from_file.findings and from_series == from_file
 
 
+def test_the_log_doctor_shows_the_signatures_of_the_functions_it_loads() -> None:
+    """Each LogDoctor method states the parameters of the planner.doctor function it forwards to (names, kinds,
+    defaults), so help() and a type checker see them instead of *args/**kwargs; `gap` None is the doctor's own gap."""
+    import inspect
+    from pathlib import Path
+
+    from planner.doctor.diagnose import diagnose_events, diagnose_metrics, training_windows
+    from planner.doctor.events import INCIDENT_GAP
+    from planner.doctor.metrics_io import read_metrics
+    from planner.doctor.smi import read_smi
+    from planner.service.doctor import LogDoctor
+
+    doctor = LogDoctor()
+    pairs = [(doctor.events, diagnose_events), (doctor.metrics, diagnose_metrics), (doctor.windows, training_windows),
+             (doctor.smi, read_smi), (doctor.read_metrics, read_metrics)]
+    for method, function in pairs:
+        ours, theirs = inspect.signature(method).parameters, inspect.signature(function).parameters
+        assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()], method
+        for name, p in ours.items():
+            expected = None if name == "gap" else theirs[name].default
+            assert p.default == expected, (method.__name__, name)
+    log = str(Path(__file__).parent / "data" / "real" / "kernel" / "gpud-46-xid13-109-ctime.dmesg")  # a real dmesg
+    default = doctor.events(log)
+    assert default == doctor.events(log, gap=INCIDENT_GAP) == diagnose_events(log)
+    assert len(doctor.events(log, gap=timedelta(seconds=1)).incidents) > len(default.incidents) == 1
+
+
 def test_one_speed_use_case_answers_the_speed_questions_of_the_lower_modules() -> None:
     """speed_model() folds seven entry points into one: each method gives what its lower function gives."""
     from planner.perf.speed import gpu_speed
