@@ -104,6 +104,48 @@ def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) 
     assert resolve_baseline_hours(None)[1].startswith("assumed")  # no calibrated 1080 Ti run
 
 
+def test_what_a_share_carries_is_what_mine_lists_and_adopting_is_one_locked_add(tmp_path, monkeypatch) -> None:
+    """to_share() is mine()'s measurements (() for a file that does not read, where mine() is one error line), and
+    adopt() adds under the store's lock like calibrate(): a measurement written meanwhile is kept, not lost."""
+    import threading
+    import time
+
+    from planner.errors import InputError
+    from planner.perf.calibration import Measurement, Store, add_measurement, store_path, update_store
+    from planner.service import measurements
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+
+    def measured(gpu_id: str, median: float) -> Measurement:
+        return Measurement(gpu_id=gpu_id, gpu_name=gpu_id, precision="amp", unit="tokens/s", median=median,
+                           q25=median * 0.97, q75=median * 1.02, points=240, warmup_dropped=10,
+                           column="tokens_per_s", how="median of steady steps", log_file="metrics.csv",
+                           recorded_on=date(2026, 11, 20))
+
+    store_of = measurements()
+    assert store_of.to_share() == () and store_of.mine()[0].measurements == []
+    added: list[int] = []
+
+    def meanwhile(current: Store) -> Store:  # another process calibrates while the link is adopted
+        adopter = threading.Thread(target=lambda: added.append(store_of.adopt([measured("rtx-3090", 9000.0)])))
+        adopter.start()
+        time.sleep(0.3)  # the adopter is waiting for the lock now
+        meanwhile.thread = adopter  # type: ignore[attr-defined]
+        return add_measurement(current, measured("rtx-4090", 21000.0))
+
+    update_store(meanwhile)
+    meanwhile.thread.join(10)  # type: ignore[attr-defined]
+    assert added == [1]
+    assert sorted(m.gpu_id for m in store_of.to_share()) == ["rtx-3090", "rtx-4090"]
+    assert store_of.to_share() == tuple(store_of.mine()[0].measurements)
+    assert store_of.adopt([measured("rtx-3090", 9500.0)]) == 1  # the same card, precision and unit: replaced
+    assert sorted(m.median for m in store_of.to_share()) == [9500.0, 21000.0]
+    store_path().write_text("{ not json", encoding="utf-8")
+    assert store_of.to_share() == ()  # a share without your speeds, not an error
+    with pytest.raises(InputError, match="calibration"):
+        store_of.mine()
+
+
 def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> None:
     """diagnose_metrics takes the series the web UI read once (for its windows and loss curve) as well as the file
     the CLI names: the same report either way (metrics_report is no longer a door of its own)."""
