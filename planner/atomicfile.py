@@ -1,4 +1,4 @@
-"""Atomic, locked JSON files under PLANNER_HOME: one writer at a time, readers never see half a file, a bad file is one line."""
+"""Atomic, locked files (JSON or raw bytes): one writer at a time, readers never see half a file, a bad file is one line."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import Any
 from planner.errors import InputError
 
 
-def fs_error(path: Path, exc: OSError, what: str) -> InputError:
-    """A file-system failure as one line naming the file and the fix."""
+def fs_error(path: Path, exc: OSError, what: str, fix: str | None = None) -> InputError:
+    """A file-system failure as one line naming the file and the fix (by default: PLANNER_HOME must be writable)."""
     why = exc.strerror or str(exc)
-    return InputError(f"cannot write {what} {path}: {why}; check PLANNER_HOME ({path.parent}) is a writable "
-                      "directory with free space")
+    hint = fix or f"check PLANNER_HOME ({path.parent}) is a writable directory with free space"
+    return InputError(f"cannot write {what} {path}: {why}; {hint}")
 
 
 def invalid_error(path: Path, exc: Any, what: str, fix: str) -> InputError:
@@ -52,23 +52,30 @@ def locked(path: Path, what: str, lock_name: str | None = None) -> Iterator[None
         os.close(fd)  # closing releases the lock
 
 
-def write_json(path: Path, data: Any, what: str) -> Path:
-    """Write `data` as JSON through a fresh temporary file of our own in the same directory (flushed and synced),
-    then replace: readers never see a half-written file, a crash leaves the old one, and a planted file or symlink
-    at a fixed temporary name is never written through. A file-system error is one line (`fs_error`)."""
+def write_json(path: Path, data: Any, what: str, fix: str | None = None) -> Path:
+    """Write `data` as indented JSON (no NaN) atomically, as `write_bytes` does."""
+    return write_bytes(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"), what, fix)
+
+
+def write_bytes(path: Path, data: bytes, what: str, fix: str | None = None, *, make_dirs: bool = True) -> Path:
+    """Write `data` through a fresh temporary file of our own in the same directory (flushed and synced), then
+    replace: readers never see a half-written file, a crash leaves the old one, and a planted file or symlink at a
+    fixed temporary name is never written through. The directory is created unless `make_dirs` is false. A
+    file-system error is one line (`fs_error`, with `fix` as its hint)."""
     fd, tmp = -1, ""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if make_dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "wb") as fh:
             fd = -1
-            fh.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
         tmp = ""
     except OSError as exc:
-        raise fs_error(path, exc, what) from None
+        raise fs_error(path, exc, what, fix) from None
     finally:
         if fd >= 0:
             os.close(fd)

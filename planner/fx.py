@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import zlib
@@ -17,7 +16,8 @@ from lxml import etree
 
 from planner.resources import SHIPPED_DATA_DIR, user_data_dir
 from planner.settings import USER_AGENT
-from planner.errors import CatalogError, CurrencyError, FetchError
+from planner import atomicfile
+from planner.errors import CatalogError, CurrencyError, FetchError, InputError
 from planner.money import CENT, check_currency
 
 if TYPE_CHECKING:
@@ -219,13 +219,10 @@ def refresh(
         raise FetchError(f"{exc}") from None
     _check_jumps(rates, url, today, folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / FILE_NAME
-        tmp = folder / f".{FILE_NAME}.{os.getpid()}.tmp"
-        tmp.write_bytes(content)
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise FetchError(f"could not write the rates to {folder}: {exc.strerror or exc}") from None
+        target = atomicfile.write_bytes(folder / FILE_NAME, content, "the ECB rates",
+                                        f"check {folder} (PLANNER_FX_DIR) is a writable directory with free space")
+    except InputError as exc:
+        raise FetchError(str(exc)) from None  # the front end keeps the rates in use and says so
     return Rates(rates=rates, date=when, source=str(target), age_days=((today or date.today()) - when).days)
 
 

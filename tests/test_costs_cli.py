@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 import planner.cli.costs as cli_costs
-from planner.share.plan_file import build_from_plan
+from planner.plan_view import read_plan_view
+from planner.share.plan_file import purchase_from_plan
 from helpers_costs import Est, Sweep
 from planner.cli import app
 
@@ -162,7 +163,7 @@ def test_budget_goes_through_the_solver(monkeypatch):
 
     def fake_solver(budget, currency, work, owned, rates):
         seen.update(budget=budget, currency=currency, runs=work.runs, hours=work.baseline_hours)
-        return build_from_plan(plan, rates, currency)[0]
+        return purchase_from_plan(read_plan_view(plan, "the plan"), rates, currency)[0]
 
     monkeypatch.setattr(cli_costs, "_solver_build", fake_solver)
     result = run("costs", "--runs", "8", "--hours", "7", "--budget", "7000", "--cloud-gpu", "h100-sxm5", "--json")

@@ -9,11 +9,13 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.doctor.signals import Signal
 from planner.doctor.watch import Watch, WatchOptions
+from planner.errors import InputError
 
 runner = CliRunner()
 LINUX = Path(__file__).parent / "data" / "doctor" / "linux"
@@ -151,6 +153,26 @@ def test_killed_watch_resumes_where_it_stopped(tmp_path):
     assert resumed.feed.rows == 104  # the rows rebuilt from the file, the half line completed
     assert [s.kind for s in second] == ["nan_loss"] and second[0].step == 102  # nothing said twice
     assert "nan_loss" not in [s.kind for s in first]
+
+
+def test_state_save_replaces_a_planted_link_and_leaves_no_temporary(tmp_path):
+    """The state is written through planner.atomicfile: a link planted at the state path after the start is
+    replaced, its target never written; a save that cannot write leaves no temporary file behind."""
+    metrics = tmp_path / "run.jsonl"
+    metrics.write_text("".join(jsonl_row(s, healthy(s)) for s in range(1, 20)))
+    state = tmp_path / "state.json"
+    watch = Watch(WatchOptions(metrics=str(metrics), state_path=str(state)))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    state.symlink_to(victim)
+    watch.poll()
+    assert victim.read_text() == "keep me" and not state.is_symlink()
+    assert json.loads(state.read_text())["version"] == 2
+    state.unlink()
+    state.mkdir()  # a directory where the state file goes: the rename fails
+    with pytest.raises(InputError, match="cannot write the watch state .*; pass --state"):
+        watch.poll()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl", "state.json", "victim.txt"]
 
 
 def test_truncated_file_is_read_again_from_the_start(tmp_path):

@@ -95,3 +95,27 @@ def test_cli_refresh_and_show(server, tmp_path, monkeypatch):
     assert json.loads(ok.stdout)["in_use"]["date"] == "2026-11-27"
     human = runner.invoke(app, ["fx", "show"])
     assert human.exit_code == 0 and "2026-11-27" in human.stdout and "USD" in human.stdout
+
+
+def test_refresh_into_an_unwritable_dir_is_a_fetch_error_naming_the_fix(server, tmp_path):
+    """The store goes through planner.atomicfile; a folder that is a file is one line that names PLANNER_FX_DIR, and
+    the front end still treats it as a failed refresh (the rates in use stay)."""
+    folder = tmp_path / "not-a-dir"
+    folder.write_bytes(b"a file where the folder should be")
+    with pytest.raises(FetchError) as info:
+        refresh(f"{server}/daily.xml", user_dir=folder, today=date(2026, 11, 30))
+    message = str(info.value)
+    assert "cannot write the ECB rates" in message and "PLANNER_FX_DIR" in message and "\n" not in message
+    assert folder.read_bytes() == b"a file where the folder should be"
+    assert [p.name for p in tmp_path.iterdir()] == ["not-a-dir"]  # no temporary file left behind
+
+
+def test_refresh_replaces_a_planted_link_not_its_target(server, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"keep me")
+    store = tmp_path / "fx"
+    store.mkdir()
+    (store / "eurofxref.xml").symlink_to(victim)
+    refresh(f"{server}/daily.xml", user_dir=store, today=date(2026, 11, 30))
+    assert victim.read_bytes() == b"keep me"
+    assert not (store / "eurofxref.xml").is_symlink() and (store / "eurofxref.xml").read_bytes() == DAILY

@@ -104,6 +104,48 @@ def test_the_calibration_use_cases_store_list_and_forget(tmp_path, monkeypatch) 
     assert resolve_baseline_hours(None)[1].startswith("assumed")  # no calibrated 1080 Ti run
 
 
+def test_what_a_share_carries_is_what_mine_lists_and_adopting_is_one_locked_add(tmp_path, monkeypatch) -> None:
+    """to_share() is mine()'s measurements (() for a file that does not read, where mine() is one error line), and
+    adopt() adds under the store's lock like calibrate(): a measurement written meanwhile is kept, not lost."""
+    import threading
+    import time
+
+    from planner.errors import InputError
+    from planner.perf.calibration import Measurement, Store, add_measurement, store_path, update_store
+    from planner.service import measurements
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path / "home"))
+
+    def measured(gpu_id: str, median: float) -> Measurement:
+        return Measurement(gpu_id=gpu_id, gpu_name=gpu_id, precision="amp", unit="tokens/s", median=median,
+                           q25=median * 0.97, q75=median * 1.02, points=240, warmup_dropped=10,
+                           column="tokens_per_s", how="median of steady steps", log_file="metrics.csv",
+                           recorded_on=date(2026, 11, 20))
+
+    store_of = measurements()
+    assert store_of.to_share() == () and store_of.mine()[0].measurements == []
+    added: list[int] = []
+
+    def meanwhile(current: Store) -> Store:  # another process calibrates while the link is adopted
+        adopter = threading.Thread(target=lambda: added.append(store_of.adopt([measured("rtx-3090", 9000.0)])))
+        adopter.start()
+        time.sleep(0.3)  # the adopter is waiting for the lock now
+        meanwhile.thread = adopter  # type: ignore[attr-defined]
+        return add_measurement(current, measured("rtx-4090", 21000.0))
+
+    update_store(meanwhile)
+    meanwhile.thread.join(10)  # type: ignore[attr-defined]
+    assert added == [1]
+    assert sorted(m.gpu_id for m in store_of.to_share()) == ["rtx-3090", "rtx-4090"]
+    assert store_of.to_share() == tuple(store_of.mine()[0].measurements)
+    assert store_of.adopt([measured("rtx-3090", 9500.0)]) == 1  # the same card, precision and unit: replaced
+    assert sorted(m.median for m in store_of.to_share()) == [9500.0, 21000.0]
+    store_path().write_text("{ not json", encoding="utf-8")
+    assert store_of.to_share() == ()  # a share without your speeds, not an error
+    with pytest.raises(InputError, match="calibration"):
+        store_of.mine()
+
+
 def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> None:
     """diagnose_metrics takes the series the web UI read once (for its windows and loss curve) as well as the file
     the CLI names: the same report either way (metrics_report is no longer a door of its own)."""
@@ -117,6 +159,33 @@ def test_one_metrics_diagnosis_for_a_file_and_for_a_series_read_already() -> Non
     from_file = diagnose_metrics(str(path), expected_steps=5000)
     from_series = diagnose_metrics(read_metrics(path.read_bytes()), expected_steps=5000)
     assert from_file.findings and from_series == from_file
+
+
+def test_the_log_doctor_shows_the_signatures_of_the_functions_it_loads() -> None:
+    """Each LogDoctor method states the parameters of the planner.doctor function it forwards to (names, kinds,
+    defaults), so help() and a type checker see them instead of *args/**kwargs; `gap` None is the doctor's own gap."""
+    import inspect
+    from pathlib import Path
+
+    from planner.doctor.diagnose import diagnose_events, diagnose_metrics, training_windows
+    from planner.doctor.events import INCIDENT_GAP
+    from planner.doctor.metrics_io import read_metrics
+    from planner.doctor.smi import read_smi
+    from planner.service.doctor import LogDoctor
+
+    doctor = LogDoctor()
+    pairs = [(doctor.events, diagnose_events), (doctor.metrics, diagnose_metrics), (doctor.windows, training_windows),
+             (doctor.smi, read_smi), (doctor.read_metrics, read_metrics)]
+    for method, function in pairs:
+        ours, theirs = inspect.signature(method).parameters, inspect.signature(function).parameters
+        assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()], method
+        for name, p in ours.items():
+            expected = None if name == "gap" else theirs[name].default
+            assert p.default == expected, (method.__name__, name)
+    log = str(Path(__file__).parent / "data" / "real" / "kernel" / "gpud-46-xid13-109-ctime.dmesg")  # a real dmesg
+    default = doctor.events(log)
+    assert default == doctor.events(log, gap=INCIDENT_GAP) == diagnose_events(log)
+    assert len(doctor.events(log, gap=timedelta(seconds=1)).incidents) > len(default.incidents) == 1
 
 
 def test_one_speed_use_case_answers_the_speed_questions_of_the_lower_modules() -> None:

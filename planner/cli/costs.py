@@ -17,7 +17,7 @@ from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.request import Request
 from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS
-from planner.service import Comparison, CostParams, CostWorkload, ResaleCurve, build_from_plan, read_plan
+from planner.service import Comparison, CostParams, CostWorkload, ResaleCurve, purchase_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
 fx_app = typer.Typer(help="ECB euro reference rates: show the rates in use, or fetch today's.", no_args_is_help=True)
@@ -257,7 +257,7 @@ def costs(
     notes: list[str] = list(rates.warnings)
     the_build: Optional[Any] = None
     if build is not None:
-        the_build, more = build_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
+        the_build, more = purchase_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
     elif budget is not None:
         the_build = _solver_build(typed.value, cur, work, tuple(owned), rates)

@@ -8,13 +8,13 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from planner import atomicfile
 from planner.doctor.catalogue import lookup
 from planner.doctor.engine import MetricsFeed, finding_key, metrics_report
 from planner.doctor.kernel import classify
@@ -160,25 +160,10 @@ class Watch:
         while len(text.encode("utf-8")) > MAX_STATE_BYTES and self.reported:
             self._forget(max(1, self._spans() // 2))  # the oldest half of what was said: the state stays readable
             text = json.dumps(self._state())
-        directory = self.state_path.parent
-        try:
-            # A new name in the same directory, created exclusively (a planted file or link there is never
-            # followed or truncated), then renamed over the state: rename replaces a link, not its target.
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.state_path.name}.", suffix=".tmp", dir=directory)
-        except OSError as exc:
-            raise InputError(f"cannot write the watch state {self.state_path}: {exc.strerror or exc}; pass --state "
-                             "with a writable path") from None
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, self.state_path)  # atomic: a kill never leaves half a state file
-        except OSError as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise InputError(f"cannot write the watch state {self.state_path}: {exc.strerror or exc}; pass --state "
-                             "with a writable path") from None
+        # A fresh temporary name beside the state, renamed over it (planner.atomicfile): a kill never leaves half a
+        # state file, and a planted file or link there is never followed; the state's directory is not created.
+        atomicfile.write_bytes(self.state_path, text.encode("utf-8"), "the watch state",
+                               "pass --state with a writable path", make_dirs=False)
 
     # ---- one poll ---------------------------------------------------------------------------
     def poll(self) -> list[Signal]:

@@ -32,7 +32,7 @@ USE_CASES: dict[str, tuple[str, Any]] = {
     "verdict": ("planner.costs.verdict", "verdict"),
     "cloud_offers": ("planner.service.pipeline", "cloud_offers"),
     "import_build": ("planner.share", "import_build"),
-    "build_from_plan": ("planner.share.plan_file", "build_from_plan"),
+    "purchase_from_plan": ("planner.share.plan_file", "purchase_from_plan"),
     "refresh_prices": ("planner.service.prices", "refresh_prices"),
     "extract_page": ("planner.service.prices", "extract_page"),
     "probe_shops": ("planner.service.prices", "probe_shops"),

@@ -3,7 +3,9 @@ forget, share, adopt."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 from pathlib import Path
 from typing import Any, Optional
 
@@ -19,77 +21,71 @@ class Calibrated:
     concurrency_gain: Optional[tuple[int, float, str]] = None
 
 
-def calibrate(reading: Any, chip: Any, precision: str, log_name: str, *, run_steps: Optional[float] = None,
-              concurrent: int = 1) -> Calibrated:
-    """Store the card's throughput read from a training log (a reading of `read_training_log`) under the store's
-    lock; one already there for the same card, precision and unit is replaced."""
-    from planner.perf.calibration import add_measurement, concurrency_gain, measurement_from, store_path, update_store
-
-    m = measurement_from(reading, chip, precision, log_name, run_steps=run_steps, concurrent=concurrent)
-    stored = update_store(lambda current: add_measurement(current, m))
-    return Calibrated(m, stored, store_path(), concurrency_gain(chip, precision, stored))
-
-
-def my_calibration() -> tuple[Any, Path]:
-    """Your stored measurements (a Store; a broken file is one InputError line) and the store's file."""
-    from planner.perf.calibration import load_store, store_path
-
-    return load_store(), store_path()
-
-
-def forget_measurements(gpu_id: Optional[str] = None) -> tuple[int, int, Path]:
-    """Delete your measurements (of one card with `gpu_id`; all of them works on a damaged file too): (removed, left,
-    the store's file)."""
-    from planner.perf.calibration import clear_store, remove, store_path, update_store
-
-    if gpu_id is None:
-        return clear_store(), 0, store_path()
-    removed = [0]
-
-    def drop(current):  # type: ignore[no-untyped-def]
-        kept, removed[0] = remove(current, gpu_id)
-        return kept
-
-    store = update_store(drop)
-    return removed[0], len(store.measurements), store_path()
-
-
-def resolve_baseline_hours(given: Optional[float], baseline: Optional[str] = None) -> tuple[float, str]:
-    """Hours per run on the GTX 1080 Ti (or `baseline`): given, else your calibrated run, else the default; with
-    where the figure comes from."""
-    from planner.perf.calibration import resolve_baseline_hours as resolve
-
-    return resolve(given) if baseline is None else resolve(given, baseline)
-
-
 class MeasurementStore:
-    """Your measured speeds as front ends use them (one use case): store one from a log, list, forget, and the hours
-    per run they give the baseline card."""
+    """Your measured speeds as front ends use them (one use case): store one from a log or a share, list, forget, the
+    ones a share carries, and the hours per run they give the baseline card. Every change is one locked
+    read-modify-write of the store (planner.perf.calibration.update_store)."""
 
     def calibrate(self, reading: Any, chip: Any, precision: str, log_name: str, *, run_steps: Optional[float] = None,
                   concurrent: int = 1) -> Calibrated:
-        return calibrate(reading, chip, precision, log_name, run_steps=run_steps, concurrent=concurrent)
+        """Store the card's throughput read from a training log (a reading of `read_training_log`); one already there
+        for the same card, precision and unit is replaced."""
+        from planner.perf.calibration import concurrency_gain, measurement_from
+
+        m = measurement_from(reading, chip, precision, log_name, run_steps=run_steps, concurrent=concurrent)
+        stored, path = self._add([m])
+        return Calibrated(m, stored, path, concurrency_gain(chip, precision, stored))
+
+    def adopt(self, shared: Sequence[Any]) -> int:
+        """Add a sender's measurements (from a shared link) to yours, so the speeds read 'measured' as they do for the
+        sender; the number added (one already there for the same card, precision and unit is replaced)."""
+        self._add(shared)
+        return len(shared)
+
+    def _add(self, found: Sequence[Any]) -> tuple[Any, Path]:
+        """The store with `found` added under its lock, and the store's file."""
+        from planner.perf.calibration import add_measurement, store_path, update_store
+
+        return update_store(lambda current: reduce(add_measurement, found, current)), store_path()
 
     def mine(self) -> tuple[Any, Path]:
-        return my_calibration()
+        """Your stored measurements (a Store; a broken file is one InputError line) and the store's file."""
+        from planner.perf.calibration import load_store, store_path
 
-    def forget(self, gpu_id: Optional[str] = None) -> tuple[int, int, Path]:
-        return forget_measurements(gpu_id)
-
-    def baseline_hours(self, given: Optional[float], baseline: Optional[str] = None) -> tuple[float, str]:
-        return resolve_baseline_hours(given, baseline)
+        return load_store(), store_path()
 
     def to_share(self) -> tuple[Any, ...]:
-        """Your measurements for the token of a build you share (planner.service.shared_speeds.my_measurements)."""
-        from planner.service.shared_speeds import my_measurements
+        """Your measurements for the token of a build you share (`mine`; (): none, or a file that does not read, which
+        `planner calibrate --list` reports)."""
+        from planner.errors import PlannerError
 
-        return my_measurements()
+        try:
+            return tuple(self.mine()[0].measurements)
+        except PlannerError:
+            return ()
 
-    def adopt(self, shared: Any) -> int:
-        """Add a sender's measurements to yours (planner.service.shared_speeds.use_shared_measurements)."""
-        from planner.service.shared_speeds import use_shared_measurements
+    def forget(self, gpu_id: Optional[str] = None) -> tuple[int, int, Path]:
+        """Delete your measurements (of one card with `gpu_id`; all of them works on a damaged file too): (removed,
+        left, the store's file)."""
+        from planner.perf.calibration import clear_store, remove, store_path, update_store
 
-        return use_shared_measurements(shared)
+        if gpu_id is None:
+            return clear_store(), 0, store_path()
+        removed = [0]
+
+        def drop(current: Any) -> Any:
+            kept, removed[0] = remove(current, gpu_id)
+            return kept
+
+        store = update_store(drop)
+        return removed[0], len(store.measurements), store_path()
+
+    def baseline_hours(self, given: Optional[float], baseline: Optional[str] = None) -> tuple[float, str]:
+        """Hours per run on the GTX 1080 Ti (or `baseline`): given, else your calibrated run, else the default; with
+        where the figure comes from."""
+        from planner.perf.calibration import resolve_baseline_hours as resolve
+
+        return resolve(given) if baseline is None else resolve(given, baseline)
 
 
 def measurements() -> MeasurementStore:

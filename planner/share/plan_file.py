@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Set as AbstractSet
+from typing import Any, Optional
 
 from planner.costs import compare as C
 from planner.errors import InputError
@@ -40,7 +41,7 @@ def purchase_from_plan(
     rates: Rates,
     currency: str,
     *,
-    owned: set[str] = frozenset(),  # type: ignore[assignment]
+    owned: AbstractSet[str] = frozenset(),
     draw_w: Optional[float] = None,
     lookup: Callable[[str], Any] = _catalog_part,
 ) -> tuple[C.Purchase, list[str]]:
@@ -123,8 +124,3 @@ def _card_vram(plan: PlanView, lookup: Callable[[str], Any]) -> Optional[float]:
     vram = getattr(part, "vram_gb", None)
     return float(vram) if vram else None
 
-
-def build_from_plan(plan: Any, rates: Rates, currency: str, **kw: Any) -> tuple[C.Purchase, list[str]]:
-    """purchase_from_plan for a PlanView or plan JSON (validated first)."""
-    view = plan if isinstance(plan, PlanView) else read_plan_view(plan, "the plan")
-    return purchase_from_plan(view, rates, currency, **kw)
