@@ -134,7 +134,10 @@ def test_the_web_ui_build_table_marks_unverified_rows() -> None:
 # ---- issue 34 item 8, third round: every row of every default plan is in the register; the rest say what is missing
 
 ALL_BUDGETS = ("1500", "3000", "5000", "7000", "10000", "15000", "25000", "40000")
-PROFILES = {"default": [], "README user": ["--model-params", "15e6"]}
+PROFILES = {"default": [], "README user": ["--model-params", "15e6"],
+            # the RAM-vs-VRAM rule as a warning the user accepted (issue 34 item 4): other boards, kits and cards win
+            "default, ram rule accepted": ["--accept-warning", "ram_vs_vram"],
+            "README user, ram rule accepted": ["--model-params", "15e6", "--accept-warning", "ram_vs_vram"]}
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +153,7 @@ def every_default_plan() -> list[tuple[str, str, dict]]:
 
 # searched for on 2026-12-06 without finding a maker's page, review or spec entry: the plan says "never read"
 KNOWN_UNREAD = {"cooler-noctua-nh-u14s-tr5-sp6", "mem-kingston-server-premier-ddr5-4x64-5600-rdimm",
-                "mem-kingston-server-premier-ddr5-8x32-5600-rdimm"}
+                "mem-kingston-server-premier-ddr5-8x32-5600-rdimm", "mem-kingston-server-premier-ddr5-4x32-5600-rdimm"}
 
 
 def test_every_row_of_every_default_plan_was_read_against_a_dated_source(every_default_plan) -> None:
