@@ -70,6 +70,8 @@ def test_board_rows_match_their_spec_entry(cat, pid) -> None:
     if b.gpu_slots_x8:  # the CPU slots a second (third) card can run in at x8 or wider
         assert b.gpu_slots_x8 <= max(wide, 1)
     assert (b.max_memory_gb or 0) <= max(s["memory"]["max"], 1) * (1024 if s["memory"]["max"] <= 4 else 1)
+    if s.get("m2_slots"):  # the entry lists each M.2 socket: the row may not promise more drives than the board takes
+        assert (b.m2_slots or 0) <= len(s["m2_slots"]), (b.m2_slots, len(s["m2_slots"]))
 
 
 @pytest.mark.parametrize("pid", sorted(p for p in MANIFEST if p.startswith("mem-")))
