@@ -70,3 +70,22 @@ def test_at_25000_the_default_plan_is_current_generation_not_bought_ram_for_tota
     assert chip.architecture == "blackwell", (plan.gpu.id, chip.architecture)
     assert plan.parts["memory"].capacity_gb < plan.gpu_count * plan.gpu.vram_gb  # below total VRAM, and no warning
     assert not [f for f in plan.report.warnings if f.rule in ("ram_vs_vram", "ram_for_workload")]
+
+
+def test_a_low_power_variant_is_named_apart_from_its_chip(cat) -> None:
+    """Two 300 W Max-Q cards and one 600 W Workstation card share a chip; the answer must not call both 'RTX PRO 6000
+    Blackwell (Workstation)' with speeds of 9.7x and 13.2x beside each other."""
+    from planner.request import Request
+    from planner.service.answer import summarize
+    from planner.solver import recommend
+
+    maxq, ws = cat.get("gpu-nvidia-rtx-pro-6000-blackwell-maxq"), cat.get("gpu-nvidia-rtx-pro-6000-blackwell-ws")
+    chip = cat.chips[maxq.chip]
+    assert maxq.chip == ws.chip
+    assert maxq.kind_name(chip) == f"{chip.name} Max-Q, 300 W" and ws.kind_name(chip) == chip.name
+    rec = recommend(cat, Request.parse(budget=25000), workers=2)
+    first = rec.plans[0]
+    assert first.gpu.id == maxq.id and "Max-Q, 300 W" in first.headline()
+    one_card = recommend(cat, Request.parse(budget=25000, gpu_count=1), workers=2).plans[0]
+    assert one_card.gpu.id == ws.id
+    assert summarize(first, Request()).gpu.name != summarize(one_card, Request()).gpu.name

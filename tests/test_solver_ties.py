@@ -13,6 +13,7 @@ def plan(gpus: int, speed: float, power: float = 1.0, quality: int = 10, cents: 
 
     return SimpleNamespace(gpu_count=gpus, speed=Estimate(speed, speed, speed), power_fraction=power, quality=quality,
                            total_cents_eur=cents, chip=SimpleNamespace(id=f"card{gpus}", name=f"card{gpus}"),
+                           gpu_name=f"card{gpus}",
                            gpu=SimpleNamespace(vram_gb=24.0))
 
 

@@ -190,6 +190,9 @@ class Part(Record):
     notes: OptStr = None
 
 
+LOW_POWER_VARIANT = 0.9  # a card below 90 % of its chip's board power is a variant of it, named so
+
+
 class Gpu(Part):
     category: ClassVar[str] = "gpu"
     chip: str
@@ -215,6 +218,14 @@ class Gpu(Part):
     @property
     def slot_count(self) -> Optional[int]:
         return None if self.slots is None else math.ceil(self.slots - 1e-9)
+
+    def kind_name(self, chip: "GpuChip") -> str:
+        """What a plan calls this card: its chip's name, or for a card that runs the chip well below its board power
+        (a 300 W Max-Q of a 600 W chip) the chip's name with that power, so the two never read as one GPU."""
+        if self.tgp_w and chip.tdp_w and self.tgp_w < LOW_POWER_VARIANT * chip.tdp_w:
+            tag = " Max-Q" if "max-q" in self.name.lower() else ""
+            return f"{chip.name}{tag}, {self.tgp_w} W"
+        return chip.name
 
 
 class Cpu(Part):

@@ -85,7 +85,7 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
     for entry in answer.owned_not_used:
         console.print(styled("[yellow]{}[/]", entry.sentence()))
     first = answer.plans[0].summary
-    console.print(Text(BurninPlan.pointer(first.gpu.name, first.gpu.count)))  # the recommended build's
+    console.print(Text(BurninPlan.pointer(first.gpu.chip, first.gpu.count)))  # the recommended build's chip, by id
     print_side_by_side(answer.side_by_side)
     print_trials(answer.try_before_you_buy)
     tried = answer.stats.by_gpu_count

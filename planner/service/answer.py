@@ -138,7 +138,7 @@ def summarize(plan: Any, req: Request, role: Optional[str] = None, *, parts: boo
         lines = [BuildPart(category=ln.category, id=ln.part_id, name=ln.name, quantity=ln.quantity,
                            verified=ln.verified) for ln in plan.view().parts]
     return BuildSummary(
-        role=role, gpu=GpuSummary(chip=plan.chip.id, name=plan.chip.name, count=plan.gpu_count,
+        role=role, gpu=GpuSummary(chip=plan.chip.id, name=plan.gpu_name, count=plan.gpu_count,
                                   vram_gb=float(plan.gpu.vram_gb)),
         total=Money(amount=plan.total, currency=plan.currency), power_limit=float(plan.power_fraction),
         speedup=round(float(plan.speed.value), 3), speedup_basis=plan.speed.basis, sweep_hours=round(wall.value, 2), sweep_hours_low=round(wall.low, 2),

@@ -32,7 +32,7 @@ def shown_plans(rec: Any, target: Optional[Any] = None) -> list[Any]:
 
 
 def _name(p: Any) -> str:
-    return f"{p.gpu_count} x {p.chip.name}" + (f" at {p.power_fraction:.0%}" if p.power_fraction < 1 else "")
+    return f"{p.gpu_count} x {p.gpu_name}" + (f" at {p.power_fraction:.0%}" if p.power_fraction < 1 else "")
 
 
 def violations(rec: Any, req: Request, others: Iterable[Any]) -> list[str]:

@@ -52,7 +52,7 @@ def deadline_at_slow_end(rec: Any, req: Request, solve: Solve) -> Any:
     plan = slow.plans[0]
     mine = sweep_range(plan, req)
     plan.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({mine.high:.1f} h); the "
-                      f"{'cheaper' if plan.total > first.total else 'other'} {first.gpu_count} x {first.chip.name} "
+                      f"{'cheaper' if plan.total > first.total else 'other'} {first.gpu_count} x {first.gpu_name} "
                       f"({first.total} {first.currency}) meets it only at the estimate ({est.value:.1f} h, slow end "
                       f"{est.high:.1f} h): both are side by side")
     slow.at_estimate = first
@@ -170,7 +170,7 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
     modelled = sorted({p.chip.name for p in plans if p.speed.basis not in ("measured",)})
     if modelled:
         out.append(measurement_sentence(modelled))
-    vram = {p.chip.name: p.gpu.vram_gb for p in plans}
+    vram = {p.gpu_name: p.gpu.vram_gb for p in plans}
     if len(set(vram.values())) > 1:
         big = max(vram, key=vram.__getitem__)
         out.append(f"VRAM headroom: {big} has {vram[big]:g} GB per GPU against "
@@ -179,14 +179,14 @@ def what_would_decide(plans: list[Any], req: Request) -> list[str]:
                      "into is set per card")
     from planner.service.sweep_report import hours_text
 
-    per_run = {f"{p.gpu_count} x {p.chip.name}": plan_sweep(p, req).sweep.hours_per_run for p in plans}
+    per_run = {f"{p.gpu_count} x {p.gpu_name}": plan_sweep(p, req).sweep.hours_per_run for p in plans}
     if max(per_run.values()) > 1.1 * min(per_run.values()):
         out.append("one run's time: " + ", ".join(f"{hours_text(v)} per run on {k}" for k, v in per_run.items())
                    + " (the first result arrives sooner on the faster card, whatever the sweep total)")
     shared = [(p, _shared(p, req).get("runs_sharing_each_gpu")) for p in plans]
     for p, sh in shared:
         if sh:
-            out.append(f"several runs per GPU: the sweep on {p.gpu_count} x {p.chip.name} counts {sh['runs_per_gpu']} "
+            out.append(f"several runs per GPU: the sweep on {p.gpu_count} x {p.gpu_name} counts {sh['runs_per_gpu']} "
                        f"of your runs on each card at once ({sh['gain']:.2f}x one run, "
                        f"{'measured' if sh['gain_basis'].startswith('measured') else 'an estimate'}): about "
                        f"{sh['wall_hours']['value']:.1f} h against {sh['one_run_per_gpu_hours']['value']:.1f} h with "
@@ -206,12 +206,12 @@ def gain_could_reverse(plans: list[Any], req: Request) -> list[str]:
     mine = plan_sweep(first, req)
     for other in plans[1:]:
         theirs = plan_sweep(other, req)
-        name = lambda p: f"{p.gpu_count} x {p.chip.name}"  # noqa: E731
+        name = lambda p: f"{p.gpu_count} x {p.gpu_name}"  # noqa: E731
         if mine.estimated_gain:
             worst = plan_sweep(first, req, gain=1.0).wall.value
             if worst > theirs.wall.value:
                 k = mine.sharing.runs_per_gpu  # type: ignore[union-attr]
-                out.append(f"the recommendation rests on an estimated gain: {k} runs sharing each {first.chip.name} "
+                out.append(f"the recommendation rests on an estimated gain: {k} runs sharing each {first.gpu_name} "
                            f"at {mine.sharing.gain:.2f}x one run; if they gained nothing its sweep would take "  # type: ignore[union-attr]
                            f"{worst:.1f} h, slower than {name(other)} ({theirs.wall.value:.1f} h): measure it "
                            f"before buying (planner calibrate LOG --gpu '{first.chip.name}' --concurrent {k})")

@@ -100,7 +100,7 @@ def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) ->
     limit = f" at a {nxt.power_fraction:.0%} power limit" if nxt.power_fraction < 1 else ""
     return (f"the next faster build costs {format_money(nxt.total, req.currency)}, "
             f"{format_money(nxt.total - req.budget, req.currency)} over the budget: "  # type: ignore[operator]
-            f"{nxt.gpu_count} x {nxt.chip.name}{limit}, the sweep in {shown(rounds_hours(nxt, req))} h instead of "
+            f"{nxt.gpu_count} x {nxt.gpu_name}{limit}, the sweep in {shown(rounds_hours(nxt, req))} h instead of "
             f"{shown(hours)} h")
 
 
@@ -132,7 +132,7 @@ def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> O
     lines = []
     for labels, nxt in found.values():  # one line per distinct build, its labels joined
         label = " or ".join(labels)
-        lines.append(f"{label}: {nxt.gpu_count} x {nxt.chip.name} ({nxt.gpu.vram_gb:g} GB) on "
+        lines.append(f"{label}: {nxt.gpu_count} x {nxt.gpu_name} ({nxt.gpu.vram_gb:g} GB) on "
                      f"{nxt.parts['motherboard'].name}, {format_money(nxt.total, req.currency)} "
                      f"(+{format_money(nxt.total - req.budget, req.currency)}), sweep "  # type: ignore[operator]
                      f"{shown(rounds_hours(nxt, req))} h")
@@ -165,7 +165,7 @@ def reuse_platform_note(req: Request, plan: Plan, solve: Callable[[Request], Any
     names = " and ".join(plan.catalog.get(i).name for i in OLD_PLATFORM)
     return (f"the platform (CPU, board, memory) takes {format_money(platform, req.currency)} of this budget; if you "
             f"still have an old one, say so: reusing one such as the {names} (--owned {' --owned '.join(OLD_PLATFORM)}) buys "
-            f"{other.gpu_count} x {other.chip.name} for {format_money(other.total, req.currency)}, the sweep in "
+            f"{other.gpu_count} x {other.gpu_name} for {format_money(other.total, req.currency)}, the sweep in "
             f"{shown(then)} h instead of {shown(now)} h")
 
 

@@ -64,7 +64,7 @@ def pick_across_counts(plans: list[Plan], req: Request) -> tuple[Plan, Optional[
         return pick, None
     gain = (sweep_hours(pick, req) / top - 1) * 100
     sooner = f"{gain:.1f} % sooner" if gain >= 0.1 else "less than 0.1 % sooner"
-    what = f"{fastest.gpu_count} x {fastest.chip.name}" + (
+    what = f"{fastest.gpu_count} x {fastest.gpu_name}" + (
         f" at {fastest.power_fraction:.0%} power" if fastest.power_fraction < 1 else "")
     return pick, (f"{what} would finish the sweep {sooner}, well inside the speed model's error; this "
                   f"simpler machine ({pick.gpu_count} GPU{'s' if pick.gpu_count > 1 else ''}"

@@ -47,6 +47,11 @@ class Plan:
     def chip(self) -> Any:
         return self.catalog.chips[self.gpu.chip]
 
+    @property
+    def gpu_name(self) -> str:
+        """The GPU as the plan names it: the chip, or a low-power variant of it (catalog.models.Gpu.kind_name)."""
+        return self.gpu.kind_name(self.chip)
+
     @cached_property
     def total(self) -> Decimal:
         """The sum of the lines as shown (each converted and rounded to the cent), so a table adds up; computed once
@@ -70,7 +75,7 @@ class Plan:
         speed = self.speed
         return PlanView(
             currency=self.currency, parts=tuple(self.line(self.parts[c]) for c in CATEGORIES if c in self.parts),
-            gpu=GpuSummary(chip=self.chip.id, name=self.chip.name, count=self.gpu_count,
+            gpu=GpuSummary(chip=self.chip.id, name=self.gpu_name, count=self.gpu_count,
                            vram_gb=float(self.gpu.vram_gb)),
             speed=Speed(value=float(speed.value), low=float(min(speed.low, speed.value)),
                         high=float(max(speed.high, speed.value)), basis=speed.basis),
@@ -90,7 +95,7 @@ class Plan:
         speed = f"{self.speed.value:.1f}x a GTX 1080 Ti"
         if self.gpu_count > 1:
             speed += f" per GPU ({self.speed.value * self.gpu_count:.1f}x sweep throughput)"
-        return f"{n}{self.chip.name} build, {format_money(self.total, self.currency)}, {speed}"
+        return f"{n}{self.gpu_name} build, {format_money(self.total, self.currency)}, {speed}"
 
 
 def trade_offs(first: Plan, other: Plan) -> list[str]:
