@@ -105,3 +105,26 @@ def test_check_prices_the_fix_of_a_warning_and_the_fix_clears_it(tmp_path) -> No
     assert "gpu_adapter" not in {w["rule"] for w in json.loads(again.stdout)["warnings"]}
     text = run("check", *parts, columns=200, home=tmp_path).stdout
     assert text.index("! gpu_adapter") < text.index("fix: swap the MSI MEG Ai1300P")
+
+
+def test_check_and_recommend_default_to_the_same_used_policy(tmp_path) -> None:
+    """Issue 34 item 9: `check` defaulted to `--used gpu` while `recommend` defaulted to none. Both now default to
+    none: `check` prices a card's new offer unless told otherwise (this card has a cheaper used listing)."""
+    import typer
+    import typer.main
+
+    from planner.cli import check as check_cli, recommend as recommend_cli
+
+    defaults = {}
+    for name, module in (("check", check_cli), ("recommend", recommend_cli)):
+        one = typer.Typer()
+        module.register(one)
+        one.command("_")(lambda: None)  # two commands keep the group, so the command is looked up by name
+        cmd = typer.main.get_command(one).commands[name]
+        defaults[name] = next(p.default for p in cmd.params if p.name == "used")
+    assert defaults == {"check": "none", "recommend": "none"}, defaults
+    card = "gpu-gainward-rtx5070ti-phoenix-s"
+    new = json.loads(run("check", card, "--json", home=tmp_path).stdout)["parts"][0]
+    used = json.loads(run("check", card, "--json", "--used", "gpu", home=tmp_path).stdout)["parts"][0]
+    assert new["condition"] == "new" and used["condition"] == "used"
+    assert float(used["price"]["amount"]) < float(new["price"]["amount"])
