@@ -116,3 +116,20 @@ def test_no_step_up_is_undercut_by_a_cheaper_build_as_fast(cat, budget: int) -> 
             assert not (m <= n and v2 >= vram and p2 < price and h2 <= hours), (name, other, note)
     for undercut in re.findall(r"cards? costs? more than (\d) x (.+?) \((\d+) GB, EUR ([^,]+), sweep ([\d.]+) h\)", note):
         assert Decimal(re.sub(r"[^\d.]", "", undercut[3])) > plan.total  # a step up, still over the budget
+
+
+def test_the_vram_based_ram_rule_is_a_warning_the_user_can_accept(cat) -> None:
+    """Issue 34 item 4: 'make the VRAM-based rule a warning the user can accept'. At EUR 15 000 (one 96 GB card) the
+    default plan buys at least 96 GB; with `--accept-warning ram_vs_vram` it buys what the workload needs (still at
+    least the ram_for_workload estimate), cheaper, and the accepted warning is still shown."""
+    from planner.compat.rules import RULES_BY_NAME
+    from planner.request import Request
+    from planner.solver import recommend
+
+    strict = recommend(cat, Request.parse(budget=15000), workers=2).plans[0]
+    loose = recommend(cat, Request.parse(budget=15000, accepted_warnings=("ram_vs_vram",)), workers=2).plans[0]
+    assert strict.parts["memory"].capacity_gb >= strict.gpu.vram_gb
+    assert loose.parts["memory"].capacity_gb < loose.gpu.vram_gb and loose.total < strict.total
+    assert "ram_vs_vram" in [f.rule for f in loose.report.warnings]
+    need = RULES_BY_NAME["ram_for_workload"].need_gb(loose.gpu, cat.chips, loose.gpu_count, "amp", None)
+    assert loose.parts["memory"].capacity_gb >= need
