@@ -128,3 +128,18 @@ def test_check_and_recommend_default_to_the_same_used_policy(tmp_path) -> None:
     used = json.loads(run("check", card, "--json", "--used", "gpu", home=tmp_path).stdout)["parts"][0]
     assert new["condition"] == "new" and used["condition"] == "used"
     assert float(used["price"]["amount"]) < float(new["price"]["amount"])
+
+
+def test_check_at_80_columns_wraps_part_ids_instead_of_cutting_them(tmp_path) -> None:
+    """Issue 34 item 9 in `check`'s own table: at 80 columns it printed '(mb-msi-mag-x870e-tom…', an id the user could
+    no longer copy into the next command. Every id of the README's check example is now whole in the part column
+    (wrapped over lines where narrow) and nothing is cut."""
+    parts = ["gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen9-9950x", "mb-msi-mag-x870e-tomahawk-wifi",
+             "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb",
+             "cooler-arctic-liquid-freezer-iii-360", "psu-seasonic-vertex-gx-1200", "case-fractal-meshify-2"]
+    res = run("check", *parts, columns=80, home=tmp_path)
+    assert res.returncode in (0, 1, 3), res.stderr
+    assert "…" not in res.stdout
+    column = "".join(line.split("│")[2].strip() for line in res.stdout.splitlines() if line.count("│") == 5)
+    for pid in parts:
+        assert f"({pid})" in column, (pid, column)
