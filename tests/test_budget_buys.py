@@ -54,3 +54,29 @@ def test_money_left_says_what_it_would_buy_in_rented_hours_of_the_same_card(cata
     # a plan spending its budget says nothing of the kind
     tight = plan(catalog, Request.parse(budget=float(head.total) + 10, model_params=15e6)).plans[0]
     assert not any(n.startswith("what the EUR") for n in tight.notes)
+
+
+def test_money_left_on_a_card_no_one_rents_is_priced_on_the_nearest_rented_card(catalog) -> None:
+    """Issue 34 item 6 at the issue's own EUR 10 000 with the default profile: the plan (2 x RTX 5080) leaves over
+    EUR 4 000 and its card has no dated rental, so 'what the rest would buy' was not said at all; it now prices the
+    rest on the nearest rented card (the one try-before-you-buy rents), named as a stand-in."""
+    import re
+    from decimal import Decimal
+
+    from planner.costs.cloud import latest_offers, load_cloud_offers
+    from planner.fx import convert_exact, load_rates
+
+    planned = plan(catalog, Request.parse(budget=10000))
+    head = planned.plans[0]
+    offers = latest_offers(load_cloud_offers())
+    assert not [o for o in offers if o.chip == head.chip.id], "the plan's card is rented now: pick another budget"
+    left = Decimal(10000) - head.total
+    assert left >= 200
+    note = next(n for n in head.notes if n.startswith("what the EUR"))
+    assert f"the nearest rented card to the {head.chip.name} (no dated rental of it)" in note, note
+    rented = re.search(r"GPU-hours of a rented (.+?) \(", note).group(1)
+    chip = next(c for c in catalog.chips.values() if c.name == rented)
+    rates = load_rates()
+    price = min(convert_exact(o.price_per_gpu_hour, o.currency, "EUR", rates) for o in offers if o.chip == chip.id)
+    hours = float(re.search(r"about ([\d ]+) GPU-hours", note).group(1).replace(" ", ""))
+    assert hours == pytest.approx(float(left / price), abs=1)

@@ -347,11 +347,13 @@ def test_a_16pin_card_beyond_the_native_cables_is_said_and_the_solver_avoids_it(
     code, data, err = check(*parts, "--json")
     assert code in (0, 3), err
     assert any(w["rule"] == "gpu_adapter" and "adapter" in w["message"] for w in data["warnings"]), data["warnings"]
-    for budget in (7000, 10000):
-        for plan in recommend(cat, Request.parse(budget=budget, gpu_count=2), alternatives=2, workers=2).plans:
+    # the issue's case was the cheapest 12 h plan (2 x RTX 5080 on the Ai1300P); the 2-GPU plans at 7 000 and 10 000 too
+    asks = [Request.parse(mode="cheapest", deadline_hours=12)] + [Request.parse(budget=b, gpu_count=2) for b in (7000, 10000)]
+    for ask in asks:
+        for plan in recommend(cat, ask, alternatives=2, workers=2).plans:
             card, unit = plan.gpu, plan.parts["psu"]
             if card.power_12v2x6:
-                assert (unit.connectors_12v2x6 or 0) >= 2 * card.power_12v2x6 or card.tgp_w <= 300, (card.id, unit.id)
+                assert (unit.connectors_12v2x6 or 0) >= plan.gpu_count * card.power_12v2x6 or card.tgp_w <= 300, (card.id, unit.id)
             assert unit.form_factor == "ATX" or unit.form_factor in plan.parts["case"].psu_form_factors
 
 
@@ -361,3 +363,26 @@ def test_an_sfx_unit_in_an_atx_only_case_is_a_warning(cat) -> None:
     code, data, err = check("gpu-nvidia-rtx5080-fe", sfx.id, atx_only.id, "--json")
     assert code in (0, 1, 3), err
     assert any(w["rule"] == "psu_bracket" and "bracket" in w["message"] for w in data["warnings"]), data["warnings"]
+
+
+# ---- issue 34 item 2: the Torrent has no top mount; its front radiator would take the GPUs' intake ------------------
+
+def test_the_torrent_takes_no_aio_and_counts_its_bottom_fans(cat) -> None:
+    """The Torrent's only 360 mm mount is the front intake (two 180 mm fans as shipped), so `check` warns on a
+    360 mm AIO there and not on an air tower; its intake estimate counts the three 140 mm bottom fans it ships with
+    (3 x 50 CFM over the 200 CFM front); and a 2-GPU plan pinned to it gets an air tower, not the AIO."""
+    from planner.request import Request
+    from planner.solver import recommend
+
+    torrent = cat.get("case-fractal-torrent")
+    assert not torrent.radiator_top and 360 in torrent.radiator_front
+    assert torrent.intake_cfm >= 200 + 3 * 50
+    rest = ["gpu-nvidia-rtx5080-fe", "gpu-nvidia-rtx5080-fe", "cpu-amd-ryzen9-9900x", "mb-asus-proart-x870e-creator-wifi",
+            "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb", "psu-corsair-hx1500i-2025",
+            torrent.id]
+    _, aio, err = check(*rest, "cooler-arctic-liquid-freezer-iii-360", "--json")
+    assert any(w["rule"] == "radiator_in_intake" for w in aio["warnings"]), (err, aio["warnings"])
+    _, tower, err = check(*rest, "cooler-deepcool-ak620", "--json")
+    assert not any(w["rule"] == "radiator_in_intake" for w in tower["warnings"]), (err, tower["warnings"])
+    plan = recommend(cat, Request.parse(budget=7000, gpu_count=2, pinned=(torrent.id,)), workers=2).plans[0]
+    assert plan.parts["case"].id == torrent.id and plan.parts["cooler"].type != "aio", plan.parts["cooler"].id

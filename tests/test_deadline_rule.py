@@ -34,6 +34,10 @@ def test_cheapest_meeting_the_deadline_at_the_slow_end_beside_the_one_meeting_it
     cheap = rec.at_estimate
     assert cheap is not None and _meets(cheap, planned.request, "value") and not _meets(cheap, planned.request, "high")
     assert cheap.total < head.total
+    # the note prices the cheaper build as every other line does ("EUR 5 416.00", not "5416.00 EUR": issue 34 item 9)
+    from planner.money import format_money
+    note = next(n for n in head.notes if "only at the estimate" in n)
+    assert f"({format_money(cheap.total, cheap.currency)})" in note, note
     roles = [b.role for b in planned.side_by_side.builds]
     assert any("at the slow end" in r for r in roles) and any("only at the estimate" in r for r in roles)
     # exact, not a search: no build of the same GPU count meeting H at the slow end costs less (the solver asked

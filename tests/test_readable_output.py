@@ -105,3 +105,41 @@ def test_check_prices_the_fix_of_a_warning_and_the_fix_clears_it(tmp_path) -> No
     assert "gpu_adapter" not in {w["rule"] for w in json.loads(again.stdout)["warnings"]}
     text = run("check", *parts, columns=200, home=tmp_path).stdout
     assert text.index("! gpu_adapter") < text.index("fix: swap the MSI MEG Ai1300P")
+
+
+def test_check_and_recommend_default_to_the_same_used_policy(tmp_path) -> None:
+    """Issue 34 item 9: `check` defaulted to `--used gpu` while `recommend` defaulted to none. Both now default to
+    none: `check` prices a card's new offer unless told otherwise (this card has a cheaper used listing)."""
+    import typer
+    import typer.main
+
+    from planner.cli import check as check_cli, recommend as recommend_cli
+
+    defaults = {}
+    for name, module in (("check", check_cli), ("recommend", recommend_cli)):
+        one = typer.Typer()
+        module.register(one)
+        one.command("_")(lambda: None)  # two commands keep the group, so the command is looked up by name
+        cmd = typer.main.get_command(one).commands[name]
+        defaults[name] = next(p.default for p in cmd.params if p.name == "used")
+    assert defaults == {"check": "none", "recommend": "none"}, defaults
+    card = "gpu-gainward-rtx5070ti-phoenix-s"
+    new = json.loads(run("check", card, "--json", home=tmp_path).stdout)["parts"][0]
+    used = json.loads(run("check", card, "--json", "--used", "gpu", home=tmp_path).stdout)["parts"][0]
+    assert new["condition"] == "new" and used["condition"] == "used"
+    assert float(used["price"]["amount"]) < float(new["price"]["amount"])
+
+
+def test_check_at_80_columns_wraps_part_ids_instead_of_cutting_them(tmp_path) -> None:
+    """Issue 34 item 9 in `check`'s own table: at 80 columns it printed '(mb-msi-mag-x870e-tom…', an id the user could
+    no longer copy into the next command. Every id of the README's check example is now whole in the part column
+    (wrapped over lines where narrow) and nothing is cut."""
+    parts = ["gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen9-9950x", "mb-msi-mag-x870e-tomahawk-wifi",
+             "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb",
+             "cooler-arctic-liquid-freezer-iii-360", "psu-seasonic-vertex-gx-1200", "case-fractal-meshify-2"]
+    res = run("check", *parts, columns=80, home=tmp_path)
+    assert res.returncode in (0, 1, 3), res.stderr
+    assert "…" not in res.stdout
+    column = "".join(line.split("│")[2].strip() for line in res.stdout.splitlines() if line.count("│") == 5)
+    for pid in parts:
+        assert f"({pid})" in column, (pid, column)

@@ -60,3 +60,23 @@ def test_the_cli_leads_with_the_upgrade(catalog) -> None:
     assert res.exit_code == 0, res.output
     flat = " ".join(res.stdout.split())
     assert flat.index("upgrade of your machine") < flat.index("Alternative 1")
+
+
+def test_owned_parts_stored_in_the_profile_lead_with_the_upgrade_too(catalog) -> None:
+    """Issue 34 item 7: 'when owned parts are known (the workload profile can hold them), lead with the upgrade'. The
+    box stored once with `planner profile set --owned ...` (in this test's own PLANNER_HOME) and a plain
+    `planner recommend 1500` keeps the owned platform, as --owned does."""
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    stored = CliRunner().invoke(app, ["profile", "set"] + [x for pid in BOX for x in ("--owned", pid)])
+    assert stored.exit_code == 0, stored.output
+    res = CliRunner().invoke(app, ["recommend", "1500", "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    first = json.loads(res.stdout)["plans"][0]
+    kept = set(BOX) - {"psu-bequiet-pure-power-11-600", "gpu-nvidia-gtx1080ti-fe"}
+    assert kept <= {line["id"] for line in first["parts"] if line["owned"]}, first["parts"]
+    assert any(n.startswith("upgrade of your machine") for n in first["notes"]), first["notes"]

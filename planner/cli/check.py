@@ -21,7 +21,7 @@ def print_report(report: CheckReport, fixes: Optional[dict[str, str]] = None) ->
     fixes = fixes or {}
     table = Table(title="Build")
     for col in ("category", "part", "price", "price date / source"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")  # a narrow terminal wraps a long part id, never cuts it (issue 34 item 9)
     for p in report.build.parts.values():
         o = report.offers.get(p.id)
         if p.id in report.owned:

@@ -73,7 +73,8 @@ def plan(catalog: Catalog, request: Request, *, time_limit: float = SOLVER_TIME_
     if rec.plans:
         from planner.service.rest import rest_note
 
-        rest = rest_note(rec.plans[0], solved)
+        speedup, _ = speed_functions(catalog, solved)
+        rest = rest_note(rec.plans[0], solved, chips=catalog.chips, speedup=lambda c: float(speedup(c).value))
         if rest:
             rec.plans[0].notes.append(rest)
     aim = None

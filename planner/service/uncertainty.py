@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from planner.errors import InputError
+from planner.money import format_money
 from planner.perf.planned_sweep import plan_sweep
 from planner.perf.sweep import Estimate, sweep_time
 from planner.request import Request
@@ -53,7 +54,7 @@ def deadline_at_slow_end(rec: Any, req: Request, solve: Solve) -> Any:
     mine = sweep_range(plan, req)
     plan.notes.append(f"meets the {h:g} h deadline at the slow end of the speed range ({mine.high:.1f} h); the "
                       f"{'cheaper' if plan.total > first.total else 'other'} {first.gpu_count} x {first.gpu_name} "
-                      f"({first.total} {first.currency}) meets it only at the estimate ({est.value:.1f} h, slow end "
+                      f"({format_money(first.total, first.currency)}) meets it only at the estimate ({est.value:.1f} h, slow end "
                       f"{est.high:.1f} h): both are side by side")
     slow.at_estimate = first
     return slow

@@ -104,6 +104,17 @@ def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) ->
             f"{shown(hours)} h")
 
 
+def undercut(free: Request, step: Plan, hours: float, solve: Callable[[Request], Any]) -> Optional[Plan]:
+    """A build with no more GPUs than the step, at least its VRAM per GPU, that sweeps as soon for less: the step is
+    then not worth offering (a builder would not pay more for older cards that finish later)."""
+    for k in range(1, step.gpu_count + 1):
+        rec = solve(free.model_copy(update={"gpu_count": k, "min_vram_gb": float(step.gpu.vram_gb),
+                                            "deadline_hours": hours}))
+        if rec.plans and rec.plans[0].currency == step.currency and rec.plans[0].total < step.total:
+            return rec.plans[0]
+    return None
+
+
 def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:
     """Money was left: what the next steps up buy and cost, so the user can choose (issue 26 item 11): one more GPU
     (a platform that hosts it), twice the VRAM per GPU, the same count of the fastest card. Each is the cheapest build
@@ -132,6 +143,13 @@ def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> O
     lines = []
     for labels, nxt in found.values():  # one line per distinct build, its labels joined
         label = " or ".join(labels)
+        better = undercut(free, nxt, rounds_hours(nxt, req), solve)
+        if better is not None:  # issue 34 item 4: 3 x RTX A6000 (2020) offered beside 2 x RTX 6000 Ada, dearer and slower
+            cards = f"{nxt.gpu_count} cards cost" if nxt.gpu_count > 1 else "1 card costs"
+            lines.append(f"{label}: {cards} more than {better.gpu_count} x {better.gpu_name} ({better.gpu.vram_gb:g} GB, "
+                         f"{format_money(better.total, req.currency)}, sweep {shown(rounds_hours(better, req))} h), "
+                         "which sweeps at least as soon")
+            continue
         lines.append(f"{label}: {nxt.gpu_count} x {nxt.gpu_name} ({nxt.gpu.vram_gb:g} GB) on "
                      f"{nxt.parts['motherboard'].name}, {format_money(nxt.total, req.currency)} "
                      f"(+{format_money(nxt.total - req.budget, req.currency)}), sweep "  # type: ignore[operator]
