@@ -386,3 +386,25 @@ def test_the_torrent_takes_no_aio_and_counts_its_bottom_fans(cat) -> None:
     assert not any(w["rule"] == "radiator_in_intake" for w in tower["warnings"]), (err, tower["warnings"])
     plan = recommend(cat, Request.parse(budget=7000, gpu_count=2, pinned=(torrent.id,)), workers=2).plans[0]
     assert plan.parts["case"].id == torrent.id and plan.parts["cooler"].type != "aio", plan.parts["cooler"].id
+
+
+def test_the_torrents_front_aio_replaces_its_shipped_fans_in_the_airflow_figure(cat) -> None:
+    """Issue 34 item 2: with the 360 mm AIO in the Torrent's front, the two 180 mm fans it ships there give way to the
+    radiator's three 120 mm fans behind its fins: the case's heat budget falls from ~1 995 W (350 CFM) to ~1 333 W
+    (234 CFM), which two RTX 5090 at stock (about 1 400 W in the case) exceed; the warning says why."""
+    from planner.compat.checker import check_parts
+    from planner.compat.rules.sustain import case_cooling, case_heat_capacity_w
+
+    torrent = cat.get("case-fractal-torrent")
+    assert torrent.shipped_intake("front") == (2, 180) and torrent.shipped_intake("bottom") == (3, 140)
+    parts = [cat.get(i) for i in ("gpu-nvidia-rtx5090-fe", "cpu-amd-ryzen9-9900x", "mb-asus-proart-x870e-creator-wifi",
+                                  "mem-gskill-trident-z5-neo-rgb-ddr5-2x32-6000-cl30", "ssd-samsung-990-pro-2tb",
+                                  "psu-seasonic-prime-px-2200", torrent.id)]
+    aio = check_parts(cat, [*parts, cat.get("cooler-arctic-liquid-freezer-iii-360")], gpu_count=2)
+    tower = check_parts(cat, [*parts, cat.get("cooler-deepcool-ak620")], gpu_count=2)
+    cap, cfm, why = case_cooling(aio.build)
+    assert cfm == 234 and cap == 2340 * 57 // 100 < case_heat_capacity_w(torrent) and "2x180 mm" in why
+    assert case_cooling(tower.build)[0] == case_heat_capacity_w(torrent)
+    airflow = [f.message for f in aio.warnings if f.rule == "case_airflow"]
+    assert airflow and "replaces the 2x180 mm fans shipped there" in airflow[0], aio.warnings
+    assert not [f for f in tower.warnings if f.rule == "case_airflow"], tower.warnings

@@ -24,6 +24,10 @@ P, W, U = Severity.PROBLEM, Severity.WARNING, Severity.UNVERIFIED
 LEGACY_CARD = dict(tgp_w=350, power_12v2x6=0, power_8pin=2, recommended_psu_w=750)  # a 3090-like 8-pin card
 BIG_CARD = dict(chip="t-big", vram_gb=32, tgp_w=575, slots=2, recommended_psu_w=1000)  # a 5090-like card
 FRONT_ONLY_360 = dict(radiator_front=[360], radiator_top=[240], radiator_rear=[120], max_gpu_length_mm=400)
+BOTTOM_ONLY_360 = dict(radiator_front=[], radiator_top=[240], radiator_rear=[120], radiator_bottom=[360],
+                       max_gpu_length_mm=400)
+TORRENT_LIKE = dict(radiator_front=[240, 280, 360, 420], radiator_top=[], radiator_rear=[120, 140], intake_cfm=200,
+                    intake_fans=["front:2x180"])
 RAPTOR_CPU = dict(socket="LGA1700", memory_types=["DDR4", "DDR5"], base_power_w=125, package_power_w=253, cores=24,
                   threads=32)
 TURING = {**CHIPS, "t-turing": chip("t-turing", name="Test Turing 11G", architecture="turing",
@@ -282,6 +286,15 @@ CASES: list[Case] = [
     Case("intake-radiator-at-the-top", "radiator_in_intake", B(case=case(**{**FRONT_ONLY_360, "radiator_top": [360]}))),
     Case("intake-radiator-front-only", "radiator_in_intake", B(case=case(**FRONT_ONLY_360)), W,
          ("360 mm CPU radiator fits only the front intake", "air tower"), ("cooler-test", "gpu-test", "case-test")),
+    Case("intake-radiator-warms-the-gpus-air", "radiator_in_intake", B(case=case(**FRONT_ONLY_360)), W,
+         # 230 W of CPU heat through 3 x 40 CFM less 30 % for the fins (84 CFM): 230 / (84 x 0.569) = 4.8 K
+         ("warms the air the GPUs breathe by about 5 K (its heat through its ~84 CFM)",)),
+    Case("intake-radiator-bottom-only", "radiator_in_intake", B(case=case(**BOTTOM_ONLY_360)), W,
+         ("360 mm CPU radiator fits only the bottom intake",)),
+    Case("gpu-length-bottom-radiator-takes-no-length", "gpu_length",
+         B(case=case(**BOTTOM_ONLY_360), gpu=gpu(length_mm=380))),
+    Case("gpu-length-front-radiator-takes-length", "gpu_length",
+         B(case=case(**FRONT_ONLY_360), gpu=gpu(length_mm=380)), P, ("less 55 mm for the front radiator",)),
     Case("intake-air-tower-in-a-front-only-case", "radiator_in_intake", B(case=case(**FRONT_ONLY_360),
                                                                           cooler=air_cooler())),
     Case("radiator-front-only-ok", "radiator_mount", B(case=case(**FRONT_ONLY_360))),
@@ -418,6 +431,16 @@ CASES: list[Case] = [
     Case("airflow-ok", "case_airflow", B()),  # 783 W sustained, 200 CFM carries about 1140 W
     Case("airflow-short", "case_airflow", B(case=case(intake_cfm=100)), W,
          ("about 783 W of sustained heat", "removes about 570 W"), ("case-test", "gpu-test", "cpu-test")),
+    # issue 34 item 2: a radiator in the intake replaces the fans shipped there and loses ~30 % to its fins
+    Case("airflow-torrent-like-as-shipped", "case_airflow", B(case=case(**TORRENT_LIKE), cooler=air_cooler())),
+    Case("airflow-torrent-like-front-aio", "case_airflow", B(case=case(**TORRENT_LIKE)), W,
+         # 200 CFM - 2 x 100 CFM shipped at the front + 84 CFM through the radiator = 84 CFM: 478 W
+         ("with the 360 mm radiator in the front intake (it replaces the 2x180 mm fans shipped there",
+          "removes about 478 W")),
+    Case("airflow-front-aio-fans-not-recorded", "case_airflow", B(case=case(**{**FRONT_ONLY_360, "intake_cfm": 150})),
+         # 150 CFM - 3 x 40 CFM (as many fans as the radiator's) + 84 = 114 CFM: 649 W
+         W, ("it replaces the fans there", "removes about 649 W")),
+    Case("airflow-front-aio-still-enough", "case_airflow", B(case=case(**FRONT_ONLY_360))),  # 164 CFM: 934 W
     Case("airflow-unknown", "case_airflow", B(case=case(intake_cfm=None)), U, ("case intake airflow unknown",),
          ("case-test",)),
     # a 450 W blower card blows 360 W out of the back: 423 W stays in the case, under the 570 W that 100 CFM removes

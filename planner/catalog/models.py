@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import date
 from decimal import Decimal
 from enum import Enum
@@ -378,14 +379,35 @@ class Case(Part):
     radiator_front: IntList = Field(default_factory=list)
     radiator_top: IntList = Field(default_factory=list)
     radiator_rear: IntList = Field(default_factory=list)
+    radiator_bottom: IntList = Field(default_factory=list)  # an intake position too (fans blow up into the cards)
     front_radiator_clearance_mm: OptFloat = None  # GPU length lost with a front radiator + fans
     psu_form_factors: StrList = Field(default_factory=lambda: ["ATX"])
-    intake_cfm: OptFloat = Field(default=None, gt=0)  # front intake airflow with the stock/recommended fans
+    intake_cfm: OptFloat = Field(default=None, gt=0)  # intake airflow with the fans it ships with (an estimate)
+    # the intake fans fitted as shipped, per position: "front:2x180;bottom:3x140" (empty: not recorded)
+    intake_fans: StrList = Field(default_factory=list)
 
     @field_validator("form_factors")
     @classmethod
     def _ff(cls, v: list[str]) -> list[str]:
         return _all_in(v, FORM_FACTORS, "form factor")
+
+    @field_validator("intake_fans")
+    @classmethod
+    def _fans(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if not re.fullmatch(r"(front|bottom|side):[1-9]x(120|140|160|180|200)", item):
+                raise ValueError(f"intake fans {item!r}: write position:COUNTxSIZE, e.g. front:2x180 (positions "
+                                 "front, bottom, side; sizes 120-200 mm)")
+        return v
+
+    def shipped_intake(self, position: str) -> Optional[tuple[int, int]]:
+        """(count, size in mm) of the intake fans shipped at `position`, or None when not recorded."""
+        for item in self.intake_fans:
+            where, fans = item.split(":")
+            if where == position:
+                count, size = fans.split("x")
+                return int(count), int(size)
+        return None
 
 
 PART_TYPES: dict[str, type[Part]] = {

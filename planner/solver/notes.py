@@ -201,7 +201,7 @@ def stack_note(plan: Plan) -> Optional[str]:
     if plan.gpu_count < 2:
         return None
     from planner.compat.rules.multigpu import card_width, free_slots_needed
-    from planner.compat.rules.sustain import case_heat_capacity_w, case_heat_w
+    from planner.compat.rules.sustain import case_cooling, case_heat_w
 
     gpu, board, cooler, case = (plan.parts[c] for c in ("gpu", "motherboard", "cooler", "case"))
     if gpu.slots is None or board.gpu_slot_pitch is None:
@@ -209,10 +209,10 @@ def stack_note(plan: Plan) -> Optional[str]:
                 "the cards cannot be checked (see what to verify)")
     free = board.gpu_slot_pitch - (card_width(gpu) or 0)
     need = free_slots_needed(gpu)
-    cap = case_heat_capacity_w(case)
+    cap, _cfm, why = case_cooling(plan.report.build)
     drawn, out, heat = case_heat_w(plan.report.build)
     blown = f" ({drawn} W drawn, {out} W blown out of the back by the cards)" if out else ""
-    air = f"; the {case.name} moves about {cap} W of the {heat} W left in the case{blown}" if cap else ""
+    air = f"; the {case.name}{why} moves about {cap} W of the {heat} W left in the case{blown}" if cap else ""
     cpu = (f"the CPU on a liquid cooler ({cooler.name}), away from the cards' exhaust" if cooler.type == "aio"
            else f"the CPU on an air cooler ({cooler.name})")
     return (f"{plan.gpu_count} {gpu.cooling or 'unknown-design'} cards ({gpu.slots:g} slots each) {board.gpu_slot_pitch} "

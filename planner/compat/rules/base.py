@@ -133,15 +133,21 @@ def build_radiator_mm(cooler: Any, gpu: Any = None) -> Optional[int]:
 
 
 def radiator_front_only(cooler: Any, case: Any, gpu: Any = None) -> Optional[bool]:
-    """None: no radiator or it fits nowhere; False: fits top/rear; True: only the front takes it."""
+    """None: no radiator or it fits nowhere; False: fits an exhaust mount (top/rear); True: only an intake mount
+    takes it (front, or bottom), where it sits in the air the GPUs breathe."""
     size = build_radiator_mm(cooler, gpu)
     if size is None:
         return None
     if size in case.radiator_top or size in case.radiator_rear:
         return False
-    if size in case.radiator_front:
+    if size in case.radiator_front or size in case.radiator_bottom:
         return True
     return None
+
+
+def intake_radiator_position(case: Any) -> str:
+    """Where an intake radiator goes: the front where the case has front radiator mounts, else the bottom."""
+    return "front" if case.radiator_front else "bottom"
 
 
 def front_loss_mm(case: Any) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from planner.catalog.models import FORM_FACTORS, Severity
 from planner.compat.rules.base import (
     PERMISSIVE, Build, Encoder, Rule, ValueAccepted, build_radiator_mm, fmt_mm, front_loss_mm, gpu_radiator_mm, mm,
-    radiator_extra_mm, radiator_front_only, slots_needed,
+    intake_radiator_position, radiator_extra_mm, radiator_front_only, slots_needed,
 )
 
 
@@ -32,7 +32,9 @@ class GpuLengthFitsCase(Rule):
     summary = "card length within the case clearance, less a front radiator where one is mounted"
 
     def _front(self, b: Build) -> bool:
-        return bool(radiator_front_only(b.get("cooler"), b.parts["case"], b.get("gpu")))
+        """An intake radiator at the front (a bottom one does not shorten the cards' room)."""
+        case = b.parts["case"]
+        return bool(radiator_front_only(b.get("cooler"), case, b.get("gpu"))) and intake_radiator_position(case) == "front"
 
     def check(self, b: Build):
         gpu, case = b.parts["gpu"], b.parts["case"]
@@ -52,9 +54,10 @@ class GpuLengthFitsCase(Rule):
     def encode(self, m: Encoder):
         length = m.attr("gpu", lambda g: mm(g.length_mm) if g.length_mm is not None else None, unknown=0)
         limit = m.attr("case", lambda c: mm(c.max_gpu_length_mm) if c.max_gpu_length_mm is not None else None)
+        at_front = m.has("case", lambda c: intake_radiator_position(c) == "front", unknown=False)
         loss = m.attr("case", lambda c: front_loss_mm(c) * 10) + m.attr("cooler", lambda c: radiator_extra_mm(c) * 10)
         m.model.Add(length <= limit)
-        m.model.Add(length <= limit - loss).OnlyEnforceIf(m.front_radiator())
+        m.model.Add(length <= limit - loss).OnlyEnforceIf([m.front_radiator(), m.model_bool(at_front)])
 
 
 class GpuSlotsFitCase(Rule):
@@ -164,19 +167,21 @@ class RadiatorMount(Rule):
         size = build_radiator_mm(cooler, gpu)
         if size is None:
             return []
-        if not (case.radiator_top or case.radiator_front or case.radiator_rear):
+        if not (case.radiator_top or case.radiator_front or case.radiator_rear or case.radiator_bottom):
             return [self.unverified("case radiator support", b.ids(*self.categories))]
         if radiator_front_only(cooler, case, gpu) is not None:
             return []
         spots = "; ".join(f"{k} {'/'.join(map(str, v))}" for k, v in
-                          (("top", case.radiator_top), ("front", case.radiator_front), ("rear", case.radiator_rear)) if v)
+                          (("top", case.radiator_top), ("front", case.radiator_front), ("rear", case.radiator_rear),
+                           ("bottom", case.radiator_bottom)) if v)
         whose = "" if cpu_aio else " (the graphics card's own)"
         return [self.finding(f"{size} mm radiator{whose} has no mount in the case (supports {spots or 'none'} mm)",
                              b.ids("cooler", "gpu", "case") if whose else b.ids(*self.categories))]
 
     def encode(self, m: Encoder):
         front = m.front_radiator()
-        unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear), unknown=False)
+        unknown_case = m.has("case", lambda c: not (c.radiator_top or c.radiator_front or c.radiator_rear or c.radiator_bottom),
+                             unknown=False)
         aio = m.has("cooler", lambda c: c.type == "aio")
         hybrid = m.has("gpu", lambda g: gpu_radiator_mm(g) is not None, unknown=False)
         if m.gpu_count > 1:
@@ -190,8 +195,8 @@ class RadiatorMount(Rule):
             rad = (m.has("cooler", lambda c, s=size: c.type == "aio" and c.radiator_mm == s)
                    + m.has("gpu", lambda g, s=size: gpu_radiator_mm(g) == s, unknown=False))
             top = m.has("case", lambda c, s=size: s in c.radiator_top or s in c.radiator_rear)
-            fr = m.has("case", lambda c, s=size: s in c.radiator_front)
-            # the radiator fitted not at the front needs a top/rear mount; at the front, a front mount.
+            fr = m.has("case", lambda c, s=size: s in c.radiator_front or s in c.radiator_bottom)
+            # the radiator fitted not in the intake needs a top/rear mount; in the intake, a front or bottom mount.
             m.model.Add(rad - front <= top + unknown_case)
             m.model.Add(rad + front - 1 <= fr)
 
