@@ -209,8 +209,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             "command": "python -m planner.perf.twopoint --write",
             "held_out": {k: {kk: (round(vv, 4) if isinstance(vv, float) else vv) for kk, vv in v.items()
                              if kk != "band_all_sources"} for k, v in report.items()}}
-        PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote two_point to {PARAMS_FILE}")
+        from planner.perf.fit import save_params
+        return save_params(doc, PARAMS_FILE, "two_point to ")
     return 0
 
 
