@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable, Optional, Protocol, Sequence
+from typing import Iterable, Mapping, Optional, Protocol, Sequence
 
 from planner.errors import CatalogError, UnknownPartError
 
@@ -277,7 +277,7 @@ class ChipNames:
     """The one chip matcher: chip id, name and each alias by `chip_key`; a key claimed by two chips is a data error
     in data/gpu_chips.csv."""
 
-    def __init__(self, chips: "dict[str, ChipLike]"):
+    def __init__(self, chips: "Mapping[str, ChipLike]"):  # read only: a dict of GpuChip is one
         self.index: dict[str, str] = {}
         for chip in chips.values():
             for label in (chip.id, chip.name, *chip.aliases):
