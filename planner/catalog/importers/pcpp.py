@@ -16,7 +16,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from planner import atomicfile
 from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_catalog, load_chips
@@ -189,7 +189,7 @@ def _row(category: str, index: int, rec: dict[str, Any], mapped: Mapped, observe
                 notes=["brand = first word(s) of the name", *mapped.notes])
 
 
-def _blank_rejected(model: type, sample: dict[str, str], column: str) -> bool:
+def _blank_rejected(model: type[BaseModel], sample: dict[str, str], column: str) -> bool:
     """Does the model refuse an empty cell (= unknown) in this column? Then the column cannot hold gaps."""
     try:
         model.model_validate({**sample, column: ""})
@@ -198,7 +198,7 @@ def _blank_rejected(model: type, sample: dict[str, str], column: str) -> bool:
     return False
 
 
-def gapless_columns(model: type, rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
+def gapless_columns(model: type[BaseModel], rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
     """Columns to write, and the optional ones left out because some rows are unknown there while the
     model takes no empty value for them (column -> number of known values not stored)."""
     columns = list(model.model_fields)
