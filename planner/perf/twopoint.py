@@ -9,7 +9,7 @@ import math
 import statistics
 import sys
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from planner.catalog.models import GpuChip
 from planner.perf.physics import SHARE_BOUNDS, PerfParams, relative_step_time
@@ -139,7 +139,7 @@ def narrowest_band(log_errors: Sequence[float], share: float = RANGE_SHARE) -> t
     return math.exp(xs[best]), math.exp(xs[best + k - 1])
 
 
-def evaluate(preds: Sequence[Prediction], kind: str, share: float = RANGE_SHARE) -> dict[str, float]:
+def evaluate(preds: Sequence[Prediction], kind: str, share: float = RANGE_SHARE) -> dict[str, Any]:
     """Median |error|, and the range built from the other sources' errors: its coverage on each held-out source's
     predictions and its median high/low."""
     by_source: dict[str, list[Prediction]] = {}
