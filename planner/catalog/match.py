@@ -247,8 +247,8 @@ def resolve(query: str, parts: Sequence[PartLike], category: Optional[str] = Non
     def own_words(p: PartLike) -> int:  # query words found in the name, beyond the brand we added
         return len((set(normalise(_typo_tolerant(q, p))) & set(normalise(p.name))) - set(normalise(p.brand)))
 
-    ranked = sorted(((own_words(p), s, p) for s, p in ranked if own_words(p)), key=lambda x: (-x[0], -x[1]))
-    close = [p for n, s, p in ranked if n == ranked[0][0] and s >= SUGGEST_CUTOFF][:3]
+    worded = sorted(((own_words(p), s, p) for s, p in ranked if own_words(p)), key=lambda x: (-x[0], -x[1]))
+    close = [p for n, s, p in worded if n == worded[0][0] and s >= SUGGEST_CUTOFF][:3]
     if not close:  # nothing scores: fall back to spelling alone
         names = {p.name.lower(): p for p in parts}
         close = [names[n] for n in difflib.get_close_matches(q.lower(), list(names), n=3, cutoff=0.75)]
