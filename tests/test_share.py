@@ -458,3 +458,16 @@ def test_cli_export_file_gets_the_permissions_a_plain_write_would(synth_env: dic
         os.umask(old_umask)
     assert stat.S_IMODE(new.stat().st_mode) == 0o644
     assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+def test_one_kit_bought_several_times_is_one_set_of_modules(cat: Catalog) -> None:
+    """3 x a 2 x 32 GB kit on a list is checked as one 6-module set (the kit is copied, never edited in place)."""
+    from planner.share.importing import Match, _memory_total
+
+    kit = cat.parts["mem-2x32"]
+    notes: list[str] = []
+    merged = _memory_total([Match("memory", "3 x the kit", 3, kit, "name")], notes)
+    assert len(merged) == 1 and merged[0].quantity == 1
+    assert merged[0].part.id == "mem-2x32-x3" and merged[0].part.modules == 3 * kit.modules == 6
+    assert merged[0].part.name.startswith("3 x ") and kit.id == "mem-2x32" and kit.modules == 2
+    assert notes == ["memory: 3 x mem-2x32 read as one set of 6 modules"]
