@@ -471,3 +471,17 @@ def test_one_kit_bought_several_times_is_one_set_of_modules(cat: Catalog) -> Non
     assert merged[0].part.id == "mem-2x32-x3" and merged[0].part.modules == 3 * kit.modules == 6
     assert merged[0].part.name.startswith("3 x ") and kit.id == "mem-2x32" and kit.modules == 2
     assert notes == ["memory: 3 x mem-2x32 read as one set of 6 modules"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_cli_export_through_a_link_writes_the_linked_file(synth_env: dict) -> None:
+    """-o LINK writes the file the link points at (as a plain write does) and leaves the link a link."""
+    target, link = synth_env["tmp"] / "site" / "build.md", synth_env["tmp"] / "build.md"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+    link.symlink_to(target)
+    res = CliRunner().invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "md", "-o", str(link),
+                                   "--base-url", "https://planner.example/"])
+    assert res.exit_code == 0, res.output
+    assert link.is_symlink() and target.read_text(encoding="utf-8").startswith("Type|Item|Price")
+    assert [p.name for p in target.parent.iterdir()] == ["build.md"]

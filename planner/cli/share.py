@@ -118,9 +118,12 @@ def export_cmd(
     content = (link or token) + "\n" if fmt == "link" else export_build(
         shared, fmt, link=link, token=None if fmt == "md" and link else token, source=data)
     if output is not None:
-        # atomically (planner.atomicfile): a bad path or a full disk is one line and leaves no half-written export
-        atomicfile.write_bytes(output, content.encode("utf-8"), "the export",
-                               "give --output a file in an existing, writable directory", make_dirs=False, private=False)
+        # atomically (planner.atomicfile): a bad path or a full disk is one line and leaves no half-written export;
+        # a link the user points at is written through, as a plain write would, not replaced by a file
+        target = output.resolve() if output.is_symlink() else output
+        atomicfile.write_bytes(target, content.encode("utf-8"), "the export",
+                               "give --output a file in an existing, writable directory",
+                               make_dirs=False, private=False)
         err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)
     if as_json:
         emit_json({"format": fmt, "content": content if output is None else None, "token": token,

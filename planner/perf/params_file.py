@@ -110,7 +110,8 @@ def check_params_file(data: Any, path: Path | str) -> PerfParamsFile:
     try:
         return PerfParamsFile.model_validate(data)
     except ValidationError as exc:
-        raise CatalogError(f"{path}: {_first_error(exc)}; re-create it with `python -m planner.perf.fit --write`") from None
+        raise CatalogError(f"{path}: {_first_error(exc)}; re-create it with `python -m planner.perf.fit --write`"
+                           ) from None
 
 
 def write_params_file(doc: dict[str, Any], path: Path) -> Path:
@@ -121,7 +122,8 @@ def write_params_file(doc: dict[str, Any], path: Path) -> Path:
         PerfParamsFile.model_validate(doc)
         text = json.dumps(doc, indent=2, allow_nan=False) + "\n"  # a NaN in the fit's record is no JSON either
     except ValidationError as exc:
-        raise CatalogError(f"the speed model would refuse this fit ({_first_error(exc)}); {path} left as it was") from None
+        raise CatalogError(f"the speed model would refuse this fit ({_first_error(exc)}); {path} left as it was"
+                           ) from None
     except ValueError as exc:
         raise CatalogError(f"the fit is not plain JSON ({exc}); {path} left as it was") from None
     return atomicfile.write_bytes(path, text.encode("utf-8"), "the speed parameters",

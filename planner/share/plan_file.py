@@ -11,7 +11,9 @@ from typing import Any, Optional
 from planner.costs import compare as C
 from planner.errors import InputError
 from planner.fx import Rates, convert_exact
-from planner.plan_view import PlanView, PricedLine, first_plan, read_plan_view, seen_dates  # noqa: F401 - first_plan re-exported
+from planner.plan_view import (
+    PlanView, PricedLine, first_plan, read_plan_view, seen_dates,  # noqa: F401 - first_plan re-exported
+)
 
 
 def read_plan(path: Path) -> PlanView:
