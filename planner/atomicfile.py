@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,14 +41,14 @@ def locked(path: Path, what: str, lock_name: str | None = None) -> Iterator[None
     except OSError as exc:
         raise fs_error(path, exc, what) from None
     try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except ImportError:  # Windows
+        if sys.platform == "win32":  # a branch a type checker follows, unlike an ImportError fallback
             import msvcrt
 
             msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing releases the lock
@@ -57,16 +59,31 @@ def write_json(path: Path, data: Any, what: str, fix: str | None = None) -> Path
     return write_bytes(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"), what, fix)
 
 
-def write_bytes(path: Path, data: bytes, what: str, fix: str | None = None, *, make_dirs: bool = True) -> Path:
+def _plain_mode(path: Path) -> int:
+    """The permissions a plain `open(path, "w")` would leave: the existing file's, else 0o666 less the umask (read by
+    setting it back at once: fine for the CLI, which writes from one thread)."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_bytes(path: Path, data: bytes, what: str, fix: str | None = None, *, make_dirs: bool = True,
+                private: bool = True) -> Path:
     """Write `data` through a fresh temporary file of our own in the same directory (flushed and synced), then
     replace: readers never see a half-written file, a crash leaves the old one, and a planted file or symlink at a
-    fixed temporary name is never written through. The directory is created unless `make_dirs` is false. A
-    file-system error is one line (`fs_error`, with `fix` as its hint)."""
+    fixed temporary name is never written through. The directory is created unless `make_dirs` is false. The file
+    is private (0o600) unless `private` is false (a file the user asked for, such as an export: the permissions a
+    plain write would give it). A file-system error is one line (`fs_error`, with `fix` as its hint)."""
     fd, tmp = -1, ""
     try:
         if make_dirs:
             path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
+        if not private:
+            os.chmod(tmp, _plain_mode(path))
         with os.fdopen(fd, "wb") as fh:
             fd = -1
             fh.write(data)

@@ -10,6 +10,7 @@ strict on the types and ranges of those it does: a bad file is one line naming t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Optional
@@ -192,6 +193,11 @@ class PricedLine(BaseModel):
         return out
 
 
+def seen_dates(lines: Iterable[PricedLine]) -> list[str]:
+    """The days the lines' prices were seen on (ISO, oldest first, each once); lines without a date add none."""
+    return [d.isoformat() for d in sorted({ln.observed_on for ln in lines if ln.observed_on is not None})]
+
+
 def _based_on(offer: Any) -> Optional[date]:
     """The date of the data an estimate rests on, from its catalog note (None for other prices)."""
     if offer is None or getattr(offer, "source", None) != "estimate":
@@ -341,7 +347,7 @@ class PlanView(BaseModel):
         return [ln.part_id for ln in self.parts]
 
     def price_dates(self) -> list[str]:
-        return sorted({ln.observed_text for ln in self.parts if ln.observed_on and not ln.owned})  # type: ignore[misc]
+        return seen_dates(ln for ln in self.parts if not ln.owned)
 
     def to_json(self) -> dict[str, Any]:
         """`planner recommend --json`'s plan object (keys and order as before PlanView)."""

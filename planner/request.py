@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -96,7 +96,7 @@ class Request(BaseModel):
         return self
 
     @classmethod
-    def parse(cls, **raw: object) -> "Request":
+    def parse(cls, **raw: Any) -> "Request":
         """Validate raw user values; any error becomes one InputError line."""
         from pydantic import ValidationError
 

@@ -20,7 +20,7 @@ LEVELS = {
     "service": 7,
     "cli": 8,
 }
-KERNEL_ORDER = ["errors", "textsafe", "validation", "settings", "money", "vocab", "resources", "fx", "price_label",
+KERNEL_ORDER = ["errors", "atomicfile", "textsafe", "validation", "settings", "money", "vocab", "resources", "fx", "price_label",
                 "request", "plan_view"]  # kernel modules import only earlier ones
 
 

@@ -89,3 +89,44 @@ def test_the_shipped_perf_params_pass_the_schema() -> None:
 
     doc = check_params_file(json.loads((SHIPPED_DATA_DIR / "perf_params.json").read_text(encoding="utf-8")), "x")
     assert doc.params.compute_share and doc.ranges
+
+
+def test_fit_write_stores_a_file_the_model_loads_atomically(params_copy, capsys) -> None:
+    """`fit --write` / `twopoint --write` go through save_params: the written file loads, no temporary file stays."""
+    from planner.perf.fit import save_params
+    from planner.perf.model import load_perf_model
+
+    doc = json.loads(params_copy.read_text(encoding="utf-8"))
+    doc["fitted_on"] = "a refit"
+    target = params_copy.parent / "new" / "perf_params.json"
+    assert save_params(doc, target) == 0
+    assert f"wrote {target}" in capsys.readouterr().out
+    assert load_perf_model(params_path=target).params.meta.get("fitted_on") == "a refit"
+    assert [p.name for p in target.parent.iterdir()] == ["perf_params.json"]
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (lambda d: d["params"].update(compute_share={"transformer": 3}), "compute share"),  # the loader would refuse it
+    (lambda d: d.update(error={"median": float("nan")}), "not plain JSON"),  # json.dumps wrote NaN, which is no JSON
+])
+def test_fit_write_refuses_what_the_model_would_not_load(params_copy, capsys, edit, needle) -> None:
+    from planner.perf.fit import save_params
+
+    before = params_copy.read_bytes()
+    doc = json.loads(before)
+    edit(doc)
+    assert save_params(doc, params_copy) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and needle in err and "left as it was" in err and "\n" not in err
+    assert params_copy.read_bytes() == before
+    assert [p.name for p in params_copy.parent.iterdir()] == ["perf_params.json"]
+
+
+def test_fit_write_to_a_bad_path_is_one_line(tmp_path, params_copy, capsys) -> None:
+    from planner.perf.fit import save_params
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    assert save_params(json.loads(params_copy.read_text(encoding="utf-8")), blocker / "perf_params.json") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: cannot write the speed parameters") and str(blocker) in err and "\n" not in err

@@ -61,3 +61,15 @@ def test_long_lines_come_out_in_the_same_pieces() -> None:
     fast = _outcome(textio._byte_lines, io.BufferedReader(io.BytesIO(data)), "utf-8")
     assert fast == _reference(data, "utf-8", textio.MAX_LINE_CHARS)
     assert [p for _, p in fast[0]] == [False, True, True, False, False]
+
+
+def test_a_codec_error_without_a_reason_is_still_one_line() -> None:
+    """Codecs raise the base UnicodeError too (utf-16/utf-32: 'stream does not start with BOM'), which has no
+    .reason: the message was an AttributeError traceback instead of the file's one-line error."""
+    def lines():
+        yield "first\n"
+        raise UnicodeError("UTF-16 stream does not start with BOM")
+
+    with pytest.raises(textio.InputError, match=r"^x\.log: not valid utf-16 text near line 2 \(UTF-16 stream does not "
+                                                r"start with BOM\)$"):
+        list(textio._checked_lines(lines(), "x.log", "utf-16"))

@@ -282,6 +282,25 @@ def test_bad_sources_are_one_line_errors(tmp_path):
     assert res.exit_code == 2 and "--out" in res.stderr
 
 
+def test_an_unwritable_out_is_one_line_exit_2(tmp_path):
+    """--out under a file, or a directory where the report goes: one `cannot write` line naming the path, exit 2,
+    no traceback and no temporary file left (the report is written atomically, planner.atomicfile)."""
+    runner = CliRunner()
+    src = write_dataset(tmp_path / "src")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    res = runner.invoke(app, ["catalog", "import-pcpp", str(src), "--out", str(blocker / "cat")])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1, res.output
+    assert "cannot write the catalog" in res.stderr and "a-file" in res.stderr and "writable directory" in res.stderr
+    assert blocker.read_text(encoding="utf-8") == "mine"
+    out = tmp_path / "cat"
+    (out / "import-report.json").mkdir(parents=True)  # the report's name is taken by a directory
+    res = runner.invoke(app, ["catalog", "import-pcpp", str(src), "--out", str(out)])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1, res.output
+    assert "cannot write the import report" in res.stderr and "import-report.json" in res.stderr
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]  # no temporary file or staging left
+
+
 def test_cli_import_json_and_generate(tmp_path):
     runner = CliRunner()
     src = write_dataset(tmp_path / "src")

@@ -6,6 +6,8 @@ import base64
 import csv
 import io
 import json
+import os
+import stat
 import struct
 import subprocess
 import sys
@@ -420,3 +422,66 @@ def test_cli_export_takes_the_build_file_as_an_argument_too(synth_env: dict) -> 
     by_argument = runner.invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "csv"])
     assert by_argument.exit_code == 0, by_argument.output
     assert by_argument.stdout == by_option.stdout != ""
+
+
+@pytest.mark.parametrize("where", ["missing-dir/build.md", "a-file/build.md", "a-dir"])
+def test_cli_export_to_a_bad_output_path_is_one_line_and_writes_nothing(synth_env: dict, where: str) -> None:
+    tmp = synth_env["tmp"]
+    (tmp / "a-file").write_text("mine", encoding="utf-8")
+    (tmp / "a-dir").mkdir()
+    before = sorted(p.relative_to(tmp) for p in tmp.rglob("*"))
+    res = CliRunner().invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "md", "-o", str(tmp / where),
+                                   "--base-url", "https://planner.example/"])
+    assert res.exit_code == 2, res.output
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.output
+    assert "cannot write the export" in res.stderr and where in res.stderr and "--output" in res.stderr
+    assert sorted(p.relative_to(tmp) for p in tmp.rglob("*")) == before  # no directory made, no temporary file left
+    assert (tmp / "a-file").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_cli_export_file_gets_the_permissions_a_plain_write_would(synth_env: dict) -> None:
+    """Written atomically, yet not the private 0600 of a temporary file: a page meant for a web server stays readable
+    by it (a new file: 0666 less the umask; an existing file keeps its mode)."""
+    runner = CliRunner()
+    new, kept = synth_env["tmp"] / "new.md", synth_env["tmp"] / "kept.md"
+    kept.write_text("old", encoding="utf-8")
+    kept.chmod(0o640)
+    old_umask = os.umask(0o022)
+    try:
+        for out in (new, kept):
+            res = runner.invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "md", "-o", str(out),
+                                      "--base-url", "https://planner.example/"])
+            assert res.exit_code == 0, res.output
+            assert out.read_text(encoding="utf-8").startswith("Type|Item|Price")
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+def test_one_kit_bought_several_times_is_one_set_of_modules(cat: Catalog) -> None:
+    """3 x a 2 x 32 GB kit on a list is checked as one 6-module set (the kit is copied, never edited in place)."""
+    from planner.share.importing import Match, _memory_total
+
+    kit = cat.parts["mem-2x32"]
+    notes: list[str] = []
+    merged = _memory_total([Match("memory", "3 x the kit", 3, kit, "name")], notes)
+    assert len(merged) == 1 and merged[0].quantity == 1
+    assert merged[0].part.id == "mem-2x32-x3" and merged[0].part.modules == 3 * kit.modules == 6
+    assert merged[0].part.name.startswith("3 x ") and kit.id == "mem-2x32" and kit.modules == 2
+    assert notes == ["memory: 3 x mem-2x32 read as one set of 6 modules"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_cli_export_through_a_link_writes_the_linked_file(synth_env: dict) -> None:
+    """-o LINK writes the file the link points at (as a plain write does) and leaves the link a link."""
+    target, link = synth_env["tmp"] / "site" / "build.md", synth_env["tmp"] / "build.md"
+    target.parent.mkdir()
+    target.write_text("old", encoding="utf-8")
+    link.symlink_to(target)
+    res = CliRunner().invoke(app, ["share", "export", str(synth_env["plan"]), "--format", "md", "-o", str(link),
+                                   "--base-url", "https://planner.example/"])
+    assert res.exit_code == 0, res.output
+    assert link.is_symlink() and target.read_text(encoding="utf-8").startswith("Type|Item|Price")
+    assert [p.name for p in target.parent.iterdir()] == ["build.md"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from planner.catalog.load import Catalog
-from planner.catalog.models import CATEGORIES
+from planner.catalog.models import CATEGORIES, Gpu
 
 
 def catalog_invariants(cat: Catalog) -> list[str]:
@@ -14,8 +14,8 @@ def catalog_invariants(cat: Catalog) -> list[str]:
             issues.append(f"{part.id}: unknown category {part.category}")
         if not cat.offers.get(part.id):
             issues.append(f"{part.id}: no offer (every part needs a reference price)")
-        if part.category == "gpu" and part.chip not in cat.chips:  # type: ignore[attr-defined]
-            issues.append(f"{part.id}: unknown chip {part.chip}")  # type: ignore[attr-defined]
+        if isinstance(part, Gpu) and part.chip not in cat.chips:
+            issues.append(f"{part.id}: unknown chip {part.chip}")
     for part_id, offers in cat.offers.items():
         for o in offers:
             if o.price <= 0:

@@ -8,14 +8,17 @@ import stat
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping, Optional, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
 from planner.resources import SHIPPED_DATA_DIR
 from planner.errors import CatalogError, UnknownPartError
 from planner.fx import convert_money
-from planner.catalog.models import CATEGORIES, PART_TYPES, PERSON_SOURCES, AnyPart, GpuChip, Offer
+from planner.catalog.models import (
+    CATEGORIES, PART_TYPES, PERSON_SOURCES, AnyPart, Case, Cooler, Cpu, Gpu, GpuChip, Memory, Motherboard, Offer, Psu,
+    Storage,
+)
 
 if TYPE_CHECKING:
     from planner.catalog.verified import VerifiedRow
@@ -162,7 +165,27 @@ class Catalog:
 
         return unverified_what(self.register, part_id)
 
-    def by_category(self, category: str) -> list[AnyPart]:
+    # a type checker learns a category's record type from the literal (`by_category("gpu")` is a list of Gpu)
+    @overload
+    def by_category(self, category: Literal["gpu"]) -> list[Gpu]: ...
+    @overload
+    def by_category(self, category: Literal["cpu"]) -> list[Cpu]: ...
+    @overload
+    def by_category(self, category: Literal["motherboard"]) -> list[Motherboard]: ...
+    @overload
+    def by_category(self, category: Literal["memory"]) -> list[Memory]: ...
+    @overload
+    def by_category(self, category: Literal["storage"]) -> list[Storage]: ...
+    @overload
+    def by_category(self, category: Literal["cooler"]) -> list[Cooler]: ...
+    @overload
+    def by_category(self, category: Literal["psu"]) -> list[Psu]: ...
+    @overload
+    def by_category(self, category: Literal["case"]) -> list[Case]: ...
+    @overload
+    def by_category(self, category: str) -> list[AnyPart]: ...
+
+    def by_category(self, category: str) -> list[Any]:
         return [p for p in self.parts.values() if p.category == category]
 
     def given_prices(self) -> list[dict[str, Any]]:
@@ -268,10 +291,8 @@ def load_catalog(data_dir: Optional[Path | str] = None, *, extra_offers: Optiona
         for part in load_records(path, PART_TYPES[category]):
             if part.id in parts:
                 raise CatalogError(f"{_display(path)}: duplicate part id {part.id!r}")
-            if category == "gpu" and part.chip not in chips:  # type: ignore[attr-defined]
-                raise CatalogError(
-                    f"{_display(path)}: card {part.id!r} points to unknown chip {part.chip!r}"  # type: ignore[attr-defined]
-                )
+            if isinstance(part, Gpu) and part.chip not in chips:
+                raise CatalogError(f"{_display(path)}: card {part.id!r} points to unknown chip {part.chip!r}")
             parts[part.id] = part
     if not found:
         raise CatalogError(f"{_display(root)} holds no category file (expected e.g. gpu.csv, cpu.csv)")

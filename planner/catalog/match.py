@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable, Optional, Protocol, Sequence
+from typing import Iterable, Mapping, Optional, Protocol, Sequence
 
 from planner.errors import CatalogError, UnknownPartError
 
@@ -247,8 +247,8 @@ def resolve(query: str, parts: Sequence[PartLike], category: Optional[str] = Non
     def own_words(p: PartLike) -> int:  # query words found in the name, beyond the brand we added
         return len((set(normalise(_typo_tolerant(q, p))) & set(normalise(p.name))) - set(normalise(p.brand)))
 
-    ranked = sorted(((own_words(p), s, p) for s, p in ranked if own_words(p)), key=lambda x: (-x[0], -x[1]))
-    close = [p for n, s, p in ranked if n == ranked[0][0] and s >= SUGGEST_CUTOFF][:3]
+    worded = sorted(((own_words(p), s, p) for s, p in ranked if own_words(p)), key=lambda x: (-x[0], -x[1]))
+    close = [p for n, s, p in worded if n == worded[0][0] and s >= SUGGEST_CUTOFF][:3]
     if not close:  # nothing scores: fall back to spelling alone
         names = {p.name.lower(): p for p in parts}
         close = [names[n] for n in difflib.get_close_matches(q.lower(), list(names), n=3, cutoff=0.75)]
@@ -277,7 +277,7 @@ class ChipNames:
     """The one chip matcher: chip id, name and each alias by `chip_key`; a key claimed by two chips is a data error
     in data/gpu_chips.csv."""
 
-    def __init__(self, chips: "dict[str, ChipLike]"):
+    def __init__(self, chips: "Mapping[str, ChipLike]"):  # read only: a dict of GpuChip is one
         self.index: dict[str, str] = {}
         for chip in chips.values():
             for label in (chip.id, chip.name, *chip.aliases):

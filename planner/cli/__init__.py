@@ -21,7 +21,8 @@ from planner.errors import PlannerError
 try:  # typer >= 0.2x carries its own copy of click; its exceptions are the ones raised
     from typer._click.exceptions import ClickException, UsageError
 except ImportError:  # pragma: no cover - older typer on plain click
-    from click.exceptions import ClickException, UsageError
+    # mypy sees the two branches bind different classes to one name: the fallback is for a typer without its own copy
+    from click.exceptions import ClickException, UsageError  # type: ignore[assignment]
 
 # command name -> (module under planner.cli that registers it, one-line help shown by `planner --help`).
 # tests/test_cli_lazy.py checks each line against the help the loaded command really has.

@@ -98,7 +98,7 @@ def import_pcpp_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON"),
 ) -> None:
     """Import the PCPartPicker-derived dataset into a catalog directory (USD snapshot prices)."""
-    from rich.progress import BarColumn, Progress, TextColumn
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn
 
     from planner.cli.common import err_console
     from planner.service import import_pcpp
@@ -109,7 +109,7 @@ def import_pcpp_cmd(
         fail(f"dataset directory {src} does not exist")
     with Progress(TextColumn("{task.description:<12}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   console=err_console, transient=True, disable=as_json) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def step(category: str, done: int, total: int) -> None:
             if category not in tasks:

@@ -6,10 +6,11 @@ import functools
 import inspect
 import json
 import sys
-from typing import Any, Callable, Optional, TypeVar
+from collections.abc import Iterator
+from typing import Any, Callable, NoReturn, Optional, TypeVar
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
@@ -25,7 +26,7 @@ class SafeConsole(Console):
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(terminal_text(text), **kwargs)
 
-    def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> RenderResult:
+    def render(self, renderable: RenderableType, options: Optional[ConsoleOptions] = None) -> Iterator[Segment]:
         for seg in super().render(renderable, options):
             if seg.control is None and seg.text and terminal_text(seg.text) != seg.text:
                 yield Segment(terminal_text(seg.text), seg.style)
@@ -96,7 +97,7 @@ def error_line(message: object) -> Text:
     return styled("[bold red]error:[/] {}", one_line(message))
 
 
-def fail(message: str, code: int = 2) -> "typer.Exit":
+def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error on stderr and exit with `code` (2 = bad input)."""
     err_console.print(error_line(message), soft_wrap=True)
     raise typer.Exit(code)

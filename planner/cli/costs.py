@@ -259,7 +259,7 @@ def costs(
     if build is not None:
         the_build, more = purchase_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
-    elif budget is not None:
+    elif typed is not None:  # --budget given
         the_build = _solver_build(typed.value, cur, work, tuple(owned), rates)
         if draw_w is not None:
             the_build = dataclasses.replace(the_build, dc_w=float(draw_w))

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
+from planner import atomicfile
 from planner.service import load_priced_catalog
 from planner.cli.common import console, emit_json, emit_text, err_console, handle_errors, styled
 from planner.errors import InputError, ShareError
@@ -117,7 +118,12 @@ def export_cmd(
     content = (link or token) + "\n" if fmt == "link" else export_build(
         shared, fmt, link=link, token=None if fmt == "md" and link else token, source=data)
     if output is not None:
-        output.write_text(content, encoding="utf-8")
+        # atomically (planner.atomicfile): a bad path or a full disk is one line and leaves no half-written export;
+        # a link the user points at is written through, as a plain write would, not replaced by a file
+        target = output.resolve() if output.is_symlink() else output
+        atomicfile.write_bytes(target, content.encode("utf-8"), "the export",
+                               "give --output a file in an existing, writable directory",
+                               make_dirs=False, private=False)
         err_console.print(f"wrote {output} ({len(content)} characters)", highlight=False)
     if as_json:
         emit_json({"format": fmt, "content": content if output is None else None, "token": token,

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional
 from planner.compat import power
 from planner.catalog.load import Catalog, used_allowed
 from planner.errors import InputError
-from planner.catalog.models import CATEGORIES, AnyPart, Finding, Offer, Severity
+from planner.catalog.models import CATEGORIES, AnyPart, Finding, Memory, Offer, Severity
 from planner.fx import convert_money
 from planner.money import Money
 from planner.plan_view import PlanView, Power, PricedLine
@@ -140,7 +140,7 @@ def sizing_for(build: Build) -> Optional[power.PsuSizing]:
     sizing = power.size_psu(
         [gpu_power_w(gpu, build.chips, build.power_fraction)] * build.gpu_count if gpu else [],
         terms.cpu_w,
-        dimms=mem.modules if mem else 2,
+        dimms=mem.modules if isinstance(mem, Memory) else 2,
         drives=1,
         fans=3 + (cooler_fans(cooler) if cooler else 1),
         pumps=cooler_pumps(cooler) if cooler else 0,

@@ -95,9 +95,9 @@ def verdict(options: Sequence[dict[str, Any]], break_even: Sequence[dict[str, An
     sweeps = None if per_month_h is None else per_month_h / sweep_hours
     run_count = None if per_month_h is None else per_month_h / baseline_hours
     within = be["within_capacity"] if be else None
-    if per_month_h is None:
+    if sweeps is None or run_count is None:  # no break-even hours a month
         pays = "buying never pays off against it (renting is cheaper per hour of work)"
-    elif sweeps is not None and sweeps <= 0:
+    elif sweeps <= 0:
         pays = "buying costs nothing extra (the parts are owned)"
     else:
         pays = (f"buying pays off above {_per_month(sweeps)} sweeps like this a month ({_per_month(run_count)} runs of "

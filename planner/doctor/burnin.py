@@ -33,7 +33,7 @@ from planner.doctor.burnin_gpu import (CLOCK_DIP, CLOCK_DIP_SAMPLES, CLOCK_DIP_S
                                        lost_checks, restart_checks, stamp)
 from planner.doctor.burnin_log import SMI_COMMAND, SMI_FIELDS, Sample, SmiSeries, read_smi_series
 from planner.doctor.metrics_io import MetricSeries
-from planner.doctor.report import EventReport
+from planner.doctor.report import EventLine, EventReport
 from planner.doctor.smi import LOADED_UTIL
 from planner.doctor.textio import Source
 from planner.errors import InputError
@@ -89,7 +89,8 @@ def _event_checks(reports: Sequence[EventReport], start: Optional[datetime] = No
     if not reports:
         return [Check(criterion="events", status="skipped", message="no kernel or System log given: Xid, WHEA and "
                       "Kernel-Power 41 events were not checked (give --kernel-log or --events)")]
-    lines, before = [], []
+    lines: list[EventLine] = []
+    before: list[EventLine] = []
     for r in reports:
         for e in (e for i in r.incidents for e in i.events):
             early = start is not None and r.clock == "local" and e.time < start - EVENT_SLACK
@@ -149,7 +150,8 @@ def _phases(smi: SmiSeries, metrics: Optional[MetricSeries]) -> tuple[dict[str, 
     interval = smi.interval_s
     stress_min = min((loaded_minutes(s, interval) for s in smi.samples.values()), default=0.0)
     if metrics is None:
-        phases = {"stress": {"loaded_minutes": round(stress_min, 1)}, "training": None}
+        phases: dict[str, Optional[dict[str, Any]]] = {"stress": {"loaded_minutes": round(stress_min, 1)},
+                                                       "training": None}
         return phases, [Check(criterion="phases", status="skipped", numbers={"missing": "training"},
                               message="the training phase (the plan's phase 2) is missing: this verdict covers the "
                                       "GPU stress only; give your training's metrics with --metrics")]

@@ -80,7 +80,8 @@ def _gaps(gpu: str, samples: Sequence[Sample], series: SmiSeries) -> list[Check]
     label, out = f"GPU {gpu}", []
     others = [s.time for g, ss in series.samples.items() if g != gpu for s in ss]
     end = max([s.time for ss in series.samples.values() for s in ss])
-    holes = [(a.time, b.time) for a, b in itertools.pairwise(samples) if (b.time - a.time).total_seconds() > GAP_S]
+    holes: list[tuple[datetime, Optional[datetime]]] = [
+        (a.time, b.time) for a, b in itertools.pairwise(samples) if (b.time - a.time).total_seconds() > GAP_S]
     if (end - samples[-1].time).total_seconds() > GAP_S:
         holes.append((samples[-1].time, None))
     for a, b in holes:

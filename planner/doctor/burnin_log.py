@@ -93,11 +93,11 @@ def parse_time(text: str) -> Optional[datetime]:
     if fast:
         try:
             y, mo, d, h, mi, sec = (int(g) for g in fast.groups()[:6])
-            when = datetime(y, mo, d, h, mi, sec, int((fast.group(7) or "0").ljust(6, "0")))
+            exact = datetime(y, mo, d, h, mi, sec, int((fast.group(7) or "0").ljust(6, "0")))
         except ValueError:
             return None
-        return when if YEARS[0] <= when.year <= YEARS[1] else None
-    when = None
+        return exact if YEARS[0] <= exact.year <= YEARS[1] else None
+    when: Optional[datetime] = None
     for fmt in _TIME_FORMATS:
         try:
             when = datetime.strptime(text, fmt)

@@ -180,9 +180,9 @@ class KernelLogReader:
         return self._checked(self.year, month, int(day), int(hh), int(mm), int(ss))
 
     @staticmethod
-    def _checked(*fields: int) -> Optional[datetime]:
+    def _checked(year: int, month: int, day: int, hour: int, minute: int, second: int) -> Optional[datetime]:
         try:
-            return datetime(*fields)
+            return datetime(year, month, day, hour, minute, second)
         except ValueError:
             return None  # an impossible date: the line is skipped and counted, the file goes on
 

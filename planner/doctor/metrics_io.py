@@ -50,8 +50,8 @@ for _name, _unit, _kind in trainlog.RATE_NAMES:
     ALIASES.setdefault(_name, "throughput")
     if _kind != "rate":
         STEP_TIME[_name] = 1000.0 if _kind == "ms" else 1.0
-for _names, _role in ((trainlog.STEP_NAMES, "step"), (trainlog.LOSS_NAMES, "loss"), (trainlog.GRAD_NAMES, "grad_norm")):
-    for _n in _names:
+for _words, _role in ((trainlog.STEP_NAMES, "step"), (trainlog.LOSS_NAMES, "loss"), (trainlog.GRAD_NAMES, "grad_norm")):
+    for _n in _words:
         ALIASES.setdefault(_n, _role)
 # gpu0_util, gpu_1_temp_c, W&B system metrics (system.gpu.0.gpu = utilisation %, .temp, .powerWatts, .smClock)
 _PER_GPU = re.compile(r"^(?:system_)?gpu_?(\d+)_(util|utilization|usage|gpu|temp|temperature|power|powerwatts|clock|"
@@ -339,18 +339,18 @@ class _Builder:
             compact(s)
             self.folded, self._arrays = len(s.steps), {}
 
-    def plan(self, header: list[str]) -> None:
+    def plan(self, header: list[str]) -> list[tuple[int, str]]:
         """Map the header once: (index, column) of the cells that feed a role."""
         for col in header:
             if col not in self.mapping:
                 self._map(col)
         self._plan = [(i, col) for i, col in enumerate(header) if self.mapping.get(col) is not None]
+        return self._plan
 
     def add_cells(self, cells: list[str], header: list[str], number: int) -> None:
         """A CSV row: columns were mapped once from the header, so no per-row dict is built."""
-        if self._plan is None:
-            self.plan(header)
-        self.add({col: cells[i] for i, col in self._plan if i < len(cells)}, number)
+        plan = self._plan if self._plan is not None else self.plan(header)
+        self.add({col: cells[i] for i, col in plan if i < len(cells)}, number)
 
 
 def _merge(values: array) -> array:

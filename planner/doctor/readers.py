@@ -99,7 +99,7 @@ class LogReader:
         self._text: object = None  # the Windows text reader (details / message text)
         head = list(itertools.islice(lines, SNIFF_LINES))
         self.format: LogFormat = self._sniff(head)
-        self._lines = itertools.chain(head, lines)
+        self._lines: Iterator[str] = itertools.chain(head, lines)
 
     @property
     def platform(self) -> str:

@@ -96,14 +96,14 @@ class Tail:
                 map(len, whole.split(b"\n"))) <= MAX_LINE_BYTES):
             # the common case: every complete line is short, so the whole block decodes at once
             text = whole.decode("utf-8", errors="replace")
-            out = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+            out: list[str] = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
             self.partial = chunk[last + 1:]
             if len(self.partial) > MAX_LINE_BYTES:
                 self.partial, self.skipping = b"", True
                 self.skipped_long += 1
             self.lines += len(out)
             return out
-        out: list[str] = []
+        out = []
         start = 0
         while True:
             end = chunk.find(b"\n", start)

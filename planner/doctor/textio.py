@@ -134,8 +134,9 @@ def _checked_lines(lines: Iterator[str], name: str, encoding: str) -> Iterator[s
             if "\x00" in line:
                 raise InputError(f"{name}: NUL byte on line {number}; wrong encoding or a binary file")
             yield line
-    except UnicodeError as exc:
-        raise InputError(f"{name}: not valid {encoding} text near line {number + 1} ({exc.reason})") from None
+    except UnicodeError as exc:  # a codec may raise the base class, which has no .reason
+        why = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise InputError(f"{name}: not valid {encoding} text near line {number + 1} ({why})") from None
 
 
 def as_source(path_or_text: Source) -> Source:

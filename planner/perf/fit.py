@@ -7,7 +7,8 @@ import json
 import math
 import sys
 from datetime import date
-from typing import Optional, Sequence
+from pathlib import Path
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -17,10 +18,12 @@ from planner.perf.model import (
     DATA_DIR, MODEL_SIZE_REF, OVERHEAD_MAX, PARAMS_FILE, REFERENCE_CHIP, SHARE_BOUNDS, PerfParams,
 )
 from planner.catalog.match import ChipNames, chip_key
+from planner.errors import PlannerError
 from planner.perf.families import family_of, parent_of, shifted_matmul_share, shifted_share
 from planner.perf.sources import (
     CALIBRATION_CSV, SHARED_CSV, Row, all_rows, normalise, write_calibration,
 )
+from planner.perf.params_file import write_params_file
 from planner.perf.fitting import (
     AVERAGE, AVERAGE_MEMBERS, CLASSES, DEFAULT_VARIANT, EXTRA_NAMES, FITTED, VARIANTS, fit, predict,
 )
@@ -253,10 +256,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.ranges:
         doc = refresh_ranges(json.loads(PARAMS_FILE.read_text(encoding="utf-8")), all_rows(chips), chips[REFERENCE_CHIP])
         print(json.dumps({"ranges": doc["ranges"], "range_validation": doc["range_validation"]}, indent=2))
-        if args.write:
-            PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-            print(f"wrote {PARAMS_FILE}")
-        return 0
+        return save_params(doc) if args.write else 0
     if args.normalise:
         if not SHARED_CSV.exists():
             print(f"error: {SHARED_CSV} not found (../shared must sit beside the repo)", file=sys.stderr)
@@ -271,9 +271,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         old = json.loads(PARAMS_FILE.read_text(encoding="utf-8")).get("two_point")
         if old:
             doc["two_point"] = {**old, "stale": "refitted since; rerun python -m planner.perf.twopoint --write"}
-    if args.write:
-        PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {PARAMS_FILE}")
+    return save_params(doc) if args.write else 0
+
+
+def save_params(doc: dict[str, Any], path: Path = PARAMS_FILE, what: str = "") -> int:
+    """`--write`: store `doc` as the speed model's parameters (planner.perf.params_file.write_params_file: checked,
+    atomic) and say so; a refusal or a file-system failure is one `error:` line and exit code 2."""
+    try:
+        write_params_file(doc, path)
+    except PlannerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {what}{path}")
     return 0
 
 

@@ -80,7 +80,7 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def params_from_vector(x: Sequence[float], base: PerfParams, variant: str = "v3") -> PerfParams:
+def params_from_vector(x: Sequence[float] | np.ndarray, base: PerfParams, variant: str = "v3") -> PerfParams:
     """Unconstrained vector -> parameters: six squeezed into (0, 1) by a logistic, the size slope k clipped at 0 (bigger
     layers never lower the arithmetic intensity), the pro clock factor as exp(x), the overhead share at 1e8
     parameters as OVERHEAD_MAX x logistic; then the variant's extras in EXTRAS order (matmul share in (0.5, 1) with
@@ -152,7 +152,7 @@ class _Side:
         h = self.l2 / (self.l2 + p.l2_working_set_mb)
         return 1.0 / ((1.0 - h) / self.bw + h / (p.l2_bw_per_tflops * self.sm))
 
-    def time(self, p: PerfParams, share: np.ndarray, c_ref: np.ndarray, b_ref: float, o: np.ndarray,
+    def time(self, p: PerfParams, share: np.ndarray, c_ref: np.ndarray | float, b_ref: float, o: np.ndarray,
              f: np.ndarray) -> np.ndarray:
         tc = self.tensor * p.tensor_efficiency * np.where(self.oldtc, p.tensor_gen_efficiency, 1.0)
         with np.errstate(divide="ignore"):

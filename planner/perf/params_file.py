@@ -3,12 +3,14 @@ model reads it, so a hand edit or a truncated fit is one CatalogError line namin
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from planner import atomicfile
 from planner.errors import CatalogError, validation_message
 
 Number = Annotated[float, Field(allow_inf_nan=False, ge=-1e6, le=1e15)]
@@ -96,13 +98,33 @@ class PerfParamsFile(BaseModel):
     two_point: Optional[TwoPoint] = None
 
 
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return (f"{where}: {err['msg'].removeprefix('Value error, ')}" if err["type"] == "value_error"
+            else validation_message(exc))
+
+
 def check_params_file(data: Any, path: Path | str) -> PerfParamsFile:
     """The validated file, or a CatalogError line naming the file and the field."""
     try:
         return PerfParamsFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        text = (f"{where}: {err['msg'].removeprefix('Value error, ')}" if err["type"] == "value_error"
-                else validation_message(exc))
-        raise CatalogError(f"{path}: {text}; re-create it with `python -m planner.perf.fit --write`") from None
+        raise CatalogError(f"{path}: {_first_error(exc)}; re-create it with `python -m planner.perf.fit --write`"
+                           ) from None
+
+
+def write_params_file(doc: dict[str, Any], path: Path) -> Path:
+    """Write what the fit made atomically (planner.atomicfile) once it passes the loader's check: a document the speed
+    model would refuse (a NaN, a missing block), a crash or a full disk leaves the file in use as it was. A refusal is
+    a CatalogError line, a file-system failure an InputError line."""
+    try:
+        PerfParamsFile.model_validate(doc)
+        text = json.dumps(doc, indent=2, allow_nan=False) + "\n"  # a NaN in the fit's record is no JSON either
+    except ValidationError as exc:
+        raise CatalogError(f"the speed model would refuse this fit ({_first_error(exc)}); {path} left as it was"
+                           ) from None
+    except ValueError as exc:
+        raise CatalogError(f"the fit is not plain JSON ({exc}); {path} left as it was") from None
+    return atomicfile.write_bytes(path, text.encode("utf-8"), "the speed parameters",
+                                  f"check {path.parent} is a writable directory with free space")

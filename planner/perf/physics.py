@@ -132,7 +132,9 @@ def full_rate_fp32_accumulate(chip: GpuChip) -> bool:
     """True when fp16 with fp32 accumulate runs at the full fp16 tensor rate (Titan RTX, Quadro/RTX pro, data-centre
     boards); GeForce cards from Turing on run it at half rate (their fp32-accumulate figure is half the fp16 one)."""
     full, fp16acc = chip.fp16_tensor_tflops_fp32acc, chip.fp16_tensor_tflops_fp16acc
-    return bool(full) and (not fp16acc or full >= 0.99 * fp16acc)
+    if not full:
+        return False
+    return not fp16acc or full >= 0.99 * fp16acc
 
 
 @lru_cache(maxsize=1)

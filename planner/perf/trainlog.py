@@ -108,7 +108,8 @@ def open_lines(source: Source) -> Iterator[tuple[str, Iterator[str]]]:
                 enc = "utf-8"
             except UnicodeDecodeError as exc:
                 enc = "utf-8" if exc.start >= len(head) - 4 else "cp1252"
-        stream = io.TextIOWrapper(_Rejoined(head, raw), encoding=enc, errors="replace", newline=None)
+        # a text layer over a buffered stream, as io documents it (a raw one is typed and buffered differently)
+        stream = io.TextIOWrapper(io.BufferedReader(_Rejoined(head, raw)), encoding=enc, errors="replace", newline=None)
         total = [0]
 
         def lines() -> Iterator[str]:
@@ -183,7 +184,7 @@ def parse_stdout_line(line: str) -> Optional[tuple[str, dict[str, Any]]]:
     is an evaluation line (a loss, no throughput)."""
     m = _NANOGPT.search(line)
     if m:
-        row = {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3))}
+        row: dict[str, Any] = {"step": int(m.group(1)), "loss": _f(m.group(2)), "step_time_ms": _f(m.group(3))}
         if m.group(4) is not None:
             row["mfu"] = _f(m.group(4))
         return "nanoGPT", row
@@ -204,7 +205,7 @@ def parse_stdout_line(line: str) -> Optional[tuple[str, dict[str, Any]]]:
                          "tokens_per_s": _f(m.group(4))}
     m = _MODDED.match(line)
     if m:
-        row: dict[str, Any] = {"step": int(m.group(1)), "elapsed_s": _f(m.group(3)) / 1000.0}
+        row = {"step": int(m.group(1)), "elapsed_s": _f(m.group(3)) / 1000.0}
         rest = m.group(2)
         val = re.search(rf"val_loss:({_NUM})", rest)
         train = re.search(rf"(?:train_)?loss:({_NUM})", rest.replace("val_loss", ""))

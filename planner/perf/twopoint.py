@@ -9,7 +9,7 @@ import math
 import statistics
 import sys
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from planner.catalog.models import GpuChip
 from planner.perf.physics import SHARE_BOUNDS, PerfParams, relative_step_time
@@ -139,7 +139,7 @@ def narrowest_band(log_errors: Sequence[float], share: float = RANGE_SHARE) -> t
     return math.exp(xs[best]), math.exp(xs[best + k - 1])
 
 
-def evaluate(preds: Sequence[Prediction], kind: str, share: float = RANGE_SHARE) -> dict[str, float]:
+def evaluate(preds: Sequence[Prediction], kind: str, share: float = RANGE_SHARE) -> dict[str, Any]:
     """Median |error|, and the range built from the other sources' errors: its coverage on each held-out source's
     predictions and its median high/low."""
     by_source: dict[str, list[Prediction]] = {}
@@ -209,8 +209,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             "command": "python -m planner.perf.twopoint --write",
             "held_out": {k: {kk: (round(vv, 4) if isinstance(vv, float) else vv) for kk, vv in v.items()
                              if kk != "band_all_sources"} for k, v in report.items()}}
-        PARAMS_FILE.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote two_point to {PARAMS_FILE}")
+        from planner.perf.fit import save_params
+        return save_params(doc, PARAMS_FILE, "two_point to ")
     return 0
 
 

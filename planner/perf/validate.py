@@ -260,7 +260,7 @@ def reproducibility(rows: Sequence[Row]) -> list[Disagreement]:
     return out
 
 
-def _median_abs(log_res: Sequence[float]) -> float:
+def _median_abs(log_res: Sequence[float] | np.ndarray) -> float:
     return float(np.median(np.abs(np.expm1(np.asarray(log_res)))))
 
 

@@ -216,23 +216,22 @@ def _product(p: Page, cands: list[Candidate], mains: list[Candidate], retailer: 
     main = _choose_main(mains, title)
     if main is not None and not _is_this_page(main, cands, title, p):
         main = None  # structured data about another product (a featured or related item)
-    if main is not None:
-        stated = parse_price(main.price, dec, hint)
-        if stated is not None and unpaid_reason(p, stated.amount, dec, hint, anchor):
-            main = None  # e.g. og:price:amount ex-VAT: the page shows that amount only as "HT"
+    stated = parse_price(main.price, dec, hint) if main is not None else None  # mains are priced (see extract)
+    if main is not None and (stated is None or unpaid_reason(p, stated.amount, dec, hint, anchor)):
+        main = None  # e.g. og:price:amount ex-VAT: the page shows that amount only as "HT"
     selectors = retailer.price_selectors if retailer else ()
     spot, vroute = main_price(p, anchor, dec, hint, selectors)
 
     parsed: Optional[ParsedPrice] = None
     route, raw = "text", ""
-    if main is not None:
-        parsed = parse_price(main.price, dec, hint)
+    if main is not None and stated is not None:
+        parsed = stated
         route, raw = main.route, main.raw
-        cut = discounted_spot(p, parsed.amount, anchor, dec, hint)
+        cut = discounted_spot(p, stated.amount, anchor, dec, hint)
         if cut is not None:  # the structured amount is the price before the discount the buy box states
             parsed, route, raw, spot = cut.parsed, "text", cut.text, cut
-        elif spot is None or spot.parsed.amount != parsed.amount:
-            spot = _spot_for_amount(p, anchor, parsed, dec, hint) or spot
+        elif spot is None or spot.parsed.amount != stated.amount:
+            spot = _spot_for_amount(p, anchor, stated, dec, hint) or spot
     elif spot is not None:
         parsed, route, raw = spot.parsed, vroute, spot.text
 

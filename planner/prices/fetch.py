@@ -226,6 +226,7 @@ class PoliteFetcher:
     async def _get_with_retries(self, url: str) -> FetchResult:
         cfg = self.config
         last_error = ""
+        delay: Optional[float]  # seconds before the next attempt
         for attempt in range(1, cfg.max_attempts + 1):
             try:
                 result = await self._once(url)

@@ -54,12 +54,12 @@ def _compiled(css: str) -> Optional[soupsieve.SoupSieve]:
 
 def _select(tag: Tag, css: str, limit: int = 0) -> list[Tag]:
     sel = _compiled(css)
-    return list(tag.select(sel, limit=limit)) if sel is not None else []
+    return list(sel.select(tag, limit=limit)) if sel is not None else []  # soupsieve's own call on the compiled form
 
 
 def _first(tag: Tag, css: str) -> Optional[Tag]:
     sel = _compiled(css)
-    return tag.select_one(sel) if sel is not None else None
+    return sel.select_one(tag) if sel is not None else None
 
 
 def soup_of(page: Page) -> BeautifulSoup:

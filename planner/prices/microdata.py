@@ -100,8 +100,8 @@ def _md_products(item: dict, role: str, depth: int = 0) -> Iterator[Candidate]:
         for v in values:
             if not isinstance(v, dict):
                 continue  # a plain text value (e.g. itemprop="item" without itemscope in a breadcrumb)
-            inner = v.get("item")
-            target = inner[0] if isinstance(inner, list) and inner and isinstance(inner[0], dict) else v
+            nested = v.get("item")
+            target = nested[0] if isinstance(nested, list) and nested and isinstance(nested[0], dict) else v
             yield from _md_products(target, list_role if role == "main" else role, depth + 1)
 
 

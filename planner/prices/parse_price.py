@@ -134,12 +134,12 @@ def parse_price(
         return None  # "-5", "−1 199€95", "1e300": never read as 5, 1199.95 or 1
     t = _APOSTROPHES.sub("", t)  # Swiss thousands: 1'234.56, 1’234.56
     if re.fullmatch(r"\d+(\.\d+)?", t):  # machine form ("1019.95", content="541.98")
-        amount = Decimal(t)
+        read: Optional[Decimal] = Decimal(t)
     else:
-        amount = _amount(t, decimal_separator)
-    if amount is None or amount_problem(amount) is not None:
+        read = _amount(t, decimal_separator)
+    if read is None or amount_problem(read) is not None:
         return None
-    return ParsedPrice(amount, currency_from_text(t, currency_hint) or currency_hint, raw)
+    return ParsedPrice(read, currency_from_text(t, currency_hint) or currency_hint, raw)
 
 
 def _amount(t: str, decimal_separator: Optional[str]) -> Optional[Decimal]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from planner.errors import FetchError
 from planner.prices.extract import extract
@@ -41,7 +41,7 @@ def judge(retailer: Retailer, url: str, fetched: FetchResult | FetchError) -> Pr
     if isinstance(fetched, FetchError):
         return ProbeResult(retailer.name, url, "fetch-error", reason=str(fetched))
     r = extract(fetched.content, fetched.url, content_type=fetched.headers.get("content-type"))
-    base = dict(retailer=retailer.name, url=url, http_status=fetched.status)
+    base: dict[str, Any] = dict(retailer=retailer.name, url=url, http_status=fetched.status)
     if r.blocked:
         return ProbeResult(**base, status="blocked", reason="bot wall / captcha instead of results")
     if r.kind == "error":

@@ -6,9 +6,12 @@ import functools
 import re
 from datetime import date
 from decimal import Decimal
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from planner.errors import PlannerError
+
+if TYPE_CHECKING:
+    from planner.fx import Rates
 
 # Any amount outside this range is a misreading (1e300, 1e32, 0.000001), in any currency we price in.
 MIN_AMOUNT = Decimal("0.01")
@@ -239,7 +242,7 @@ def amount_problem(amount: Decimal) -> Optional[str]:
 
 
 @functools.lru_cache(maxsize=2)
-def _rates(day: date) -> object:
+def _rates(day: date) -> "Rates":
     """The ECB rates, read once a day per process (a refresh checks many offers)."""
     from planner.fx import load_rates
 

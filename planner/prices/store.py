@@ -274,7 +274,7 @@ class PriceStore:
                 "INSERT INTO batches (retailer, source, started_at, committed_at, n_observations) "
                 "VALUES (?, ?, ?, ?, 0)", (retailer, source, started, started),
             )
-            b = Batch(self, int(cur.lastrowid), retailer)
+            b = Batch(self, int(cur.lastrowid), retailer)  # type: ignore[arg-type]  # set by the INSERT just run
             yield b
             conn.execute("UPDATE batches SET committed_at = ?, n_observations = ? WHERE id = ?",
                          (utc_now().isoformat(), b.count, b.id))

@@ -145,7 +145,7 @@ def _norm(s: str) -> str:
 
 
 def _ancestors(el: etree._Element, limit: int) -> list[etree._Element]:
-    out = []
+    out: list[etree._Element] = []
     p = el.getparent()
     while p is not None and len(out) < limit:
         out.append(p)
@@ -171,7 +171,7 @@ def holds_cards(page: Page, region: etree._Element) -> bool:
     key = ("cards", region)
     if key not in page.memo:
         span = page.spans.get(region)
-        priced = bool(span) and PRICE_RE.search(page.text, span[0], min(span[1], span[0] + 20000)) is not None
+        priced = span is not None and PRICE_RE.search(page.text, span[0], min(span[1], span[0] + 20000)) is not None
         links = set()
         if priced:
             for a in region.iter("a"):
@@ -283,8 +283,8 @@ def paid_of_several(page: Page, text: str, decimal_separator: Optional[str], cur
     """The amount paid when one price value holds several ("71,91 € 79,90 €": sale and old price): drop those
     its own words mark unpaid (ex-VAT, struck, 'from'...), then those the page shows only as struck or 'old';
     None unless exactly one amount is left (or when the text holds fewer than two amounts)."""
-    found = [(m, parse_price(m.group(0), decimal_separator, currency_hint)) for m in PRICE_RE.finditer(text[:400])]
-    found = [(m, pp) for m, pp in found if pp is not None]
+    read = [(m, parse_price(m.group(0), decimal_separator, currency_hint)) for m in PRICE_RE.finditer(text[:400])]
+    found = [(m, pp) for m, pp in read if pp is not None]
     if len({pp.amount for _, pp in found}) < 2:
         return None
     left = {pp.amount: pp for m, pp in found if context_problem(text[:m.start()], text[m.end():]) is None}
@@ -308,25 +308,25 @@ def _all_spots(page: Page, decimal_separator: Optional[str], currency_hint: Opti
 def _scan_spots(page: Page, decimal_separator: Optional[str], currency_hint: Optional[str]
                 ) -> list[tuple[PriceSpot, Optional[str]]]:
     text = page.text
-    found: dict[int, tuple[etree._Element, re.Match, str]] = {}
+    found: dict[int, tuple[etree._Element, str]] = {}
     for el in page.order:
         start, end = page.spans[el]
         if end - start > 160 or end <= start:
             continue
         chunk = text[start:end]
-        if not _DIGIT.search(chunk):
+        digit = _DIGIT.search(chunk)
+        if digit is None:
             continue
         matched = False
         for m in PRICE_RE.finditer(chunk):
-            found[start + m.start()] = (el, m, m.group(0))
+            found[start + m.start()] = (el, m.group(0))
             matched = True
         if len(found) >= MAX_SPOTS:
             break  # a real product page shows a few hundred prices at most (225 on the benchmark's busiest)
         if not matched and "price" in classes_of(el) + (el.get("itemprop") or "") and _BARE_NUM.match(chunk):
-            m2 = re.search(r"\d", chunk)
-            found[start + m2.start()] = (el, None, chunk.strip())  # type: ignore[arg-type]
+            found[start + digit.start()] = (el, chunk.strip())
     spots = []
-    for offset, (el, _m, raw) in sorted(found.items()):
+    for offset, (el, raw) in sorted(found.items()):
         parsed = parse_price(raw, decimal_separator, currency_hint)
         if parsed is None or parsed.amount < 1:
             continue

@@ -38,10 +38,9 @@ def catalog_key() -> str:
 
     root = default_data_dir()
     stamps: list = [(str(p), p.stat().st_mtime_ns) for p in sorted(root.rglob("*.csv"))]
-    db: Optional[Path] = default_path()
-    if not db.exists():
-        db = None
-    else:
+    history = default_path()
+    db: Optional[Path] = history if history.exists() else None
+    if db is not None:
         for f in (db, db.with_name(db.name + "-wal")):
             if f.exists():
                 stamps.append((str(f), f.stat().st_mtime_ns, f.stat().st_size))

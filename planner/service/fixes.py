@@ -44,9 +44,9 @@ def priced_fixes(cat: Catalog, ids: Sequence[str], req: Request) -> dict[str, st
         best: Optional[tuple[Decimal, str, str]] = None  # (price, category, part id)
         for c in cats:
             mine = by_cat[c]
-            priced = sorted(((p, _price(cat, p.id, req.currency)) for p in cat.by_category(c) if p.id != mine),
-                            key=lambda t: (t[1] is None, t[1] or 0))
-            for part, price in [t for t in priced if t[1] is not None][:MAX_CANDIDATES]:
+            priced = [(p, price) for p in cat.by_category(c) if p.id != mine
+                      for price in (_price(cat, p.id, req.currency),) if price is not None]  # unpriced: no fix to buy
+            for part, price in sorted(priced, key=lambda t: t[1])[:MAX_CANDIDATES]:
                 if best is not None and price >= best[0]:
                     break
                 trial = [part.id if i == mine else i for i in ids]

@@ -211,7 +211,8 @@ def fill_from_log(current: Optional[Profile], offer: LogOffer, today: Optional[d
     filled, kept = {}, {}
     for k, v in offer.values.items():
         mine = getattr(current, k) if current is not None else None
-        if mine is None or (k == "run_vram_gb" and (current.run_vram_source or "").startswith("estimate")):
+        if current is None or mine is None or (k == "run_vram_gb"
+                                               and (current.run_vram_source or "").startswith("estimate")):
             filled[k] = v
         elif mine != v:
             kept[k] = (mine, v)
@@ -240,7 +241,8 @@ def profile_from_log(stated: dict[str, float], log_name: str, save: bool,
     if not save:
         return (f"\n  the log states: {offer.describe()}; {how_to_save} fills the unset fields of your profile "
                 f"with them{notes}"), block
-    path, result = profile_path(), {}
+    path = profile_path()
+    result: dict[str, Any] = {}  # what the locked update found: the profile, the fields filled and kept
 
     def fill(current: Optional[Profile]) -> Profile:
         result["prof"], result["filled"], result["kept"] = fill_from_log(current, offer)

@@ -97,7 +97,8 @@ def _plan_wall_w(plan: PlanView) -> Optional[float]:
     watts = (psu.wattage_w if psu else None) or getattr(known, "wattage_w", None)
     efficiency = (psu.efficiency if psu else None) or getattr(known, "efficiency", None)
     if watts is None or efficiency is None:  # no PSU we know: a typical Gold unit at the recommended size (else 80 %)
-        return wall_power_w(power.sustained_w, "gold", power.recommended_psu_w and int(power.recommended_psu_w))
+        return wall_power_w(power.sustained_w, "gold",
+                            int(power.recommended_psu_w) if power.recommended_psu_w else None)
     return wall_power_w(power.sustained_w, efficiency, watts)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from planner.catalog.load import Catalog
+from planner.catalog.models import Storage
 from planner.money import format_money
 from planner.request import Request
 
@@ -33,7 +34,7 @@ def upgrade_request(catalog: Catalog, req: Request) -> Optional[Request]:
         return None
     keep = tuple(p.id for p in owned if p.category not in SWAPPABLE)
     accept = box_warnings(catalog, keep, req)
-    disks = [p.capacity_gb for p in owned if p.category == "storage"]  # type: ignore[attr-defined]
+    disks = [p.capacity_gb for p in owned if isinstance(p, Storage)]
     storage = min(req.min_storage_gb, max(disks)) if disks else req.min_storage_gb  # the user's drive holds their data
     return req.model_copy(update={"min_storage_gb": storage, "pinned": tuple(dict.fromkeys((*req.pinned, *keep))), "alternatives": 0,
                                   "accepted_warnings": tuple(dict.fromkeys((*req.accepted_warnings, *accept)))})

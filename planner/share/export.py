@@ -15,7 +15,9 @@ from planner.errors import ShareError
 from planner.price_label import DATED_SOURCES
 from planner.money import check_currency, format_money, quantize
 from planner.textsafe import csv_cell, md_cell, safe_url
-from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE, PlanView, PricedLine, first_plan, read_plan_view
+from planner.plan_view import (
+    UNVERIFIED_MARK, UNVERIFIED_NOTE, PlanView, PricedLine, first_plan, read_plan_view, seen_dates,
+)
 from planner.request import Request
 from planner.settings import MAX_GPUS
 from planner.share.token import READ_SCHEMAS, SCHEMA, request_from_inputs, TYPE_LABELS, encode_token, permalink
@@ -144,8 +146,7 @@ def to_markdown(build: SharedBuild, *, link: Optional[str] = None, today: Option
             item += f" *{UNVERIFIED_MARK}*"
         for _ in range(ln.quantity):
             out.append(f"**{TYPE_LABELS.get(ln.category, ln.category)}** | {item} | {_price_cell(ln, cur, today)}")
-    dates = sorted({ln.observed_text for ln in build.lines if ln.price_source in DATED_SOURCES and ln.observed_on
-                    and not ln.owned})
+    dates = seen_dates(ln for ln in build.lines if ln.price_source in DATED_SOURCES and not ln.owned)
     when = (f"seen at shops {dates[0]}" if len(dates) == 1 else f"seen at shops {dates[0]} to {dates[-1]}"
             if dates else "none seen at a shop")
     kinds = sorted({ln.label.kind for ln in build.lines

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from planner.catalog.load import Catalog
 from planner.compat.checker import CheckReport, check_parts
 from planner.errors import ShareError
-from planner.catalog.models import AnyPart
+from planner.catalog.models import AnyPart, Memory
 from planner.money import check_currency
 from planner.share.export import SharedBuild, build_from_catalog, build_from_json
 from planner.share.token import measurements_sentence
@@ -307,11 +307,11 @@ def _memory_total(matches: list[Match], notes: list[str]) -> list[Match]:
         cap = getattr(m.part, "capacity_gb", 0) or 0
         return cap * (m.quantity if not getattr(m.part, "stated_only", False) else 1)
 
-    if len(mem) == 1 and hasattr(mem[0].part, "model_copy"):
-        m = mem[0]
-        part = m.part.model_copy(update={"id": f"{m.part.id}-x{m.quantity}", "modules": m.part.modules * m.quantity,
-                                         "name": f"{m.quantity} x {m.part.name}"})
-        notes.append(f"memory: {m.quantity} x {m.part.id} read as one set of {part.modules} modules")
+    if len(mem) == 1 and isinstance(mem[0].part, Memory):  # one kit (catalog or generic) bought several times
+        m, kit = mem[0], mem[0].part
+        part = kit.model_copy(update={"id": f"{kit.id}-x{m.quantity}", "modules": kit.modules * m.quantity,
+                                      "name": f"{m.quantity} x {kit.name}"})
+        notes.append(f"memory: {m.quantity} x {kit.id} read as one set of {part.modules} modules")
         merged = Match("memory", m.text, 1, part, m.how, m.note, m.confidence, m.line, m.candidates)
     else:
         total = sum(gb(m) for m in mem)
@@ -416,7 +416,7 @@ def _answer_list(raw: str, catalog: Catalog, matches: list[Match], owned: tuple[
     inputs = inputs or Request(currency=currency or "EUR")
     gpus = next((m.quantity for m in found if m.category == "gpu"), inputs.gpu_count or 1)
     result.inputs = inputs = _list_inputs(inputs, gpus, owned, currency)
-    by_cat = {m.category: m.part for m in found}
+    by_cat = {m.category: m.part for m in found if m.category is not None and m.part is not None}
     owned_here = tuple(i for i in inputs.owned if any(p.id == i for p in by_cat.values()))
     report = check_listed(catalog, by_cat, gpu_count=gpus, power_fraction=inputs.power_fraction,
                           workload=inputs.workload, precision=inputs.precision, model_params=inputs.model_params,

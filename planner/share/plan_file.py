@@ -11,7 +11,9 @@ from typing import Any, Optional
 from planner.costs import compare as C
 from planner.errors import InputError
 from planner.fx import Rates, convert_exact
-from planner.plan_view import PlanView, PricedLine, first_plan, read_plan_view  # noqa: F401 - first_plan re-exported
+from planner.plan_view import (
+    PlanView, PricedLine, first_plan, read_plan_view, seen_dates,  # noqa: F401 - first_plan re-exported
+)
 
 
 def read_plan(path: Path) -> PlanView:
@@ -96,7 +98,7 @@ def purchase_from_plan(
         efficiency = "bronze"
         notes.append("PSU efficiency unknown: assumed 80 PLUS Bronze")
     bought = [ln for ln in plan.parts if not (ln.owned or ln.part_id in owned)]
-    dates = sorted({ln.observed_text for ln in bought if ln.observed_on})
+    dates = seen_dates(bought)
     date_text = (dates[0] if len(dates) == 1 else f"{dates[0]}..{dates[-1]}") if dates else "date not in plan"
     retailers = sorted({ln.retailer for ln in bought if ln.retailer})
     kinds = sorted({ln.price_source for ln in bought if ln.price_source})

@@ -16,8 +16,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from planner import atomicfile
 from planner.catalog.load import OFFERS_DIR, SHIPPED_DATA_DIR, load_catalog, load_chips
 from planner.errors import CatalogError, InputError
 from planner.catalog.importers.pcpp_map import MAPPERS, ChipIndex, Mapped, Skip, brand_of, map_gpu
@@ -188,7 +189,7 @@ def _row(category: str, index: int, rec: dict[str, Any], mapped: Mapped, observe
                 notes=["brand = first word(s) of the name", *mapped.notes])
 
 
-def _blank_rejected(model: type, sample: dict[str, str], column: str) -> bool:
+def _blank_rejected(model: type[BaseModel], sample: dict[str, str], column: str) -> bool:
     """Does the model refuse an empty cell (= unknown) in this column? Then the column cannot hold gaps."""
     try:
         model.model_validate({**sample, column: ""})
@@ -197,7 +198,7 @@ def _blank_rejected(model: type, sample: dict[str, str], column: str) -> bool:
     return False
 
 
-def gapless_columns(model: type, rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
+def gapless_columns(model: type[BaseModel], rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
     """Columns to write, and the optional ones left out because some rows are unknown there while the
     model takes no empty value for them (column -> number of known values not stored)."""
     columns = list(model.model_fields)
@@ -298,22 +299,26 @@ def import_pcpp(src: Path | str, out: Path | str, *, include_unpriced: bool = Fa
         records = read_records(src / SOURCE_FILES[category])
         results[category] = import_category(category, records, chips, include_unpriced=include_unpriced,
                                             observed_on=observed_on, progress=progress)
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".import-", dir=out) as tmp:
-        staged = Path(tmp)
-        (staged / OFFERS_DIR).mkdir()
-        for category, (columns, rows, offers, _) in results.items():
-            _write(staged / f"{category}.csv", columns, rows)
-            _write(staged / OFFERS_DIR / f"{category}.csv", OFFER_COLUMNS, offers)
-        try:  # the loader reads it as any catalog: what it would refuse is never written to OUT
-            load_catalog(staged)
-        except CatalogError as exc:
-            raise CatalogError(f"the imported catalog would not load, nothing written to {out}: {exc}") from None
-        (out / OFFERS_DIR).mkdir(parents=True, exist_ok=True)
-        for category in results:
-            for rel in (Path(f"{category}.csv"), Path(OFFERS_DIR) / f"{category}.csv"):
-                shutil.move(str(staged / rel), str(out / rel))
+    fix = f"check --out {out} is a writable directory with free space"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".import-", dir=out) as tmp:
+            staged = Path(tmp)
+            (staged / OFFERS_DIR).mkdir()
+            for category, (columns, rows, offers, _) in results.items():
+                _write(staged / f"{category}.csv", columns, rows)
+                _write(staged / OFFERS_DIR / f"{category}.csv", OFFER_COLUMNS, offers)
+            try:  # the loader reads it as any catalog: what it would refuse is never written to OUT
+                load_catalog(staged)
+            except CatalogError as exc:
+                raise CatalogError(f"the imported catalog would not load, nothing written to {out}: {exc}") from None
+            (out / OFFERS_DIR).mkdir(parents=True, exist_ok=True)
+            for category in results:  # each a rename within OUT: a reader sees a whole file, old or new
+                for rel in (Path(f"{category}.csv"), Path(OFFERS_DIR) / f"{category}.csv"):
+                    shutil.move(str(staged / rel), str(out / rel))
+    except OSError as exc:  # a read-only or full OUT: one line, as for the report below
+        raise atomicfile.fs_error(out, exc, "the catalog", fix) from None
     report = ImportReport(src=src, out=out, observed_on=observed_on, include_unpriced=include_unpriced,
                           categories={c: r[3] for c, r in results.items()})
-    (out / "import-report.json").write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+    atomicfile.write_json(out / "import-report.json", report.to_json(), "the import report", fix)
     return report
