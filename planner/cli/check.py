@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.service import CheckReport, check, load_priced_catalog, priced_fixes
-from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
-from planner.cli.common import console, emit_json, err_console, handle_errors, styled
+from planner.plan_view import UNVERIFIED_MARK
+from planner.cli.common import console, emit_json, err_console, handle_errors, print_unverified, styled
 from planner.money import format_money
 from planner.request import Request
 from planner.settings import POWER_FRACTION_MAX, POWER_FRACTION_MIN
@@ -74,12 +74,8 @@ def print_report(report: CheckReport, fixes: Optional[dict[str, str]] = None) ->
         console.print(styled("  [yellow]! {}[/]: {}", f.rule, f.message))
         if f.rule in fixes:
             console.print(Text(f"    fix: {fixes[f.rule]}"))
-    if any(v is False for v in report.verified.values()):
-        console.print(Text(f"{UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
-        for p in report.build.parts.values():  # what is still open on each such row (data/verified_rows.csv)
-            what = report.unverified_what.get(p.id) if report.verified.get(p.id) is False else None
-            if what:
-                console.print(Text(f"  {p.name}: still to check: {what}"))
+    print_unverified(console, [(p.name, report.unverified_what.get(p.id)) for p in report.build.parts.values()
+                               if report.verified.get(p.id) is False])
     for f in report.unverified:
         console.print(styled("  [dim]? {}: {}[/]", f.rule, f.message))
 

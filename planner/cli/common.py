@@ -93,6 +93,18 @@ def styled(template: str, *values: object) -> Text:
     return Text.from_markup(template.format(*(rich_escape(v) for v in values)))
 
 
+def print_unverified(console: Console, rows: list[tuple[str, Optional[str]]]) -> None:
+    """The "(unverified)" legend under a parts table and, per unverified row, the fact still open (check, recommend)."""
+    from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
+
+    if not rows:
+        return
+    console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
+    for name, what in rows:  # data/verified_rows.csv `unsettled`
+        if what:
+            console.print(Text(f"    {name}: still to check: {what}"))
+
+
 def error_line(message: object) -> Text:
     return styled("[bold red]error:[/] {}", one_line(message))
 

@@ -108,7 +108,7 @@ def _render(comp: Comparison, payload: dict[str, Any], limit: int) -> None:
                   show_lines=False)
     for col, just in (("option", "left"), ("GPUs", "right"), ("hours to finish (range)", "right"),
                       ("cost to finish", "right"), ("per run", "right"), ("price used, date, source", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+        table.add_column(col, justify=just, overflow="fold")  # type: ignore[arg-type]  # never cut a date or price
     for o in shown:
         if o.kind == "buy":
             price = f"{format_money(o.details['purchase'], cur)} parts, {o.price_date} {ref(o.price_source)}"

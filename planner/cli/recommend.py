@@ -11,11 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from planner.service import Answer, BuildSummary, Hours, SideBySide, Trial, TriedOption, load_priced_catalog, plan
-from planner.cli.common import console, emit_json, err_console, handle_errors, styled
+from planner.cli.common import console, emit_json, err_console, handle_errors, print_unverified, styled
 from planner.errors import InputError
 from planner.money import format_money
 from planner.request import Request
-from planner.plan_view import UNVERIFIED_MARK, UNVERIFIED_NOTE
+from planner.plan_view import UNVERIFIED_MARK
 from planner.settings import (CHIP_MAKERS, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_RUNS, MAX_GPUS,
                               POWER_FRACTION_MAX, POWER_FRACTION_MIN, SOLVER_TIME_LIMIT_S)
 from planner.service import BurninPlan
@@ -60,11 +60,7 @@ def print_recommendation(answer: Answer, offers: Optional[dict] = None) -> None:
                 x for x in (label.text(), ln.retailer if ln.retailer != "market estimate" else None) if x)
             table.add_row(ln.category, Text(ln.name + (f" {UNVERIFIED_MARK}" if ln.unverified else "")), price, Text(when))
         console.print(table)
-        if any(ln.unverified for ln in view.parts):
-            console.print(Text(f"  {UNVERIFIED_MARK}: {UNVERIFIED_NOTE}"))
-            for ln in view.parts:  # the fact still open on each such row (data/verified_rows.csv `unsettled`)
-                if ln.unverified and ln.unverified_what:
-                    console.print(Text(f"    {ln.name}: still to check: {ln.unverified_what}"))
+        print_unverified(console, [(ln.name, ln.unverified_what) for ln in view.parts if ln.unverified])
         sp, power = view.speed, view.power
         console.print(Text(f"Speed: {sp.value:.1f}x a GTX 1080 Ti per GPU for {answer.model.phrase()} "  # type: ignore[union-attr]
                            f"(range {sp.low:.1f}-{sp.high:.1f}x, {sp.basis}); power: "  # type: ignore[union-attr]

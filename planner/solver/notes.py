@@ -156,7 +156,8 @@ def step_up_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> O
                      f"{shown(rounds_hours(nxt, req))} h")
     if not lines:
         return None
-    return "steps up from here, each the cheapest build that has it: " + "; ".join(lines)
+    return ("steps up from here, each the cheapest build that has it (or, where a cheaper build sweeps as soon, that "
+            "build): " + "; ".join(lines))
 
 
 # The user story's old machine (../shared/facts/user-story.md): the platform a home ML builder most often still has.
