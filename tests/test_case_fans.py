@@ -1,0 +1,57 @@
+"""Cases record the intake fans fitted as shipped, per position (issue 34 item 2): every row's `intake_fans` parses,
+each position at most once, and a row whose notes say it "ships with" fans records them."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from planner.catalog.models import Case
+from planner.compat.rules.sustain import FAN_CFM, shipped_intake_cfm
+
+CASE_CSV = Path(__file__).resolve().parents[1] / "data" / "case.csv"
+
+
+def _rows() -> list[dict[str, str]]:
+    with CASE_CSV.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_every_case_row_records_intake_fans_as_position_count_and_size_once_per_position(cat) -> None:
+    rows = _rows()
+    assert len(rows) == len(cat.by_category("case"))
+    for row in rows:
+        raw = [item for item in row["intake_fans"].split(";") if item]
+        positions = [item.split(":")[0] for item in raw]
+        assert len(positions) == len(set(positions)), f"{row['id']}: a position twice in {row['intake_fans']!r}"
+        case = cat.get(row["id"])
+        for item in raw:
+            where, fans = item.split(":")
+            count, size = (int(x) for x in fans.split("x"))
+            assert case.shipped_intake(where) == (count, size), (row["id"], item)
+            assert size in FAN_CFM, f"{row['id']}: no airflow figure for a {size} mm fan"
+
+
+def test_a_case_whose_notes_say_it_ships_with_fans_records_them(cat) -> None:
+    shipping = [r["id"] for r in _rows() if re.search(r"\bships with\b", r["notes"], re.IGNORECASE)]
+    assert shipping, "at least the Torrent's notes say what it ships with"
+    for pid in shipping:
+        assert cat.get(pid).intake_fans, f"{pid}: its notes say it ships with fans, intake_fans is empty"
+
+
+def test_the_sourced_shipped_fans_feed_the_intake_a_front_radiator_replaces(cat) -> None:
+    # North and Define 7 ship two 140 mm front fans (sources in their notes): a front radiator replaces those two
+    for pid in ("case-fractal-north", "case-fractal-define-7"):
+        case = cat.get(pid)
+        assert case.shipped_intake("front") == (2, 140)
+        assert shipped_intake_cfm(case) == 2 * FAN_CFM[140]
+
+
+@pytest.mark.parametrize("bad", ["front:2x150", "top:1x140", "front:0x140", "front2x140", "rear:1x120"])
+def test_a_malformed_or_exhaust_position_is_refused_with_a_clear_message(bad: str) -> None:
+    with pytest.raises(ValidationError, match="intake fans"):
+        Case(id="case-x", name="X", brand="X", form_factors=["ATX"], intake_fans=[bad], source="t", notes="t")
