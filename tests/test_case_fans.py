@@ -55,3 +55,13 @@ def test_the_sourced_shipped_fans_feed_the_intake_a_front_radiator_replaces(cat)
 def test_a_malformed_or_exhaust_position_is_refused_with_a_clear_message(bad: str) -> None:
     with pytest.raises(ValidationError, match="intake fans"):
         Case(id="case-x", name="X", brand="X", form_factors=["ATX"], intake_fans=[bad], source="t", notes="t")
+
+
+def test_the_torrent_records_its_bottom_radiator_mounts_and_the_gpu_limit_with_its_shipped_front_fans(cat) -> None:
+    # Fractal's spec list (quoted in d893a/local-ml-models, see the row's notes): bottom radiator up to 360/420 mm;
+    # GPU 461 mm without, 423 mm with a front fan mounted - and the Torrent ships with its front fans fitted
+    torrent = cat.get("case-fractal-torrent")
+    assert {360, 420} <= set(torrent.radiator_bottom)
+    assert not torrent.radiator_top
+    assert torrent.max_gpu_length_mm == 423
+    assert torrent.shipped_intake("front") == (2, 180) and torrent.shipped_intake("bottom") == (3, 140)
