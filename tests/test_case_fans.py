@@ -14,6 +14,8 @@ from planner.catalog.models import Case
 from planner.compat.rules.sustain import FAN_CFM, shipped_intake_cfm
 
 CASE_CSV = Path(__file__).resolve().parents[1] / "data" / "case.csv"
+SPEC_LISTS = Path(__file__).resolve().parent / "data" / "real" / "case-specs"
+SPEC_FILES = {"case-fractal-torrent": "fractal-torrent.md", "case-fractal-define-7": "fractal-define-7.md"}
 
 
 def _rows() -> list[dict[str, str]]:
@@ -65,3 +67,36 @@ def test_the_torrent_records_its_bottom_radiator_mounts_and_the_gpu_limit_with_i
     assert not torrent.radiator_top
     assert torrent.max_gpu_length_mm == 423
     assert torrent.shipped_intake("front") == (2, 180) and torrent.shipped_intake("bottom") == (3, 140)
+
+
+def _spec(name: str) -> dict[str, str]:
+    """The maker's spec list as quoted (tests/data/real/case-specs): item name -> text, e.g. 'Front fan' -> '...'."""
+    items = {}
+    for line in (SPEC_LISTS / name).read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\s*-\s+([A-Za-z ]+?):\s*(.*)", line)
+        if m:
+            items.setdefault(m.group(1), m.group(2))
+    return items
+
+
+def _radiator_sizes(text: str) -> set[int]:
+    head = re.split(r"[,(]", text)[0]  # "Up to 360/420 mm, including 360x180 mm" -> "Up to 360/420 mm"
+    return {int(n) for n in re.findall(r"\d{3}", head)}
+
+
+@pytest.mark.parametrize("pid", sorted(SPEC_FILES))
+def test_rows_match_the_makers_spec_list_on_mounts_shipped_fans_and_gpu_length_as_shipped(cat, pid: str) -> None:
+    spec, case = _spec(SPEC_FILES[pid]), cat.get(pid)
+    assert {"Front fan", "Front radiator", "CPU cooler max height"} <= set(spec), f"{pid}: the spec list did not parse"
+    for position in ("front", "bottom"):
+        text = spec.get(f"{position.capitalize()} fan", "")
+        m = re.search(r"\((\d+)\s*x\s*[^)]*?GP-(\d\d)[^)]*?included", text)
+        expected = (int(m.group(1)), int(m.group(2)) * 10) if m else None
+        assert case.shipped_intake(position) == expected, (pid, position, text)
+    for position in ("front", "top", "rear", "bottom"):
+        listed = _radiator_sizes(spec.get(f"{position.capitalize()} radiator", ""))
+        row = set(getattr(case, f"radiator_{position}"))
+        assert listed <= row and max(listed, default=0) == max(row, default=0), (pid, position, listed, row)
+    with_fans = re.search(r"(\d+) mm (?:w/|with) front fan", spec["GPU max length"] + " " + " ".join(spec.values()))
+    assert with_fans and case.max_gpu_length_mm == int(with_fans.group(1)), pid
+    assert case.max_cooler_height_mm == int(re.search(r"\d+", spec["CPU cooler max height"]).group())
