@@ -42,20 +42,20 @@ def why(first: dict[str, Any], data: dict[str, Any], chips: dict[str, Any]) -> s
         if b is None:
             counts.append(f"{tried['gpus']}: none within the budget")
         else:
-            counts.append(f"{tried['gpus']}: {b['sweep_hours']:.1f} h ({label(b)}, {eur(b['total']['amount'])})")
+            counts.append(f"{tried['gpus']}: {b['sweep_hours']:.2f} h ({label(b)}, {eur(b['total']['amount'])})")
     if counts:
         bits.append("other GPU counts: " + "; ".join(counts))
     share = first.get("runs_sharing_each_gpu")
     if share:
         bits.append(f"{share['runs_per_gpu']} runs share each card at {share['gain']:.2f}x one run "
-                    f"({share['one_run_per_gpu_hours']['value']:.1f} h with one run per card)")
+                    f"({share['one_run_per_gpu_hours']['value']:.2f} h with one run per card)")
     mine = generation(first, chips)
     others = [p["summary"] for p in data["plans"][1:]] + [t["build"] for t in data["stats"]["by_gpu_count"]
                                                          if t.get("build")]
     other_gen = [b for b in others if generation(b, chips) != mine]
     if other_gen:
         best = min(other_gen, key=lambda b: (b["sweep_hours"], float(b["total"]["amount"])))
-        bits.append(f"{mine} over {generation(best, chips)}: {label(best)} {best['sweep_hours']:.1f} h, "
+        bits.append(f"{mine} over {generation(best, chips)}: {label(best)} {best['sweep_hours']:.2f} h, "
                     f"{eur(best['total']['amount'])}")
     else:
         bits.append(f"no build of another generation among the {ALTERNATIVES} alternatives")
@@ -71,7 +71,7 @@ def row(budget: int, extra: list[str], chips: dict[str, Any]) -> str:
     if not data.get("plans"):
         return f"| {budget} | no build | | | |"
     first = data["plans"][0]["summary"]
-    return (f"| {budget} | {label(first)} | {eur(first['total']['amount'])} | {first['sweep_hours']:.1f} h "
+    return (f"| {budget} | {label(first)} | {eur(first['total']['amount'])} | {first['sweep_hours']:.2f} h "
             f"({first['sweep_hours_low']:.1f}-{first['sweep_hours_high']:.1f}) | {why(first, data, chips)} |")
 
 
