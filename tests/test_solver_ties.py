@@ -40,3 +40,15 @@ def test_the_tie_band_is_a_few_percent_and_cheapest_mode_is_untouched() -> None:
     one, two = plan(1, 5.90, cents=300_000), plan(2, 2.96, cents=290_000)
     pick, note = pick_across_counts([one, two], REQ.model_copy(update={"mode": "cheapest", "budget": None}))
     assert pick is two and note is None  # cheapest mode ranks by price alone
+
+
+def test_sweeps_the_answer_shows_as_the_same_hours_go_to_the_simpler_machine() -> None:
+    """1.47 h and 1.53 h both read '1.5 h' on the page: 4 % apart, outside the 3 % band, but a 3-GPU headline beside a
+    2-GPU build its own side table shows as fast would contradict the page (issue 34, the README user at EUR 40 000)."""
+    two = plan(2, 4 * 7 / 1.53)  # 8 runs on 2 cards: 4 waves
+    three = plan(3, 3 * 7 / 1.47)  # 8 runs on 3 cards: 3 waves
+    pick, note = pick_across_counts([three, two], REQ)
+    assert pick is two and note and "4.1 % sooner" in note
+    faster = plan(3, 3 * 7 / 1.44)  # reads 1.4 h: shown faster, and 6 % sooner
+    pick, note = pick_across_counts([faster, two], REQ)
+    assert pick is faster and note is None

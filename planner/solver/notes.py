@@ -12,7 +12,7 @@ from planner.money import format_money
 from planner.perf.planned_sweep import plan_sweep
 from planner.request import Request
 from planner.solver import quality
-from planner.solver.plan import SAME_SPEED, Plan, WhyNot
+from planner.solver.plan import SAME_SPEED, Plan, WhyNot, shown
 
 
 def unspent_note(plan: Plan, req: Request, status: str) -> Optional[str]:
@@ -76,11 +76,6 @@ def sweep_hours(plan: Plan, req: Request, runs: Optional[int] = None) -> float:
 def rounds_hours(plan: Plan, req: Request) -> float:
     """Hours for the runs still to do (all of them unless --runs-left), as the deadline requirement counts them."""
     return sweep_hours(plan, req, req.runs_left or req.runs)
-
-
-def shown(hours: float) -> str:
-    """Hours as the plan's sweep line shows them (its JSON keeps 2 decimals, the sentence 1), so both agree."""
-    return f"{round(hours, 2):.1f}"
 
 
 def next_step_note(req: Request, plan: Plan, solve: Callable[[Request], Any]) -> Optional[str]:

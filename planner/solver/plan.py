@@ -21,6 +21,11 @@ from planner.perf.sweep import Estimate
 SAME_SPEED = Fraction(97, 100)
 
 
+def shown(hours: float) -> str:
+    """Hours as the plan's sweep line shows them (its JSON keeps 2 decimals, the sentence 1), so both agree."""
+    return f"{round(hours, 2):.1f}"
+
+
 @dataclass
 class Plan:
     """One build: the chosen part per category, its check report, speed and price in the user's currency."""
