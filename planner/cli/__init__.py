@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from planner import __version__
-from planner.cli.common import err_console, error_line, styled
+from planner.cli.common import err_console, error_line, raw_args, styled
 from planner.errors import PlannerError
 
 try:  # typer >= 0.2x carries its own copy of click; its exceptions are the ones raised
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = DEBUG_FLAG in args
     args = [a for a in args if a != DEBUG_FLAG]
+    token = raw_args.set(tuple(args))  # handle_errors tells an empty path from a "." the user typed
     try:
         code = app(args=args, prog_name="planner", standalone_mode=False)
     except UsageError as exc:  # an unknown option, a missing argument, "abc" for a number
@@ -143,5 +144,7 @@ def main(argv: list[str] | None = None) -> None:
                                  "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
                           soft_wrap=True)
         raise SystemExit(1)
+    finally:
+        raw_args.reset(token)
     if isinstance(code, int) and code:
         raise SystemExit(code)

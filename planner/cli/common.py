@@ -5,8 +5,11 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import os
 import sys
 from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional, TypeVar
 
 import typer
@@ -14,7 +17,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from planner.errors import InfeasibleError, PlannerError
+from planner.errors import InfeasibleError, InputError, PlannerError
 from planner.textsafe import json_text, one_line, rich_escape, terminal_text
 from planner.validation import finite_number
 
@@ -135,6 +138,56 @@ def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
                 finite_number(v, names.get(key, key))
 
 
+# Options through which a command writes what the user names (an export, a catalog directory): a file-system error
+# on that path, or under it, is a failure to write; on any other path the user gave, a failure to read.
+WRITE_OPTIONS = frozenset({"--out", "--output", "-o"})
+
+# The arguments main() was given, as typed: an empty path ('--out ""') reaches a command as Path("."), the current
+# directory, and only the raw arguments tell it apart from a "." the user meant.
+raw_args: ContextVar[Optional[tuple[str, ...]]] = ContextVar("raw_args", default=None)
+
+
+def _path_params(fn: Callable[..., Any], kwargs: dict[str, Any], *, strings: bool = False
+                 ) -> Iterator[tuple[str, Path, bool]]:
+    """(option as typed, path given, written?) for every path the command was given; with `strings`, also every
+    non-empty text argument (some commands take a file or a link in one text argument)."""
+    params = inspect.signature(fn).parameters
+    for key, value in kwargs.items():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, Path) or (strings and isinstance(v, str) and v.strip()):
+                decls = set(getattr(getattr(params.get(key), "default", None), "param_decls", None) or ())
+                longs = sorted(d for d in decls if d.startswith("--"))
+                yield (longs[0] if longs else key.upper()), Path(v), bool(decls & WRITE_OPTIONS)
+
+
+def check_empty_paths(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+    """An empty path ('' typed for a file or directory) is refused, never taken as the current directory."""
+    given = raw_args.get()
+    if given is None or ("" not in given and not any(a.startswith("-") and a.endswith("=") for a in given)):
+        return
+    if any(a in (".", "./") or a.endswith(("=.", "=./")) for a in given):
+        return  # the user did name the current directory
+    for option, path, written in _path_params(fn, kwargs):
+        if path == Path(""):
+            what = "a file or directory to write" if written else "a file or directory"
+            raise InputError(f"{option} is empty; give {what}")
+
+
+def os_error_message(fn: Callable[..., Any], kwargs: dict[str, Any], exc: OSError) -> str:
+    """One line for a file-system error no lower layer turned into a PlannerError: the file, whether it was being read
+    or written (from the option that named it), the system's reason and what to do."""
+    why = exc.strerror or str(exc)
+    target = Path(os.fsdecode(exc.filename))
+    where = Path(os.path.abspath(target))
+    for option, path, written in _path_params(fn, kwargs, strings=True):
+        given = Path(os.path.abspath(path))
+        if where == given or given in where.parents:
+            if written:
+                return f"cannot write {target}: {why}; give {option} a path in an existing, writable directory"
+            return f"cannot read {target}: {why}; check {option} names a file you can read"
+    return f"cannot open {target}: {why}"
+
+
 def handle_errors(fn: F) -> F:
     """Turn PlannerError (and bad files) into a one-line message and exit code 2; "no build fits" exits 1."""
 
@@ -142,12 +195,17 @@ def handle_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             check_numbers(fn, kwargs)
+            check_empty_paths(fn, kwargs)
             return fn(*args, **kwargs)
         except InfeasibleError as exc:
             fail(str(exc), code=1)  # a result (nothing fits), not bad input
         except PlannerError as exc:
             fail(str(exc))
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            fail(f"cannot read {getattr(exc, 'filename', None) or exc}: {exc.strerror or exc}")
+        except OSError as exc:
+            if exc.filename not in (None, ""):
+                fail(os_error_message(fn, kwargs, exc))
+            if isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
+                fail(f"a file could not be opened: {exc.strerror or exc}")
+            raise  # no file involved (a network error...): the boundary reports it
 
     return wrapper  # type: ignore[return-value]
