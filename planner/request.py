@@ -12,7 +12,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from planner.errors import InputError, validation_message
+from planner.errors import InputError, validation_field, validation_message
 from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 from planner.vocab import Precision, Workload
 
@@ -106,7 +106,7 @@ class Request(BaseModel):
             cause = exc.errors()[0].get("ctx", {}).get("error")
             if isinstance(cause, InputError):
                 raise cause from None
-            raise InputError(validation_message(exc, "request")) from None
+            raise InputError(validation_message(exc, "request"), field=validation_field(exc)) from None
 
     def check_plannable(self) -> None:
         """A request the solver can answer: best mode needs a budget (a shared build's inputs may have none)."""

@@ -124,7 +124,8 @@ def _option_names(fn: Callable[..., Any]) -> dict[str, str]:
     for name, param in inspect.signature(fn).parameters.items():
         decls = getattr(param.default, "param_decls", None) or ()
         longs = [d for d in decls if d.startswith("--")]
-        names[name] = longs[0] if longs else name.replace("_", "-")
+        is_argument = type(param.default).__name__ == "ArgumentInfo"
+        names[name] = longs[0] if longs else name.upper() if is_argument else name.replace("_", "-")
     return names
 
 
@@ -152,12 +153,30 @@ def _path_params(fn: Callable[..., Any], kwargs: dict[str, Any], *, strings: boo
     """(option as typed, path given, written?) for every path the command was given; with `strings`, also every
     non-empty text argument (some commands take a file or a link in one text argument)."""
     params = inspect.signature(fn).parameters
+    names = _option_names(fn)
     for key, value in kwargs.items():
         for v in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(v, Path) or (strings and isinstance(v, str) and v.strip()):
                 decls = set(getattr(getattr(params.get(key), "default", None), "param_decls", None) or ())
-                longs = sorted(d for d in decls if d.startswith("--"))
-                yield (longs[0] if longs else key.upper()), Path(v), bool(decls & WRITE_OPTIONS)
+                yield names.get(key, key), Path(v), bool(decls & WRITE_OPTIONS)
+
+
+def check_text(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+    """Text arguments are Unicode: bytes that are not UTF-8 (Python keeps them as lone surrogates) are refused by
+    option, unless the argument names an existing file (a file name may hold any bytes)."""
+    names = None
+    for key, value in kwargs.items():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, str) and any("\ud800" <= ch <= "\udfff" for ch in v):
+                try:
+                    if os.path.lexists(v):
+                        continue
+                except (OSError, ValueError):
+                    pass
+                names = names or _option_names(fn)
+                raw = os.fsencode(v)[:40] if len(v) <= 4096 else b"..."
+                raise InputError(f"{names.get(key, key)} is not UTF-8 text ({raw!r}) and names no existing file; "
+                                 "retype it, or set a UTF-8 locale (LANG=C.UTF-8) in the terminal")
 
 
 def check_empty_paths(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
@@ -188,6 +207,33 @@ def os_error_message(fn: Callable[..., Any], kwargs: dict[str, Any], exc: OSErro
     return f"cannot open {target}: {why}"
 
 
+# Model fields (planner.request.Request, the profile) whose option is spelt otherwise on the command line: an error
+# about one is said with the option the user typed ("--gpus: ..." rather than "gpu count: ...").
+FIELD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "gpu_count": ("--gpus",), "min_vram_gb": ("--min-vram",), "min_ram_gb": ("--min-ram",),
+    "min_storage_gb": ("--min-storage",), "baseline_hours": ("--hours",), "hours_per_run": ("--hours",),
+    "power_fraction": ("--power-limit",), "cooler_type": ("--cooler",), "seq_len": ("--seq", "--seq-len"),
+    "excluded_brands": ("--exclude-brand",), "excluded_chip_makers": ("--exclude-chip-maker",),
+    "pinned": ("--pin",), "excluded": ("--exclude",), "accepted_warnings": ("--accept-warning",),
+}
+
+
+def said_as_typed(fn: Callable[..., Any], exc: PlannerError) -> str:
+    """The error's message, its leading field name replaced by the option of this command that sets it."""
+    message = str(exc)
+    field = getattr(exc, "field", None)
+    if not field:
+        return message
+    prefix = field.replace("_", " ") + ":"
+    if not message.startswith(prefix):
+        return message
+    options = set(_option_names(fn).values())
+    for option in (*FIELD_OPTIONS.get(field, ()), "--" + field.replace("_", "-")):
+        if option in options:
+            return option + message[len(prefix) - 1:]
+    return message
+
+
 def handle_errors(fn: F) -> F:
     """Turn PlannerError (and bad files) into a one-line message and exit code 2; "no build fits" exits 1."""
 
@@ -195,12 +241,13 @@ def handle_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             check_numbers(fn, kwargs)
+            check_text(fn, kwargs)
             check_empty_paths(fn, kwargs)
             return fn(*args, **kwargs)
         except InfeasibleError as exc:
             fail(str(exc), code=1)  # a result (nothing fits), not bad input
         except PlannerError as exc:
-            fail(str(exc))
+            fail(said_as_typed(fn, exc))
         except OSError as exc:
             if exc.filename not in (None, ""):
                 fail(os_error_message(fn, kwargs, exc))

@@ -121,9 +121,9 @@ def updated(current: Optional[Profile], changes: dict[str, Any], today: Optional
     try:
         prof = Profile.model_validate(base)
     except ValidationError as exc:
-        from planner.errors import validation_message
+        from planner.errors import validation_field, validation_message
 
-        raise InputError(validation_message(exc, "profile")) from None
+        raise InputError(validation_message(exc, "profile"), field=validation_field(exc)) from None
     estimated = (prof.run_vram_source or "").startswith("estimate")
     if prof.model_params and prof.batch and prof.seq_len and (prof.run_vram_gb is None or estimated) \
             and "run_vram_gb" not in {k for k, v in changes.items() if v is not None}:

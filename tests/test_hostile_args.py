@@ -1,0 +1,71 @@
+"""Hostile arguments found by walking every command (issue: errors, item 2): each is one line naming the option as
+the user typed it, exit 2, never an internal error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hostile_cli import assert_one_line_error, run
+
+
+# ---------------------------------------------------------------- a model field said as the option that sets it
+
+
+@pytest.mark.parametrize("args, said, not_said", [
+    (["check", "gpu-nvidia-rtx5090-fe", "--gpus", "0"], "--gpus:", "gpu count"),
+    (["recommend", "3000", "--deadline-hours", "0"], "--deadline-hours:", "0.016666"),
+    (["recommend", "3000", "--cooler", "water"], "--cooler:", "cooler type"),
+    (["recommend", "3000", "--min-vram", "-1"], "--min-vram:", "min vram gb"),
+    (["recommend", "3000", "--hours", "0"], "--hours:", "baseline hours"),
+    (["check", "gpu-nvidia-rtx5090-fe", "--power-limit", "2"], "--power-limit:", "power fraction"),
+    (["profile", "set", "--seq", "0"], "--seq:", "seq len"),
+    (["profile", "set", "--hours", "-1"], "--hours:", "hours per run"),
+])
+def test_a_bad_value_names_the_option_typed(args, said, not_said, tmp_path, monkeypatch):
+    """Was 'gpu count: Input should be ...' for --gpus and '... >= 0.016666666666666666' for a one-minute bound."""
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    r = run(*args)
+    assert_one_line_error(r, said)
+    assert not_said not in r.err
+
+
+def test_the_field_name_stays_for_a_front_end_without_options():
+    """The web UI shows the model's own words: only the CLI rewrites the field into its option."""
+    from planner.errors import InputError
+    from planner.request import Request
+
+    with pytest.raises(InputError) as err:
+        Request.parse(budget="3000", gpu_count=0)
+    assert str(err.value).startswith("gpu count:") and err.value.field == "gpu_count"
+
+
+# ---------------------------------------------------------------- bytes that are not UTF-8
+
+
+@pytest.mark.parametrize("args, option", [
+    (["prices", "add", "gpu-nvidia-rtx3090-fe", "700", "--shop", "\udcff\udcfe"], "--shop"),
+    (["prices", "forget", "gpu-nvidia-rtx3090-fe", "--shop", "\udcff"], "--shop"),
+    (["check", "gpu-nvidia-rtx5090-fe", "--workload", "\udcffx"], "--workload"),
+    (["recommend", "3000", "--exclude-brand", "caf\udce9"], "--exclude-brand"),
+    (["doctor", "events", "/nonexistent/\udcff.log"], "FILE"),
+])
+def test_argument_bytes_that_are_not_utf8(args, option, tmp_path, monkeypatch):
+    """A Latin-1 terminal passes 'café' as b'caf\\xe9': Python keeps the byte as a lone surrogate, which sqlite could
+    not store (prices add --shop was an internal error, UnicodeEncodeError)."""
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    if args[0] == "prices":
+        args = [*args, "--db", str(tmp_path / "p.sqlite")]
+    r = run(*args)
+    assert_one_line_error(r, option, "not UTF-8", "LANG=C.UTF-8")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file names are bytes")
+def test_a_file_whose_name_is_not_utf8_is_still_read(tmp_path):
+    name = tmp_path / "metrics-\udcff.csv"  # the file name b'metrics-\xff.csv'
+    with open(os.fsencode(name), "w", encoding="utf-8") as fh:
+        fh.write("step,loss\n1,2.5\n2,2.4\n3,2.3\n")
+    r = run("doctor", "metrics", name)
+    assert r.code == 0, r.text
