@@ -69,3 +69,50 @@ def test_a_file_whose_name_is_not_utf8_is_still_read(tmp_path):
         fh.write("step,loss\n1,2.5\n2,2.4\n3,2.3\n")
     r = run("doctor", "metrics", name)
     assert r.code == 0, r.text
+
+
+# ---------------------------------------------------------------- values one command refused and another took
+
+
+REAL = Path(__file__).parent / "data" / "real"
+
+
+@pytest.fixture
+def metrics_csv(tmp_path) -> Path:
+    p = tmp_path / "metrics.csv"
+    p.write_text("step,loss,tokens_per_s\n1,2.5,1000\n2,2.4,1001\n3,2.3,999\n", encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["sweep", "RTX 4090", "--run-vram-gb", "-1"], "--run-vram-gb"),  # recommend refused it, sweep planned with it
+    (["sweep", "RTX 4090", "--run-vram-gb", "0"], "--run-vram-gb"),
+    (["sweep", "RTX 4090", "--run-vram-gb", "2000"], "--run-vram-gb"),
+    (["sweep", "RTX 4090", "--wall-power", "1e15"], "100000"),  # a petawatt PC
+    (["memfit", "--params", "1e15"], "1e+13"),  # speedup, sweep and recommend stop at 1e13 parameters
+    (["doctor", "smi", str(REAL / "smi" / "cbio-39-table-3-of-4.txt"), "--temp-limit", "-1"], "--temp-limit"),
+    (["doctor", "smi", str(REAL / "smi" / "cbio-39-table-3-of-4.txt"), "--temp-limit", "1e15"], "20-130"),
+])
+def test_values_every_command_now_refuses_alike(args, needle):
+    assert_one_line_error(run(*args), needle)
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--temp-limit", "0"], "--temp-limit"),  # doctor watch refused it, doctor metrics read every GPU as hot
+    (["--temp-limit", "1e15"], "--temp-limit"),
+    (["--expected-steps", "0"], "--expected-steps"),  # doctor metrics refused it, the watch took it
+    (["--expected-steps", "-1"], "--expected-steps"),
+])
+@pytest.mark.parametrize("command", [["doctor", "metrics"], ["doctor", "watch"]])
+def test_doctor_metrics_and_watch_share_their_bounds(command, extra, needle, metrics_csv):
+    args = [*command, metrics_csv, *extra, *(["--once"] if command[1] == "watch" else [])]
+    assert_one_line_error(run(*args), needle)
+
+
+def test_costs_draw_w_of_a_petawatt(tmp_path):
+    r = run("recommend", "--budget", "3000", "--json")
+    assert r.code == 0, r.text
+    plan = tmp_path / "plan.json"
+    plan.write_text(r.out, encoding="utf-8")
+    assert_one_line_error(run("costs", "--build", plan, "--draw-w", "1e15"), "--draw-w", "100000")
+    assert run("costs", "--build", plan, "--draw-w", "450").code == 0

@@ -16,7 +16,7 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.request import Request
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS, MAX_MACHINE_W
 from planner.service import Comparison, CostParams, CostWorkload, ResaleCurve, purchase_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
@@ -219,8 +219,8 @@ def costs(
     """Rent or buy: time and cost to finish a sweep on a build vs cloud GPUs, with break-even."""
     if budget is not None and build is not None:
         raise InputError("pass either --budget or --build, not both")
-    if draw_w is not None and draw_w <= 0:
-        raise InputError(f"--draw-w must be positive (got {draw_w:g})")
+    if draw_w is not None and not 0 < draw_w <= MAX_MACHINE_W:
+        raise InputError(f"--draw-w must be a positive number of watts up to {MAX_MACHINE_W} (got {draw_w:g})")
     if limit < 0:
         raise InputError("--limit must be >= 0")
     if any(n < 1 for n in gpus):

@@ -17,6 +17,22 @@ from planner.errors import InputError
 from planner.perf.trainlog import flat
 
 
+TEMP_LIMIT_RANGE_C = (20, 130)  # a --temp-limit the doctor can mean: room temperature to past any GPU's slowdown
+
+
+def check_temp_limit(value: float) -> None:
+    """--temp-limit of `doctor smi`, `doctor metrics` and `doctor watch` alike: a GPU temperature in range."""
+    low, high = TEMP_LIMIT_RANGE_C
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InputError(f"--temp-limit {value:g} °C is out of range ({low}-{high} °C)")
+
+
+def check_expected_steps(value: Optional[int]) -> None:
+    """--expected-steps of `doctor metrics` and `doctor watch` alike: a positive number of steps."""
+    if value is not None and value <= 0:
+        raise InputError(f"--expected-steps must be positive, got {value}")
+
+
 def metrics_report(series: mio.MetricSeries, *, expected_steps: Optional[int] = None,
                    temp_limit_c: float = GPU_HOT_C) -> MetricsReport:
     """Findings and the reading summary for a parsed series: what `doctor metrics` prints and the watch raises."""

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from planner import atomicfile
 from planner.doctor.catalogue import lookup
-from planner.doctor.engine import MetricsFeed, finding_key, metrics_report
+from planner.doctor.engine import MetricsFeed, check_expected_steps, check_temp_limit, finding_key, metrics_report
 from planner.doctor.kernel import classify
 from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import parse_column_map
@@ -58,10 +58,11 @@ class WatchOptions:
             check_command(kind, command)
         for name, value, low, high in (("--cooldown-s", self.cooldown_s, 0, 7 * 86400),
                                        ("--hang-min", self.hang_min, 0.01, 7 * 1440),
-                                       ("--interval-s", self.interval_s, 0.01, 3600),
-                                       ("--temp-limit", self.temp_limit_c, 20, 130)):
+                                       ("--interval-s", self.interval_s, 0.01, 3600)):
             if not (math.isfinite(value) and low <= value <= high):
                 raise InputError(f"{name} {value} is out of range ({low}-{high})")
+        check_temp_limit(self.temp_limit_c)
+        check_expected_steps(self.expected_steps)
         for path in (self.metrics, self.kernel_log, self.smi_log):
             if path and Path(path).exists() and not Path(path).is_file():
                 raise InputError(f"{path} is not a regular file; the watch follows files a logger appends to")
