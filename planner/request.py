@@ -16,7 +16,7 @@ from planner.errors import InputError, validation_field, validation_message
 from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 from planner.vocab import Precision, Workload
 
-from planner.settings import (DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
+from planner.settings import (MAX_MACHINE_W, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
                               MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN)
 
 
@@ -40,7 +40,7 @@ class Request(BaseModel):
     excluded_brands: tuple[str, ...] = ()  # board makers: the brand on the box (PNY, ASUS, NVIDIA for a Founders Edition)
     excluded_chip_makers: tuple[str, ...] = ()  # GPU chip makers; service.capacity.with_chip_makers_excluded applies it
     cooler_type: Optional[Literal["air", "aio"]] = None
-    max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
+    max_wall_w: Optional[int] = Field(default=None, gt=0, le=MAX_MACHINE_W)
     min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
     # which end of the sweep's range the solver holds to the deadline; the pipeline asks for the slow end first and
