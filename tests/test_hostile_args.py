@@ -116,3 +116,24 @@ def test_costs_draw_w_of_a_petawatt(tmp_path):
     plan.write_text(r.out, encoding="utf-8")
     assert_one_line_error(run("costs", "--build", plan, "--draw-w", "1e15"), "--draw-w", "100000")
     assert run("costs", "--build", plan, "--draw-w", "450").code == 0
+
+
+# ---------------------------------------------------------------- an empty argument
+
+
+@pytest.mark.parametrize("args, name", [
+    (["share", "import", ""], "SOURCE"),  # was "error: : no such file, and not a build link or token"
+    (["prices", "extract", "  "], "SOURCE"),  # was "error:    is a directory; give a saved page file"
+    (["doctor", "watch", "", "--once"], "METRICS_FILE"),  # was "error:  is not a regular file"
+    (["doctor", "events", ""], "FILE"),
+    (["check", "gpu-nvidia-rtx5090-fe", ""], "PARTS"),  # was "no part matches ''"
+    (["prices", "history", ""], "PART"),
+    (["recommend", ""], "BUDGET"),  # named as --help shows it (its metavar), not by the Python parameter
+    (["speedup", ""], "GPU"),
+    (["calibrate", "", "--gpu", "RTX 4090"], "LOG"),
+])
+def test_an_empty_argument_is_named(args, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # '' must not become the current folder
+    r = run(*args)
+    assert_one_line_error(r, f"{name} is empty")
+    assert list(tmp_path.iterdir()) == []

@@ -124,8 +124,10 @@ def _option_names(fn: Callable[..., Any]) -> dict[str, str]:
     for name, param in inspect.signature(fn).parameters.items():
         decls = getattr(param.default, "param_decls", None) or ()
         longs = [d for d in decls if d.startswith("--")]
-        is_argument = type(param.default).__name__ == "ArgumentInfo"
-        names[name] = longs[0] if longs else name.upper() if is_argument else name.replace("_", "-")
+        if type(param.default).__name__ == "ArgumentInfo":  # as --help shows it: its metavar, else its name
+            names[name] = getattr(param.default, "metavar", None) or name.upper()
+        else:
+            names[name] = longs[0] if longs else name.replace("_", "-")
     return names
 
 
@@ -177,6 +179,20 @@ def check_text(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
                 raw = os.fsencode(v)[:40] if len(v) <= 4096 else b"..."
                 raise InputError(f"{names.get(key, key)} is not UTF-8 text ({raw!r}) and names no existing file; "
                                  "retype it, or set a UTF-8 locale (LANG=C.UTF-8) in the terminal")
+
+
+def check_blank_arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+    """A positional argument typed as "" (or only spaces) is refused by name, before a reader calls the current
+    folder a log or looks up a part named ''."""
+    params = inspect.signature(fn).parameters
+    names = None
+    for key, value in kwargs.items():
+        if type(getattr(params.get(key), "default", None)).__name__ != "ArgumentInfo":
+            continue
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, str) and not v.strip():
+                names = names or _option_names(fn)
+                raise InputError(f"{names.get(key, key)} is empty; give a value (see --help)")
 
 
 def check_empty_paths(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
@@ -242,6 +258,7 @@ def handle_errors(fn: F) -> F:
         try:
             check_numbers(fn, kwargs)
             check_text(fn, kwargs)
+            check_blank_arguments(fn, kwargs)
             check_empty_paths(fn, kwargs)
             return fn(*args, **kwargs)
         except InfeasibleError as exc:
