@@ -137,3 +137,17 @@ def test_an_empty_argument_is_named(args, name, tmp_path, monkeypatch):
     r = run(*args)
     assert_one_line_error(r, f"{name} is empty")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_costs_owned_part_that_is_not_in_the_plan(tmp_path):
+    """Was silently ignored: the build was costed as if nothing were owned."""
+    r = run("recommend", "--budget", "3000", "--json")
+    assert r.code == 0, r.text
+    plan = tmp_path / "plan.json"
+    plan.write_text(r.out, encoding="utf-8")
+    import json
+
+    cpu = next(p["id"] for p in json.loads(r.out)["plans"][0]["parts"] if p["category"] == "cpu")
+    assert_one_line_error(run("costs", "--build", plan, "--owned", "gpu-nvidia-rtx3090-fe"), "--owned",
+                          "gpu-nvidia-rtx3090-fe", cpu)
+    assert run("costs", "--build", plan, "--owned", cpu).code == 0
