@@ -151,3 +151,22 @@ def test_costs_owned_part_that_is_not_in_the_plan(tmp_path):
     assert_one_line_error(run("costs", "--build", plan, "--owned", "gpu-nvidia-rtx3090-fe"), "--owned",
                           "gpu-nvidia-rtx3090-fe", cpu)
     assert run("costs", "--build", plan, "--owned", cpu).code == 0
+
+
+@pytest.mark.parametrize("typed, needle", [("nan", "no part matches"), ("", "no part matches"),
+                                           ("RTX 3090 Founders", "ambiguous")])
+def test_profile_owned_parts_are_catalog_parts(typed, needle, tmp_path, monkeypatch):
+    """Was stored as typed ('owns nan') and taken as a part by every later answer."""
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    assert_one_line_error(run("profile", "set", "--owned", typed), "--owned", needle)
+    assert not (tmp_path / "profile.json").exists()
+
+
+def test_profile_owned_name_is_stored_as_its_id(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    r = run("profile", "set", "--owned", "NVIDIA GeForce RTX 3090 Founders Edition", "--owned",
+            "gpu-nvidia-rtx3090-fe", "--json")
+    assert r.code == 0, r.text
+    assert json.loads(r.out)["profile"]["owned"] == ["gpu-nvidia-rtx3090-fe"]

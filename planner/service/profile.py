@@ -352,12 +352,30 @@ def peak_memory_gib(text: str, source: str) -> float:
 # ---- the user's actions (`planner profile set|show|clear`, the flags every command starts from) -------------------
 
 
+def owned_ids(typed: Any) -> tuple[str, ...]:
+    """The catalog ids of the parts a person says they own (ids or name fragments): an unknown or ambiguous one is
+    one line naming it, never stored (a stored 'nan' would be taken as a part by every later answer)."""
+    from planner.errors import UnknownPartError
+    from planner.service.catalogs import load_priced_catalog
+
+    catalog = load_priced_catalog()
+    ids = []
+    for query in typed:
+        try:
+            ids.append(catalog.find(str(query)).id)
+        except UnknownPartError as exc:
+            raise InputError(f"owned: {exc}", field="owned") from None
+    return tuple(dict.fromkeys(ids))
+
+
 def set_profile(changes: dict[str, Any], *, run_vram_log: Optional[Path] = None) -> tuple[Profile, Path]:
     """Change the given fields of the stored profile (None: keep the stored value); with `run_vram_log`, an nvidia-smi
     log of one run alone on its card, the VRAM per run is its peak memory.used (measured). The profile and its file."""
     if run_vram_log is not None:
         gib = peak_memory_gib(read_text_capped(run_vram_log, what="nvidia-smi log"), str(run_vram_log))
         changes = {**changes, "run_vram_gb": gib, "run_vram_source": f"measured: peak memory.used in {run_vram_log.name}"}
+    if changes.get("owned"):  # each a catalog part, stored by id, as recommend and check resolve them
+        changes = {**changes, "owned": owned_ids(changes["owned"])}
     return update_profile(lambda current: updated(current, changes)), profile_path()
 
 
