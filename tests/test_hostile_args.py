@@ -170,3 +170,11 @@ def test_profile_owned_name_is_stored_as_its_id(tmp_path, monkeypatch):
             "gpu-nvidia-rtx3090-fe", "--json")
     assert r.code == 0, r.text
     assert json.loads(r.out)["profile"]["owned"] == ["gpu-nvidia-rtx3090-fe"]
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["burnin", "--gpu", "RTX 4090", "--currency", "nan"], ["--currency", "--budget"]),  # was ignored silently
+    (["burnin", "--gpu", "RTX 4090", "--budget", "3000"], ["only one", "--budget and --gpu"]),
+])
+def test_burnin_says_which_options_clash(args, needles):
+    assert_one_line_error(run(*args), *needles)
