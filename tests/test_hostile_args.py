@@ -178,3 +178,22 @@ def test_profile_owned_name_is_stored_as_its_id(tmp_path, monkeypatch):
 ])
 def test_burnin_says_which_options_clash(args, needles):
     assert_one_line_error(run(*args), *needles)
+
+
+# ---------------------------------------------------------------- a file of the wrong kind
+
+
+@pytest.mark.parametrize("kind", ["binary", "utf16"])
+def test_doctor_watch_of_a_binary_or_utf16_file(kind, tmp_path):
+    """Was 'no metric columns recognised (got ��s t e p , l o s s )'."""
+    p = tmp_path / "metrics.csv"
+    p.write_bytes(bytes(range(256)) * 8 if kind == "binary" else "step,loss\n1,2.5\n".encode("utf-16"))
+    r = run("doctor", "watch", p, "--once")
+    assert_one_line_error(r, "metrics.csv", "NUL bytes", "UTF-8")
+
+
+@pytest.mark.parametrize("special", ["folder", "/dev/zero"])
+def test_share_import_of_a_folder_or_device(special, tmp_path):
+    """Was 'no such file, and not a build link or token' for a folder that exists."""
+    target = tmp_path if special == "folder" else special
+    assert_one_line_error(run("share", "import", target), "not a regular file")

@@ -59,6 +59,13 @@ def _is_file(source: str) -> bool:
         return False
 
 
+def _exists(source: str) -> bool:
+    try:
+        return len(source) < 4096 and Path(source).exists()
+    except OSError:
+        return False
+
+
 def _load_build(path: Path) -> SharedBuild:
     return SharedBuild.from_json(load_json(_read_text(path), str(path)))
 
@@ -159,6 +166,9 @@ def import_cmd(
         text = _read_text(Path(source))
     elif re.match(r"v\d+\.", source.strip()) or "b=" in source:
         text = source
+    elif _exists(source):  # a folder or a device: say so, not "no such file"
+        raise InputError(f"{source[:80]}: not a regular file (a folder or a device), cannot be a build list; give "
+                         "the file, a link or a token")
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
     result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)

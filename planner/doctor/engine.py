@@ -76,6 +76,9 @@ class MetricsFeed:
         if not lines:
             return
         if self.builder is None:
+            if "\x00" in lines[0]:  # what `doctor metrics` refuses, said the same way
+                raise InputError(f"{self.name}: NUL bytes in the first line: a binary file or UTF-16 text, not a "
+                                 "metrics CSV or JSONL; give the file the logger writes (UTF-8)")
             fmt = "jsonl" if lines[0].lstrip().lstrip("\ufeff").startswith("{") else "csv"
             self.builder = mio._Builder(self.name, fmt, self.columns)
         if self.builder.series.format == "jsonl":
