@@ -225,3 +225,17 @@ def test_a_relative_path_matches_the_option_that_named_it(tmp_path, monkeypatch)
     msg = os_error_message(_command, {"src": Path("in.csv"), "out": Path("cat"), "log": None},
                            PermissionError(13, "Permission denied", str(tmp_path / "cat" / "x.csv")))
     assert msg.startswith("cannot write") and "--out" in msg
+
+
+def test_share_import_keep_prices_with_a_planner_home_that_cannot_be_written(tmp_path, monkeypatch):
+    """A real posted list (tests/data/real/lists) with prices: each was refused with the same database error, one line
+    per price, under a verdict saying 'pass --keep-prices' although it was passed."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine", encoding="utf-8")
+    monkeypatch.setenv("PLANNER_HOME", str(blocker / "home"))
+    listing = Path(__file__).parent / "data" / "real" / "lists" / "friend_rtx5090_fr.md"
+    r = run("share", "import", listing, "--keep-prices")
+    assert r.code == 0, r.text
+    flat = " ".join(r.out.split())
+    assert "pass --keep-prices" not in flat and "kept none of the list's prices" in flat
+    assert flat.count("cannot create the price database") == 1 and "not kept (" in flat

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
@@ -224,11 +225,13 @@ def import_cmd(
                  "plans with them until `planner prices forget PART --shared`")
     else:
         basis = "today's catalog prices"
-        if result.list_prices:
+        if result.list_prices and keep_prices:
+            basis += "; --keep-prices kept none of the list's prices (why below)"
+        elif result.list_prices:
             basis += "; the list's own prices are not kept: pass --keep-prices to plan with them"
     console.print(styled("Verdict: " + verdict + "; total {} ({})", total, basis))
-    for why in refused:
-        console.print(styled("  [yellow]not kept[/]: {}", why))
+    for why, times in Counter(refused).items():  # one database error is said once, not once per price
+        console.print(styled("  [yellow]not kept[/]{}: {}", f" ({times} prices)" if times > 1 else "", why))
     if rep.sizing is not None:
         g = rep.build.get("gpu")
         gpus = f"{rep.build.gpu_count} x {g.name}, " if g is not None else ""
