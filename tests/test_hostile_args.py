@@ -197,3 +197,13 @@ def test_share_import_of_a_folder_or_device(special, tmp_path):
     """Was 'no such file, and not a build link or token' for a folder that exists."""
     target = tmp_path if special == "folder" else special
     assert_one_line_error(run("share", "import", target), "not a regular file")
+
+
+def test_a_negative_number_read_as_an_option_says_how_to_give_it(tmp_path, monkeypatch):
+    """Was only 'No such option: -5'; with `--` the value reaches the command, which says what is wrong with it."""
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    assert_one_line_error(run("prices", "add", "gpu-nvidia-rtx3090-fe", "-5"), "no such option: -5", "put -- before")
+    assert_one_line_error(run("prices", "add", "--", "gpu-nvidia-rtx3090-fe", "-5"), "price '-5'")
+    r = run("recommend", "3000", "--bogus")  # a misspelt option keeps click's own message, without the hint
+    assert_one_line_error(r, "--bogus")
+    assert "negative number" not in r.err

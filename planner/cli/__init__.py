@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from typing import Any, Optional
 
@@ -115,6 +116,9 @@ def main(argv: list[str] | None = None) -> None:
     except UsageError as exc:  # an unknown option, a missing argument, "abc" for a number
         if exc.format_message():  # empty when the help was shown for a bare command group
             hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            if re.fullmatch(r"No such option: -\d[\d.,_eE+-]*", exc.format_message()):  # `prices add PART -5`
+                hint = ("; a negative number reads as an option: to give it as a value, put -- before the values "
+                        f"(`{exc.ctx.command_path if exc.ctx is not None else 'planner'} -- ...`)" + hint)
             err_console.print(error_line(exc.format_message() + hint), soft_wrap=True)
         raise SystemExit(2)
     except ClickException as exc:
