@@ -239,3 +239,19 @@ def test_share_import_keep_prices_with_a_planner_home_that_cannot_be_written(tmp
     flat = " ".join(r.out.split())
     assert "pass --keep-prices" not in flat and "kept none of the list's prices" in flat
     assert flat.count("cannot create the price database") == 1 and "not kept (" in flat
+
+
+def test_a_missing_directory_is_made_where_the_command_owns_it(tmp_path, monkeypatch):
+    """--out, --db and PLANNER_HOME name places the planner keeps: a missing folder is created (unlike share export
+    -o, a file the user names, whose missing folder is an error above)."""
+    from test_import_pcpp import write_dataset
+
+    missing = tmp_path / "not" / "yet"
+    assert run("catalog", "generate", "--parts", "20", "--out", missing / "syn").code == 0
+    assert (missing / "syn" / "gpu.csv").is_file()
+    assert run("catalog", "import-pcpp", write_dataset(tmp_path / "src"), "--out", missing / "imp").code == 0
+    assert (missing / "imp" / "import-report.json").is_file()
+    assert run("prices", "add", "gpu-nvidia-rtx3090-fe", "700", "--db", missing / "db" / "p.sqlite").code == 0
+    monkeypatch.setenv("PLANNER_HOME", str(missing / "home"))
+    assert run("profile", "set", "--runs", "4").code == 0
+    assert (missing / "home" / "profile.json").is_file()
