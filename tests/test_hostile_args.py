@@ -207,3 +207,12 @@ def test_a_negative_number_read_as_an_option_says_how_to_give_it(tmp_path, monke
     r = run("recommend", "3000", "--bogus")  # a misspelt option keeps click's own message, without the hint
     assert_one_line_error(r, "--bogus")
     assert "negative number" not in r.err
+
+
+@pytest.mark.parametrize("args", [["speedup", "a" * 10000], ["check", "a" * 10000], ["costs", "--budget", "9x" * 5000],
+                                  ["burnin", "--gpu", "a" * 10000]])
+def test_a_pasted_10000_character_argument_is_not_echoed_whole(args):
+    """'unknown GPU ...' and 'no part matches ...' echoed all 10 000 characters: the one line filled the terminal."""
+    r = run(*args)
+    assert_one_line_error(r, "characters)")
+    assert len(r.err) < 400

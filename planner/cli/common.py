@@ -6,6 +6,7 @@ import functools
 import inspect
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -108,8 +109,22 @@ def print_unverified(console: Console, rows: list[tuple[str, Optional[str]]]) ->
             console.print(Text(f"    {name}: still to check: {what}"))
 
 
+LONG_WORD = 200  # characters: a run without spaces longer than this in an error is an echo of pasted input
+
+
+def _shortened(text: str) -> str:
+    """Each run of LONG_WORD+ characters without a space cut to its start and its length: a 10 000-character argument
+    echoed by 'unknown GPU ...' would fill the terminal and bury the one line."""
+    def cut(m: re.Match[str]) -> str:
+        word = m.group()
+        tail = re.search(r"[\'\")\];:,.]*$", word).group()  # type: ignore[union-attr]  # always matches
+        return f"{word[:60]}... ({len(word)} characters){tail}"
+
+    return re.sub(r"\S{%d,}" % (LONG_WORD + 1), cut, text)
+
+
 def error_line(message: object) -> Text:
-    return styled("[bold red]error:[/] {}", one_line(message))
+    return styled("[bold red]error:[/] {}", _shortened(one_line(message)))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
