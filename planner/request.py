@@ -87,6 +87,9 @@ class Request(BaseModel):
 
     @model_validator(mode="after")
     def _mode(self) -> "Request":
+        both = [p for p in self.pinned if p in set(self.excluded)]
+        if both:  # no build can hold and leave out a part: bad input, not "nothing fits"
+            raise InputError(f"{both[0]} is both pinned and excluded; drop one of --pin and --exclude for it")
         if self.runs_left is not None and self.runs_left > self.runs:
             raise InputError(f"runs left ({self.runs_left}) cannot exceed the runs in the sweep ({self.runs})")
         for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):

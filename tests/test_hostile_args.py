@@ -216,3 +216,9 @@ def test_a_pasted_10000_character_argument_is_not_echoed_whole(args):
     r = run(*args)
     assert_one_line_error(r, "characters)")
     assert len(r.err) < 400
+
+
+def test_a_part_pinned_and_excluded_is_bad_input_not_nothing_fits():
+    """Was exit 1 with 'drop the requirement use ... (pinned)': the request contradicts itself."""
+    r = run("recommend", "3000", "--pin", "gpu-nvidia-rtx5090-fe", "--exclude", "NVIDIA GeForce RTX 5090 Founders Edition")
+    assert_one_line_error(r, "gpu-nvidia-rtx5090-fe", "both pinned and excluded")
