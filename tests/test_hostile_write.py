@@ -255,3 +255,20 @@ def test_a_missing_directory_is_made_where_the_command_owns_it(tmp_path, monkeyp
     monkeypatch.setenv("PLANNER_HOME", str(missing / "home"))
     assert run("profile", "set", "--runs", "4").code == 0
     assert (missing / "home" / "profile.json").is_file()
+
+
+def test_doctor_watch_state_under_a_file(tmp_path):
+    """Said '... Not a directory; a symbolic link is refused); delete it': there is nothing to delete."""
+    metrics = tmp_path / "metrics.csv"
+    metrics.write_text("step,loss\n1,2.5\n2,2.4\n", encoding="utf-8")
+    (tmp_path / "a-file").write_text("mine", encoding="utf-8")
+    line = error_line(run("doctor", "watch", metrics, "--once", "--state", tmp_path / "a-file" / "state.json"))
+    assert "a file stands in its path" in line and "--state" in line and "delete it" not in line
+
+
+@pytest.mark.parametrize("blocked", KINDS, indirect=True)
+def test_doctor_watch_state_that_cannot_be_written(blocked, tmp_path):
+    metrics = tmp_path / "metrics.csv"
+    metrics.write_text("step,loss\n1,2.5\n2,2.4\n", encoding="utf-8")
+    line = error_line(run("doctor", "watch", metrics, "--once", "--state", blocked / "state.json"))
+    assert str(blocked / "state.json") in line and "--state" in line

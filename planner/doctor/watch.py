@@ -130,6 +130,9 @@ class Watch:
             fd = os.open(self.state_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
             return {}
+        except NotADirectoryError:  # a file stands where a folder of the path should be: nothing to delete
+            raise InputError(f"{self.state_path}: cannot read the watch state (a file stands in its path); pass "
+                             "--state a path in a folder") from None
         except OSError as exc:
             raise InputError(f"{self.state_path}: cannot open the watch state ({exc.strerror or exc}; a symbolic link "
                              "is refused); delete it or pass --state") from None
