@@ -272,3 +272,13 @@ def test_doctor_watch_state_that_cannot_be_written(blocked, tmp_path):
     metrics.write_text("step,loss\n1,2.5\n2,2.4\n", encoding="utf-8")
     line = error_line(run("doctor", "watch", metrics, "--once", "--state", blocked / "state.json"))
     assert str(blocked / "state.json") in line and "--state" in line
+
+
+@pytest.mark.parametrize("blocked", KINDS, indirect=True)
+def test_calibrate_with_a_planner_home_that_cannot_be_written(blocked, monkeypatch):
+    """A real nanoGPT log (tests/data/real/training, issue 110): the measurement is read, then its store cannot be
+    written; the line names the store and PLANNER_HOME."""
+    monkeypatch.setenv("PLANNER_HOME", str(blocked))
+    log = Path(__file__).parent / "data" / "real" / "training" / "nanogpt_issue110_8xA100.log"
+    line = error_line(run("calibrate", log, "--gpu", "A100 40GB"))
+    assert "cannot write the calibration store" in line and str(blocked) in line and "PLANNER_HOME" in line
