@@ -222,3 +222,16 @@ def test_a_part_pinned_and_excluded_is_bad_input_not_nothing_fits():
     """Was exit 1 with 'drop the requirement use ... (pinned)': the request contradicts itself."""
     r = run("recommend", "3000", "--pin", "gpu-nvidia-rtx5090-fe", "--exclude", "NVIDIA GeForce RTX 5090 Founders Edition")
     assert_one_line_error(r, "gpu-nvidia-rtx5090-fe", "both pinned and excluded")
+
+
+@pytest.mark.parametrize("content, needle", [(bytes(range(256)) * 8, "looks binary"), (b"", "is empty"),
+                                             (b"  \n", "is empty")])
+def test_prices_extract_of_a_file_that_is_no_page(content, needle, tmp_path):
+    """Was exit 0 'no price on this page' for a binary file, /dev/zero or an empty file."""
+    p = tmp_path / "page.html"
+    p.write_bytes(content)
+    assert_one_line_error(run("prices", "extract", p), "page.html", needle)
+
+
+def test_prices_extract_of_dev_zero():
+    assert_one_line_error(run("prices", "extract", "/dev/zero"), "looks binary")
