@@ -235,3 +235,19 @@ def test_prices_extract_of_a_file_that_is_no_page(content, needle, tmp_path):
 
 def test_prices_extract_of_dev_zero():
     assert_one_line_error(run("prices", "extract", "/dev/zero"), "looks binary")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["fx", "show"], ["catalog", "list", "--json"]])
+def test_output_to_a_full_device_is_one_line_not_a_bug(args, tmp_path):
+    """`planner catalog list > /dev/full` said 'internal error (a bug in planner): OSError: [Errno 28]'."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PLANNER_HOME": str(tmp_path)}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "planner", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120)
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: cannot write (No space left on device)") and "bug" not in lines[0]

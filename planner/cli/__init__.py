@@ -6,11 +6,12 @@ typer and this file, not OR-Tools or pandas (benchmarks/bench_cli_startup.py mea
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import re
 import sys
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -141,14 +142,33 @@ def main(argv: list[str] | None = None) -> None:
         except (OSError, ValueError):
             pass
         raise SystemExit(141)  # 128 + SIGPIPE, as a shell reports it
+    except OSError as exc:
+        if exc.errno not in _DEVICE_FULL or debug:
+            _internal_error(exc, debug)
+        # the output (or a file written without a name) hit a full or failing device: the machine, not a bug
+        err_console.print(error_line(f"cannot write ({exc.strerror or exc}): free some space, or send the output "
+                                     "elsewhere"), soft_wrap=True)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise SystemExit(2)
     except BaseException as exc:  # the boundary: anything else is our bug, said so in one line
-        if debug:
-            raise
-        err_console.print(styled("[bold red]internal error (a bug in planner):[/] {}: {}; rerun with --debug "
-                                 "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
-                          soft_wrap=True)
-        raise SystemExit(1)
+        _internal_error(exc, debug)
     finally:
         raw_args.reset(token)
     if isinstance(code, int) and code:
         raise SystemExit(code)
+
+
+_DEVICE_FULL = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _internal_error(exc: BaseException, debug: bool) -> NoReturn:
+    """Our bug: one line and exit 1, or the traceback with --debug."""
+    if debug:
+        raise exc
+    err_console.print(styled("[bold red]internal error (a bug in planner):[/] {}: {}; rerun with --debug "
+                             "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
+                      soft_wrap=True)
+    raise SystemExit(1)
