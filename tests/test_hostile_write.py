@@ -136,6 +136,17 @@ def test_http_cache_in_a_folder_that_cannot_be_written(blocked):
     assert "PLANNER_HOME" in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_file_in_the_way_is_named_not_file_exists(tmp_path, monkeypatch):
+    """mkdir under a file said 'File exists' (EEXIST) for the HTTP cache: now the file in the way is named."""
+    from planner.errors import InputError
+    from planner.prices.http_cache import HttpCache
+
+    (tmp_path / "a-file").write_text("mine", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        HttpCache(tmp_path / "a-file" / "http-cache.sqlite")
+    assert f"{tmp_path / 'a-file'} is a file, not a folder" in str(err.value) and "File exists" not in str(err.value)
+
+
 # ---------------------------------------------------------------- empty paths
 
 
