@@ -213,7 +213,7 @@ def _command(
 def test_the_operation_comes_from_the_option_that_named_the_file(tmp_path, errno_name):
     import errno
 
-    from planner.cli.common import os_error_message
+    from planner.cli.argcheck import os_error_message
 
     code = getattr(errno, errno_name)
     kwargs = {"src": tmp_path / "in.csv", "out": tmp_path / "cat", "log": str(tmp_path / "run.log")}
@@ -230,7 +230,7 @@ def test_the_operation_comes_from_the_option_that_named_the_file(tmp_path, errno
 
 
 def test_a_relative_path_matches_the_option_that_named_it(tmp_path, monkeypatch):
-    from planner.cli.common import os_error_message
+    from planner.cli.argcheck import os_error_message
 
     monkeypatch.chdir(tmp_path)
     msg = os_error_message(_command, {"src": Path("in.csv"), "out": Path("cat"), "log": None},

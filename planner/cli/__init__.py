@@ -17,7 +17,8 @@ import typer
 from typer.core import TyperGroup
 
 from planner import __version__
-from planner.cli.common import err_console, error_line, raw_args, styled
+from planner.cli.argcheck import raw_args
+from planner.cli.common import err_console, error_line, styled
 from planner.errors import PlannerError
 
 try:  # typer >= 0.2x carries its own copy of click; its exceptions are the ones raised
