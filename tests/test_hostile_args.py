@@ -251,3 +251,16 @@ def test_output_to_a_full_device_is_one_line_not_a_bug(args, tmp_path):
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith("error: cannot write (No space left on device)") and "bug" not in lines[0]
+
+
+@pytest.mark.parametrize("option", ["--kernel-log", "--smi-log", "--state"])
+def test_doctor_watch_empty_side_option(option, metrics_csv):
+    """'' was dropped silently: the file the user meant was never watched."""
+    assert_one_line_error(run("doctor", "watch", metrics_csv, "--once", option, ""), f"{option} is empty")
+
+
+def test_doctor_watch_side_log_that_does_not_exist_yet_is_said(metrics_csv, tmp_path):
+    """A typo in --kernel-log passed unseen (exit 0, no word); a log a logger creates later is still allowed."""
+    r = run("doctor", "watch", metrics_csv, "--once", "--kernel-log", tmp_path / "kern-typo.log")
+    assert r.code == 0, r.text
+    assert "--kernel-log" in r.err and "does not exist yet" in " ".join(r.err.split())
