@@ -264,3 +264,24 @@ def test_doctor_watch_side_log_that_does_not_exist_yet_is_said(metrics_csv, tmp_
     r = run("doctor", "watch", metrics_csv, "--once", "--kernel-log", tmp_path / "kern-typo.log")
     assert r.code == 0, r.text
     assert "--kernel-log" in r.err and "does not exist yet" in " ".join(r.err.split())
+
+
+def test_an_exclude_brand_no_part_carries_is_said():
+    """'--exclude-brand Zotak' left nothing out and said nothing: the user thought ZOTAC cards were excluded."""
+    r = run("recommend", "3000", "--exclude-brand", "Zotak")
+    assert r.code == 0, r.text
+    flat = " ".join(r.out.split())
+    assert "brand 'Zotak' left out nothing" in flat and "Zotac" in flat
+
+
+def test_exclude_brand_is_read_in_any_case_by_the_capacity_notes_too():
+    """The solver compared brands lower-cased, the catalog-gap check exactly: both now agree."""
+    from planner.catalog.load import load_catalog
+    from planner.request import Request
+    from planner.service.capacity import _priced
+
+    cat = load_catalog()
+    zotac = [p.id for p in cat.by_category("gpu") if p.brand.lower() == "zotac"]
+    assert zotac
+    left = {p.id for p in _priced(cat, "gpu", Request.parse(budget="3000", excluded_brands=("zotac",)))}
+    assert not left & set(zotac)
