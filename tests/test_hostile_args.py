@@ -153,7 +153,7 @@ def test_costs_owned_part_that_is_not_in_the_plan(tmp_path):
     assert run("costs", "--build", plan, "--owned", cpu).code == 0
 
 
-@pytest.mark.parametrize("typed, needle", [("nan", "no part matches"), ("", "no part matches"),
+@pytest.mark.parametrize("typed, needle", [("nan", "no part matches"), ("", "--owned is empty"),
                                            ("RTX 3090 Founders", "ambiguous")])
 def test_profile_owned_parts_are_catalog_parts(typed, needle, tmp_path, monkeypatch):
     """Was stored as typed ('owns nan') and taken as a part by every later answer."""
@@ -285,3 +285,17 @@ def test_exclude_brand_is_read_in_any_case_by_the_capacity_notes_too():
     assert zotac
     left = {p.id for p in _priced(cat, "gpu", Request.parse(budget="3000", excluded_brands=("zotac",)))}
     assert not left & set(zotac)
+
+
+@pytest.mark.parametrize("args, option", [
+    (["recommend", "3000", "--currency", ""], "--currency"),  # was taken as not given: EUR, unseen
+    (["costs", "--budget", "3000", "--provider", ""], "--provider"),  # an empty filter matched every provider
+    (["prices", "add", "gpu-nvidia-rtx3090-fe", "700", "--shop", "  "], "--shop"),  # stored as 'you'
+    (["check", "gpu-nvidia-rtx5090-fe", "--owned", ""], "--owned"),
+    (["recommend", "3000", "--exclude-brand", ""], "--exclude-brand"),
+])
+def test_an_empty_option_is_named_not_dropped(args, option, tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANNER_HOME", str(tmp_path))
+    if args[0] == "prices":
+        args = [*args, "--db", str(tmp_path / "p.sqlite")]
+    assert_one_line_error(run(*args), f"{option} is empty")

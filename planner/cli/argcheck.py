@@ -66,17 +66,19 @@ def check_text(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
 
 
 def check_blank_arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
-    """A positional argument typed as "" (or only spaces) is refused by name, before a reader calls the current
-    folder a log or looks up a part named ''."""
+    """An argument or option typed as "" (or only spaces) is refused by name, before a reader calls the current
+    folder a log, a part named '' is looked up, or an option is dropped as if not given (`--currency ""`)."""
     params = inspect.signature(fn).parameters
     names = None
     for key, value in kwargs.items():
-        if type(getattr(params.get(key), "default", None)).__name__ != "ArgumentInfo":
+        kind = type(getattr(params.get(key), "default", None)).__name__
+        if kind not in ("ArgumentInfo", "OptionInfo"):
             continue
         for v in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(v, str) and not v.strip():
                 names = names or option_names(fn)
-                raise InputError(f"{names.get(key, key)} is empty; give a value (see --help)")
+                what = "give a value (see --help)" if kind == "ArgumentInfo" else "give a value or leave the option out"
+                raise InputError(f"{names.get(key, key)} is empty; {what}")
 
 
 def check_empty_paths(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
