@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -18,6 +19,10 @@ from planner.errors import InputError
 def fs_error(path: Path, exc: OSError, what: str, fix: str | None = None) -> InputError:
     """A file-system failure as one line naming the file and the fix (by default: PLANNER_HOME must be writable)."""
     why = exc.strerror or str(exc)
+    if exc.errno == errno.EEXIST and exc.filename:  # mkdir met a file where a folder of the path should be
+        why = f"{exc.filename} is a file, not a folder"
+    elif exc.errno == errno.ENOTDIR and exc.filename:
+        why = f"Not a directory (a file stands in the path {exc.filename})"
     hint = fix or f"check PLANNER_HOME ({path.parent}) is a writable directory with free space"
     return InputError(f"cannot write {what} {path}: {why}; {hint}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -13,7 +14,12 @@ class PlannerError(Exception):
 
 
 class InputError(PlannerError):
-    """Bad user input (CLI arguments, form values, uploaded files)."""
+    """Bad user input (CLI arguments, form values, uploaded files). `field` names the model field at fault when the
+    message starts with it (`validation_message`), so a front end can say it as its user typed it (`--gpus`)."""
+
+    def __init__(self, message: object = "", *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class CatalogError(PlannerError):
@@ -50,4 +56,12 @@ def validation_message(exc: "ValidationError", what: str = "value") -> str:
     where = ".".join(str(p) for p in err["loc"]).replace("_", " ") or what
     shown = repr(err.get("input"))
     shown = shown if len(shown) <= 60 else shown[:60] + "..."
-    return f"{where}: {err['msg']} (got {shown})"
+    # a bound written as a fraction (1/60 h) reads as 0.01667, not 0.016666666666666666
+    msg = re.sub(r"\d+\.\d{6,}", lambda m: f"{float(m.group()):.4g}", str(err["msg"]))
+    return f"{where}: {msg} (got {shown})"
+
+
+def validation_field(exc: "ValidationError") -> str | None:
+    """The top-level field of the first error of a pydantic ValidationError (None for a model-wide one)."""
+    loc = exc.errors()[0].get("loc") or ()
+    return str(loc[0]) if loc else None

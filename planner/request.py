@@ -12,11 +12,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from planner.errors import InputError, validation_message
+from planner.errors import InputError, validation_field, validation_message
 from planner.money import CurrencyCode, parse_decimal, read_budget_fields
 from planner.vocab import Precision, Workload
 
-from planner.settings import (DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
+from planner.settings import (MAX_MACHINE_W, DEFAULT_ALTERNATIVES, DEFAULT_BASELINE_HOURS, DEFAULT_MIN_STORAGE_GB, DEFAULT_RUNS,
                               MAX_ALTERNATIVES, MAX_GPUS, POWER_FRACTION_MAX, POWER_FRACTION_MIN)
 
 
@@ -40,7 +40,7 @@ class Request(BaseModel):
     excluded_brands: tuple[str, ...] = ()  # board makers: the brand on the box (PNY, ASUS, NVIDIA for a Founders Edition)
     excluded_chip_makers: tuple[str, ...] = ()  # GPU chip makers; service.capacity.with_chip_makers_excluded applies it
     cooler_type: Optional[Literal["air", "aio"]] = None
-    max_wall_w: Optional[int] = Field(default=None, gt=0, le=100_000)
+    max_wall_w: Optional[int] = Field(default=None, gt=0, le=MAX_MACHINE_W)
     min_speedup: Optional[float] = Field(default=None, ge=0, le=10_000)
     deadline_hours: Optional[float] = Field(default=None, ge=1 / 60, le=1_000_000)  # a minute .. a century
     # which end of the sweep's range the solver holds to the deadline; the pipeline asks for the slow end first and
@@ -87,6 +87,9 @@ class Request(BaseModel):
 
     @model_validator(mode="after")
     def _mode(self) -> "Request":
+        both = [p for p in self.pinned if p in set(self.excluded)]
+        if both:  # no build can hold and leave out a part: bad input, not "nothing fits"
+            raise InputError(f"{both[0]} is both pinned and excluded; drop one of --pin and --exclude for it")
         if self.runs_left is not None and self.runs_left > self.runs:
             raise InputError(f"runs left ({self.runs_left}) cannot exceed the runs in the sweep ({self.runs})")
         for name in ("min_vram_gb", "min_speedup", "deadline_hours", "baseline_hours"):
@@ -106,7 +109,7 @@ class Request(BaseModel):
             cause = exc.errors()[0].get("ctx", {}).get("error")
             if isinstance(cause, InputError):
                 raise cause from None
-            raise InputError(validation_message(exc, "request")) from None
+            raise InputError(validation_message(exc, "request"), field=validation_field(exc)) from None
 
     def check_plannable(self) -> None:
         """A request the solver can answer: best mode needs a budget (a shared build's inputs may have none)."""

@@ -40,6 +40,8 @@ GPU_HOT_C = 83.0
 # GPUs a log or a rented cluster may name (nvidia-smi logs, `planner sweep --count`, a burn-in plan): a sanity
 # bound on what a file or flag says, not a build size. Rented GPUs: the most `planner costs` considers by default.
 MAX_GPUS_SEEN = 64
+# The most a workstation can draw, in W (a wall cap, --wall-power, --draw-w): beyond this a value is a typo, not a PC.
+MAX_MACHINE_W = 100_000
 DEFAULT_MAX_RENTED_GPUS = 8
 
 # The planner's version, defined here once: pyproject reads it ([tool.setuptools.dynamic]), `planner --version` prints

@@ -14,7 +14,7 @@ PROBE = ("import sys; sys.argv = ['planner', {arg!r}]\n"
          "from planner.cli import main\n"
          "try:\n    main()\nexcept SystemExit:\n    pass\n"
          "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('ortools', 'pandas', 'numpy', 'pydantic')"
-         " or m.startswith('planner.cli.') and m != 'planner.cli.common')\n"
+         " or m.startswith('planner.cli.') and m not in ('planner.cli.common', 'planner.cli.argcheck'))\n"
          "print('HEAVY', heavy)")
 
 

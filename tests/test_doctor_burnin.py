@@ -223,7 +223,7 @@ def test_the_plan_of_a_saved_build_uses_its_gpus(tmp_path):
 
 @pytest.mark.parametrize("args, reason", [
     ([], "give one of"),
-    (["--gpu", "RTX 5090", "--budget", "7000"], "give one of"),
+    (["--gpu", "RTX 5090", "--budget", "7000"], "only one of --budget, --build or --gpu (got --budget and --gpu)"),  # names the clash
     (["--gpu", "RTX 9999"], "unknown GPU"),
     (["--gpu", "RTX 5090", "--os", "mac"], "--os"),
     (["--gpu", "RTX 5090", "--runs", "0"], "--runs"),

@@ -281,7 +281,8 @@ def test_extract_cli_reads_dev_zero_bounded() -> None:
     from planner.cli import app
 
     res = CliRunner().invoke(app, ["prices", "extract", "/dev/zero", "--json"])
-    assert res.exit_code == 0 and json.loads(res.output)["offers"] == []
+    # read bounded (MAX_PAGE_BYTES), then refused in one line: NUL bytes are no saved page (it was "no offers", exit 0)
+    assert res.exit_code == 2 and "looks binary" in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
 def test_rdfa_product_is_read_through_extruct() -> None:

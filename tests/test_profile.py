@@ -51,7 +51,7 @@ def test_vram_per_run_measured_from_an_nvidia_smi_log(tmp_path, monkeypatch) -> 
 @pytest.mark.parametrize("args, needle", [
     (("profile", "set"), "nothing to set"),
     (("profile", "set", "--precision", "fp16"), "precision"),
-    (("profile", "set", "--model-params", "-3"), "model params"),
+    (("profile", "set", "--model-params", "-3"), "--model-params: "),  # the option as typed, not the field
     (("profile", "set", "--run-vram-gb", "4", "--run-vram-log", "x.csv"), "not both"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, monkeypatch, args, needle) -> None:

@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Optional
 
+from planner.atomicfile import fs_error
 from planner.catalog.load import SHIPPED_DATA_DIR, load_chips
 from planner.catalog.models import CATEGORIES, PART_TYPES
 
@@ -92,6 +93,15 @@ def generate(out_dir: Path, n_parts: int, seed: int = 0, chips_dir: Optional[Pat
     r = random.Random(seed)
     chips = [c for c in load_chips(chips_dir or SHIPPED_DATA_DIR).values() if c.segment != "datacenter"]
     out = Path(out_dir)
+    try:
+        _write_all(out, r, chips, n_parts)
+    except OSError as exc:  # a read-only, missing or full --out: one line naming it, as the importer says it
+        fix = f"check --out {out} is a writable directory with free space"
+        raise fs_error(out, exc, "the synthetic catalog", fix) from None
+    return out
+
+
+def _write_all(out: Path, r: random.Random, chips: list[Any], n_parts: int) -> None:
     (out / "offers").mkdir(parents=True, exist_ok=True)
     today = date.today().isoformat()
     for cat in CATEGORIES:
@@ -110,4 +120,3 @@ def generate(out_dir: Path, n_parts: int, seed: int = 0, chips_dir: Optional[Pat
                 w.writerow({k: row.get(k, "") for k in fields})
                 wo.writerow([pid, f"{price:.2f}", "EUR", "new", "synthetic", "", today, "estimate",
                              "synthetic price for benchmarks"])
-    return out

@@ -6,15 +6,18 @@ typer and this file, not OR-Tools or pandas (benchmarks/bench_cli_startup.py mea
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
+import re
 import sys
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 from typer.core import TyperGroup
 
 from planner import __version__
+from planner.cli.argcheck import raw_args
 from planner.cli.common import err_console, error_line, styled
 from planner.errors import PlannerError
 
@@ -109,11 +112,15 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = DEBUG_FLAG in args
     args = [a for a in args if a != DEBUG_FLAG]
+    token = raw_args.set(tuple(args))  # handle_errors tells an empty path from a "." the user typed
     try:
         code = app(args=args, prog_name="planner", standalone_mode=False)
     except UsageError as exc:  # an unknown option, a missing argument, "abc" for a number
         if exc.format_message():  # empty when the help was shown for a bare command group
             hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            if re.fullmatch(r"No such option: -\d[\d.,_eE+-]*", exc.format_message()):  # `prices add PART -5`
+                hint = ("; a negative number reads as an option: to give it as a value, put -- before the values "
+                        f"(`{exc.ctx.command_path if exc.ctx is not None else 'planner'} -- ...`)" + hint)
             err_console.print(error_line(exc.format_message() + hint), soft_wrap=True)
         raise SystemExit(2)
     except ClickException as exc:
@@ -136,12 +143,33 @@ def main(argv: list[str] | None = None) -> None:
         except (OSError, ValueError):
             pass
         raise SystemExit(141)  # 128 + SIGPIPE, as a shell reports it
+    except OSError as exc:
+        if exc.errno not in _DEVICE_FULL or debug:
+            _internal_error(exc, debug)
+        # the output (or a file written without a name) hit a full or failing device: the machine, not a bug
+        err_console.print(error_line(f"cannot write ({exc.strerror or exc}): free some space, or send the output "
+                                     "elsewhere"), soft_wrap=True)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise SystemExit(2)
     except BaseException as exc:  # the boundary: anything else is our bug, said so in one line
-        if debug:
-            raise
-        err_console.print(styled("[bold red]internal error (a bug in planner):[/] {}: {}; rerun with --debug "
-                                 "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
-                          soft_wrap=True)
-        raise SystemExit(1)
+        _internal_error(exc, debug)
+    finally:
+        raw_args.reset(token)
     if isinstance(code, int) and code:
         raise SystemExit(code)
+
+
+_DEVICE_FULL = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _internal_error(exc: BaseException, debug: bool) -> NoReturn:
+    """Our bug: one line and exit 1, or the traceback with --debug."""
+    if debug:
+        raise exc
+    err_console.print(styled("[bold red]internal error (a bug in planner):[/] {}: {}; rerun with --debug "
+                             "for the traceback", type(exc).__name__, " ".join(str(exc).split())[:300]),
+                      soft_wrap=True)
+    raise SystemExit(1)

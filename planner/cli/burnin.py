@@ -21,9 +21,14 @@ def _build(budget: Optional[str], build: Optional[Path], gpu: Optional[str], cur
     from planner.cli.perf import _parse_gpu_spec
     from planner.service import SpeedQueries
 
-    given = [x for x in (budget, build, gpu) if x is not None]
-    if len(given) != 1:
+    given = [name for name, x in (("--budget", budget), ("--build", build), ("--gpu", gpu)) if x is not None]
+    if len(given) > 1:
+        raise InputError(f"give only one of --budget, --build or --gpu (got {' and '.join(given)})")
+    if not given:
         raise InputError("give one of --budget AMOUNT, --build FILE.json or --gpu '2x RTX 5090'")
+    if currency is not None and budget is None:  # else a typo in it would pass unseen
+        raise InputError("--currency goes with --budget (the currency of the amount); leave it out with "
+                         f"{given[0]}")
     if gpu is not None:
         name, n = _parse_gpu_spec(gpu, 1)
         if not 1 <= n <= 64:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import json
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any, Callable, NoReturn, Optional, TypeVar
@@ -14,6 +14,8 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from planner.cli.argcheck import (check_blank_arguments, check_empty_paths, check_text, option_names,
+                                  os_error_message, said_as_typed)
 from planner.errors import InfeasibleError, PlannerError
 from planner.textsafe import json_text, one_line, rich_escape, terminal_text
 from planner.validation import finite_number
@@ -105,8 +107,22 @@ def print_unverified(console: Console, rows: list[tuple[str, Optional[str]]]) ->
             console.print(Text(f"    {name}: still to check: {what}"))
 
 
+LONG_WORD = 200  # characters: a run without spaces longer than this in an error is an echo of pasted input
+
+
+def _shortened(text: str) -> str:
+    """Each run of LONG_WORD+ characters without a space cut to its start and its length: a 10 000-character argument
+    echoed by 'unknown GPU ...' would fill the terminal and bury the one line."""
+    def cut(m: re.Match[str]) -> str:
+        word = m.group()
+        tail = re.search(r"[\'\")\];:,.]*$", word).group()  # type: ignore[union-attr]  # always matches
+        return f"{word[:60]}... ({len(word)} characters){tail}"
+
+    return re.sub(r"\S{%d,}" % (LONG_WORD + 1), cut, text)
+
+
 def error_line(message: object) -> Text:
-    return styled("[bold red]error:[/] {}", one_line(message))
+    return styled("[bold red]error:[/] {}", _shortened(one_line(message)))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -115,14 +131,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _option_names(fn: Callable[..., Any]) -> dict[str, str]:
-    """Python parameter name -> the option as typed (`min_vram` -> `--min-vram`)."""
-    names = {}
-    for name, param in inspect.signature(fn).parameters.items():
-        decls = getattr(param.default, "param_decls", None) or ()
-        longs = [d for d in decls if d.startswith("--")]
-        names[name] = longs[0] if longs else name.replace("_", "-")
-    return names
 
 
 def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
@@ -131,7 +139,7 @@ def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
     for key, value in kwargs.items():
         for v in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                names = names or _option_names(fn)
+                names = names or option_names(fn)
                 finite_number(v, names.get(key, key))
 
 
@@ -142,12 +150,19 @@ def handle_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             check_numbers(fn, kwargs)
+            check_text(fn, kwargs)
+            check_blank_arguments(fn, kwargs)
+            check_empty_paths(fn, kwargs)
             return fn(*args, **kwargs)
         except InfeasibleError as exc:
             fail(str(exc), code=1)  # a result (nothing fits), not bad input
         except PlannerError as exc:
-            fail(str(exc))
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            fail(f"cannot read {getattr(exc, 'filename', None) or exc}: {exc.strerror or exc}")
+            fail(said_as_typed(fn, exc))
+        except OSError as exc:
+            if exc.filename not in (None, ""):
+                fail(os_error_message(fn, kwargs, exc))
+            if isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)):
+                fail(f"a file could not be opened: {exc.strerror or exc}")
+            raise  # no file involved (a network error...): the boundary reports it
 
     return wrapper  # type: ignore[return-value]

@@ -16,7 +16,7 @@ from planner.errors import FetchError, InfeasibleError, InputError
 from planner.fx import ECB_DAILY_URL, Rates, load_rates, refresh
 from planner.money import check_currency, format_money, parse_amount, parse_decimal, read_amount
 from planner.request import Request
-from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS
+from planner.settings import DEFAULT_BASELINE_HOURS, DEFAULT_MAX_RENTED_GPUS, DEFAULT_RUNS, MAX_MACHINE_W
 from planner.service import Comparison, CostParams, CostWorkload, ResaleCurve, purchase_from_plan, read_plan
 from planner.vocab import BASELINE_CHIP
 
@@ -219,8 +219,8 @@ def costs(
     """Rent or buy: time and cost to finish a sweep on a build vs cloud GPUs, with break-even."""
     if budget is not None and build is not None:
         raise InputError("pass either --budget or --build, not both")
-    if draw_w is not None and draw_w <= 0:
-        raise InputError(f"--draw-w must be positive (got {draw_w:g})")
+    if draw_w is not None and not 0 < draw_w <= MAX_MACHINE_W:
+        raise InputError(f"--draw-w must be a positive number of watts up to {MAX_MACHINE_W} (got {draw_w:g})")
     if limit < 0:
         raise InputError("--limit must be >= 0")
     if any(n < 1 for n in gpus):
@@ -231,6 +231,7 @@ def costs(
 
     from planner.service import profile_store
 
+    given_owned = list(owned)  # typed here; the profile's owned parts may belong to another build
     prof = profile_store().apply(model_params=model_params, workload=workload, precision=precision, runs=runs,
                          baseline_hours=hours, run_vram_gb=None, owned=tuple(owned))
     model_params, workload, precision, hours = (prof.values[k] for k in ("model_params", "workload", "precision",
@@ -257,7 +258,13 @@ def costs(
     notes: list[str] = list(rates.warnings)
     the_build: Optional[Any] = None
     if build is not None:
-        the_build, more = purchase_from_plan(read_plan(build), rates, cur, owned=set(owned), draw_w=draw_w)
+        the_plan = read_plan(build)
+        in_plan = {line.part_id for line in the_plan.parts}
+        strangers = [p for p in given_owned if p not in in_plan]
+        if strangers:  # it would be ignored silently, and the build costed as if you owned nothing
+            raise InputError(f"--owned {strangers[0]!r} is not a part of {build.name}; its parts are "
+                             f"{', '.join(sorted(in_plan))}")
+        the_build, more = purchase_from_plan(the_plan, rates, cur, owned=set(owned), draw_w=draw_w)
         notes += more
     elif typed is not None:  # --budget given
         the_build = _solver_build(typed.value, cur, work, tuple(owned), rates)

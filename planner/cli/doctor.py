@@ -6,6 +6,7 @@ import json
 import math
 import sys
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
@@ -14,7 +15,7 @@ from rich.table import Table
 
 from planner.service import EventReport, MetricsReport, Signal, Watch, WatchOptions, diagnose
 from planner.settings import GPU_HOT_C
-from planner.cli.common import emit_json, emit_text, handle_errors
+from planner.cli.common import emit_json, emit_text, err_console, handle_errors
 from planner.cli.common import markup_console as console
 from planner.errors import InputError
 
@@ -248,12 +249,19 @@ def watch_cmd(
             where = "" if signal.step is None else f" (step {signal.step:g})"
             console.print(f"{signal.kind}{where}: {signal.message}", markup=False, highlight=False)
 
+    for option, value in (("--kernel-log", kernel_log), ("--smi-log", smi_log), ("--state", state)):
+        if value is not None and not value.strip():  # '' would be dropped silently: the file never watched
+            raise InputError(f"{option} is empty; give a file (or leave the option out)")
     watcher = Watch(WatchOptions(metrics=metrics_file, kernel_log=kernel_log, smi_log=smi_log, actions=actions,
                                  cooldown_s=cooldown_s, hang_min=hang_min, interval_s=interval_s, state_path=state,
                                  temp_limit_c=temp_limit, columns=column or [], expected_steps=expected_steps), emit)
     if not json_out:
         console.print(f"{'resuming' if watcher.resumed else 'watching'} {metrics_file} (state in "
                       f"{watcher.state_path})", markup=False, highlight=False)
+    for option, value in (("--kernel-log", kernel_log), ("--smi-log", smi_log)):
+        if value and not Path(value).exists():  # a logger may create it later; a typo should not pass unseen
+            err_console.print(f"note: {option} {value} does not exist yet; the watch reads it once it appears",
+                              markup=False, highlight=False)
     said_ignored = False
 
     def poll_and_tell() -> list[Signal]:

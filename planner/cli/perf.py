@@ -147,6 +147,10 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """Hours per run, wall time for the whole sweep and energy, on a GPU (or N of them) or a recommended build."""
+        if run_vram_gb is not None:  # the bound recommend applies (a run takes more than 0 and at most 1024 GiB)
+            from planner.request import Request
+
+            Request.parse(run_vram_gb=run_vram_gb)
         prof = _profile(model_params=model_params, workload=workload, precision=precision, runs=runs,
                         baseline_hours=hours, run_vram_gb=run_vram_gb)
         model_params, workload, precision, hours, run_vram_gb = (prof.values[k] for k in (

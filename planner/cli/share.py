@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
@@ -56,6 +57,13 @@ def _is_file(source: str) -> bool:
     try:
         return len(source) < 4096 and Path(source).is_file()
     except OSError:  # e.g. a name too long for the file system
+        return False
+
+
+def _exists(source: str) -> bool:
+    try:
+        return len(source) < 4096 and Path(source).exists()
+    except OSError:
         return False
 
 
@@ -159,6 +167,9 @@ def import_cmd(
         text = _read_text(Path(source))
     elif re.match(r"v\d+\.", source.strip()) or "b=" in source:
         text = source
+    elif _exists(source):  # a folder or a device: say so, not "no such file"
+        raise InputError(f"{source[:80]}: not a regular file (a folder or a device), cannot be a build list; give "
+                         "the file, a link or a token")
     else:
         raise InputError(f"{source[:80]}: no such file, and not a build link or token")
     result = import_build(text, load_priced_catalog(), currency=currency, picks=picks)
@@ -214,11 +225,13 @@ def import_cmd(
                  "plans with them until `planner prices forget PART --shared`")
     else:
         basis = "today's catalog prices"
-        if result.list_prices:
+        if result.list_prices and keep_prices:
+            basis += "; --keep-prices kept none of the list's prices (why below)"
+        elif result.list_prices:
             basis += "; the list's own prices are not kept: pass --keep-prices to plan with them"
     console.print(styled("Verdict: " + verdict + "; total {} ({})", total, basis))
-    for why in refused:
-        console.print(styled("  [yellow]not kept[/]: {}", why))
+    for why, times in Counter(refused).items():  # one database error is said once, not once per price
+        console.print(styled("  [yellow]not kept[/]{}: {}", f" ({times} prices)" if times > 1 else "", why))
     if rep.sizing is not None:
         g = rep.build.get("gpu")
         gpus = f"{rep.build.gpu_count} x {g.name}, " if g is not None else ""

@@ -16,7 +16,7 @@ from planner.doctor.events import (
     with_times,
 )
 from planner.doctor.hypotheses import PowerContext, find_chip, rank
-from planner.doctor.engine import metrics_report
+from planner.doctor.engine import check_expected_steps, check_temp_limit, metrics_report
 from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import MetricSeries, parse_column_map, read_metrics
 from planner.doctor.readers import FORMATS_READ, LogReader
@@ -227,7 +227,7 @@ def diagnose_metrics(
 ) -> MetricsReport:
     """Read a CSV or JSONL of training metrics (or take a series read already with read_metrics, as the web UI does
     to draw its windows and loss curve from the same reading) and report weak signals with their step ranges."""
-    if expected_steps is not None and expected_steps <= 0:
-        raise InputError(f"--expected-steps must be positive, got {expected_steps}")
+    check_expected_steps(expected_steps)
+    check_temp_limit(temp_limit_c)
     series = path if isinstance(path, MetricSeries) else read_metrics(as_source(path), parse_column_map(columns))
     return metrics_report(series, expected_steps=expected_steps, temp_limit_c=temp_limit_c)

@@ -17,6 +17,22 @@ from planner.errors import InputError
 from planner.perf.trainlog import flat
 
 
+TEMP_LIMIT_RANGE_C = (20, 130)  # a --temp-limit the doctor can mean: room temperature to past any GPU's slowdown
+
+
+def check_temp_limit(value: float) -> None:
+    """--temp-limit of `doctor smi`, `doctor metrics` and `doctor watch` alike: a GPU temperature in range."""
+    low, high = TEMP_LIMIT_RANGE_C
+    if not (math.isfinite(value) and low <= value <= high):
+        raise InputError(f"--temp-limit {value:g} °C is out of range ({low}-{high} °C)")
+
+
+def check_expected_steps(value: Optional[int]) -> None:
+    """--expected-steps of `doctor metrics` and `doctor watch` alike: a positive number of steps."""
+    if value is not None and value <= 0:
+        raise InputError(f"--expected-steps must be positive, got {value}")
+
+
 def metrics_report(series: mio.MetricSeries, *, expected_steps: Optional[int] = None,
                    temp_limit_c: float = GPU_HOT_C) -> MetricsReport:
     """Findings and the reading summary for a parsed series: what `doctor metrics` prints and the watch raises."""
@@ -60,6 +76,9 @@ class MetricsFeed:
         if not lines:
             return
         if self.builder is None:
+            if "\x00" in lines[0]:  # what `doctor metrics` refuses, said the same way
+                raise InputError(f"{self.name}: NUL bytes in the first line: a binary file or UTF-16 text, not a "
+                                 "metrics CSV or JSONL; give the file the logger writes (UTF-8)")
             fmt = "jsonl" if lines[0].lstrip().lstrip("\ufeff").startswith("{") else "csv"
             self.builder = mio._Builder(self.name, fmt, self.columns)
         if self.builder.series.format == "jsonl":

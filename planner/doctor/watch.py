@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from planner import atomicfile
 from planner.doctor.catalogue import lookup
-from planner.doctor.engine import MetricsFeed, finding_key, metrics_report
+from planner.doctor.engine import MetricsFeed, check_expected_steps, check_temp_limit, finding_key, metrics_report
 from planner.doctor.kernel import classify
 from planner.settings import GPU_HOT_C
 from planner.doctor.metrics_io import parse_column_map
@@ -58,10 +58,11 @@ class WatchOptions:
             check_command(kind, command)
         for name, value, low, high in (("--cooldown-s", self.cooldown_s, 0, 7 * 86400),
                                        ("--hang-min", self.hang_min, 0.01, 7 * 1440),
-                                       ("--interval-s", self.interval_s, 0.01, 3600),
-                                       ("--temp-limit", self.temp_limit_c, 20, 130)):
+                                       ("--interval-s", self.interval_s, 0.01, 3600)):
             if not (math.isfinite(value) and low <= value <= high):
                 raise InputError(f"{name} {value} is out of range ({low}-{high})")
+        check_temp_limit(self.temp_limit_c)
+        check_expected_steps(self.expected_steps)
         for path in (self.metrics, self.kernel_log, self.smi_log):
             if path and Path(path).exists() and not Path(path).is_file():
                 raise InputError(f"{path} is not a regular file; the watch follows files a logger appends to")
@@ -129,6 +130,9 @@ class Watch:
             fd = os.open(self.state_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
             return {}
+        except NotADirectoryError:  # a file stands where a folder of the path should be: nothing to delete
+            raise InputError(f"{self.state_path}: cannot read the watch state (a file stands in its path); pass "
+                             "--state a path in a folder") from None
         except OSError as exc:
             raise InputError(f"{self.state_path}: cannot open the watch state ({exc.strerror or exc}; a symbolic link "
                              "is refused); delete it or pass --state") from None

@@ -8,6 +8,7 @@ from typing import Any, Iterable, Optional
 
 from planner.errors import InputError
 from planner.catalog.models import GpuChip
+from planner.perf.physics import MAX_MODEL_PARAMS
 from planner.settings import TYPICAL_BATCH, TYPICAL_SEQ
 from planner.vocab import BASELINE_CHIP, PRECISIONS
 
@@ -34,8 +35,8 @@ class ModelShape:
     act_mb_per_sample: Optional[float] = None  # measured activations per sample, for non-transformer models
 
     def __post_init__(self) -> None:
-        if not (self.params > 0 and math.isfinite(self.params)):
-            raise InputError(f"parameter count must be positive (got {self.params})")
+        if not (0 < self.params <= MAX_MODEL_PARAMS and math.isfinite(self.params)):
+            raise InputError(f"parameter count must be positive and at most {MAX_MODEL_PARAMS:g} (got {self.params:g})")
         if self.optimizer not in OPTIMIZER_STATE_BYTES:
             raise InputError(f"unknown optimizer {self.optimizer!r}; expected one of {', '.join(OPTIMIZER_STATE_BYTES)}")
         if self.precision not in PRECISIONS:

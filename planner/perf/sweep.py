@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from planner.errors import InputError
+from planner.settings import MAX_MACHINE_W
 from planner.catalog.models import GpuChip
 
 PLATFORM_OVERHEAD_W = 150.0  # estimate: CPU, board, RAM, drives and fans of a training box beside its GPUs
@@ -155,8 +156,8 @@ def sweep_time(
 
 def energy_kwh(wall_power_w: float, hours: float) -> float:
     """kWh drawn by a machine at `wall_power_w` for `hours` (the caller decides what the power includes)."""
-    if not (wall_power_w > 0 and math.isfinite(wall_power_w)):
-        raise InputError(f"wall power must be a positive number of watts (got {wall_power_w})")
+    if not (0 < wall_power_w <= MAX_MACHINE_W and math.isfinite(wall_power_w)):
+        raise InputError(f"wall power must be a positive number of watts up to {MAX_MACHINE_W} (got {wall_power_w:g})")
     if hours < 0:
         raise InputError(f"hours must be >= 0 (got {hours})")
     return wall_power_w * hours / 1000.0

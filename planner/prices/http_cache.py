@@ -50,7 +50,13 @@ class HttpCache:
 
     def __init__(self, path: Optional[str | Path] = None, max_age_s: float = 6 * 3600) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # an unwritable PLANNER_HOME (or $PLANNER_HTTP_CACHE): one line naming it
+            from planner.atomicfile import fs_error
+
+            raise fs_error(self.path, exc, "the HTTP cache",
+                           f"check PLANNER_HOME or PLANNER_HTTP_CACHE ({self.path.parent}) is a writable directory")
         self.max_age_s = max_age_s
         self._storage = SqliteStorage(database_path=self.path, default_ttl=_KEEP_S)
 

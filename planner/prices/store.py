@@ -179,6 +179,13 @@ def _open(path: Path) -> sqlite3.Connection:
     conn: Optional[sqlite3.Connection] = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a read-only folder, a file in the way: a place that cannot hold it, not a bad database
+        why = {errno.EEXIST: f"{exc.filename} is a file, not a folder",
+               errno.ENOTDIR: f"a file stands in the path {exc.filename}"}.get(exc.errno or 0,
+                                                                               f"{exc.strerror or exc} ({exc.filename})")
+        raise InputError(f"cannot create the price database {path}: {why}; pass --db a file in a writable "
+                         "directory") from None
+    try:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA journal_mode=WAL")
@@ -195,6 +202,11 @@ def _open(path: Path) -> sqlite3.Connection:
     except (sqlite3.DatabaseError, OSError) as exc:
         if conn is not None:
             conn.close()
+        text = str(exc)
+        if "unable to open" in text or "readonly" in text or isinstance(exc, OSError):  # where, not what, is wrong
+            verb = "open" if path.exists() else "create"
+            raise InputError(f"cannot {verb} the price database {path} ({text}): check that you may write to it "
+                             f"and to its folder {path.parent}, or pass --db with another file") from None
         raise InputError(f"{path} is not a usable price database ({exc}); pass --db with another file") from None
     return conn
 

@@ -6,12 +6,14 @@ from planner.compat.rules.fit import slots_needed
 from planner.catalog.load import Catalog
 from planner.request import Request
 from planner.settings import CHIP_MAKERS
+from planner.vocab import CATEGORIES
 
 
 def _priced(cat: Catalog, category: str, req: Request) -> list:
     """Parts of a category the solver may use: priced (or owned) and not excluded."""
+    brands = {b.lower() for b in req.excluded_brands}  # as the solver reads them (planner.solver.model)
     return [p for p in cat.by_category(category)
-            if p.id not in req.excluded and p.brand not in req.excluded_brands
+            if p.id not in req.excluded and p.brand.lower() not in brands
             and (p.id in req.owned or cat.offer_for(p.id) is not None)]
 
 
@@ -56,9 +58,19 @@ def with_chip_makers_excluded(cat: Catalog, req: Request, makers: tuple[str, ...
 
 
 def brand_note(cat: Catalog, brands: tuple[str, ...]) -> list[str]:
-    """Say what --exclude-brand meant when a brand is also a GPU chip maker (it is the maker on the box)."""
+    """Say what --exclude-brand meant when a brand is also a GPU chip maker (it is the maker on the box), and when
+    no part carries it (a typo such as 'Zotak' would leave nothing out, unseen)."""
+    import difflib
+
     out = []
+    known = {p.brand.lower(): p.brand for c in CATEGORIES for p in cat.by_category(c) if p.brand}
     for b in brands:
+        if b.lower() not in known:
+            close = difflib.get_close_matches(b.lower(), list(known), n=3, cutoff=0.6)
+            hint = (f"did you mean {' or '.join(known[c] for c in close)}?" if close
+                    else "`planner catalog list` shows each part's brand")
+            out.append(f"brand {b[:40]!r} left out nothing: no part in the catalog carries it ({hint})")
+            continue
         maker = next((m for m in CHIP_MAKERS if m.lower() == b.lower()), None)
         if maker is None:
             continue

@@ -69,8 +69,10 @@ class LogDoctor:
     def smi(self, source: Source, temp_limit_c: float = GPU_HOT_C,
             expected_gpus: Optional[int] = None) -> list[SmiFinding]:
         """An nvidia-smi log's findings (planner.doctor.smi.read_smi)."""
+        from planner.doctor.engine import check_temp_limit
         from planner.doctor.smi import read_smi
 
+        check_temp_limit(temp_limit_c)
         return read_smi(source, temp_limit_c=temp_limit_c, expected_gpus=expected_gpus)
 
     def read_metrics(self, source: Source,

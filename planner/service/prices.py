@@ -88,6 +88,10 @@ def extract_page(source: str, url: Optional[str] = None) -> Any:
             raise InputError(f"{source} is a directory; give a saved page file")
         with path.open("rb") as fh:  # bounded: /dev/zero or a huge file is cut, not read into memory whole
             content, page_url, ctype = fh.read(MAX_PAGE_BYTES), url, None
+        if not content.strip():
+            raise InputError(f"{source} is empty; give a page saved from the browser (HTML) or a search-API JSON")
+        if b"\x00" in content[:4096] and not content.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 pages say so
+            raise InputError(f"{source} looks binary (NUL bytes), not a saved page; give the HTML or JSON file")
     return extract(content, page_url, content_type=ctype)
 
 

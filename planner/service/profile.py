@@ -121,9 +121,9 @@ def updated(current: Optional[Profile], changes: dict[str, Any], today: Optional
     try:
         prof = Profile.model_validate(base)
     except ValidationError as exc:
-        from planner.errors import validation_message
+        from planner.errors import validation_field, validation_message
 
-        raise InputError(validation_message(exc, "profile")) from None
+        raise InputError(validation_message(exc, "profile"), field=validation_field(exc)) from None
     estimated = (prof.run_vram_source or "").startswith("estimate")
     if prof.model_params and prof.batch and prof.seq_len and (prof.run_vram_gb is None or estimated) \
             and "run_vram_gb" not in {k for k, v in changes.items() if v is not None}:
@@ -352,12 +352,30 @@ def peak_memory_gib(text: str, source: str) -> float:
 # ---- the user's actions (`planner profile set|show|clear`, the flags every command starts from) -------------------
 
 
+def owned_ids(typed: Any) -> tuple[str, ...]:
+    """The catalog ids of the parts a person says they own (ids or name fragments): an unknown or ambiguous one is
+    one line naming it, never stored (a stored 'nan' would be taken as a part by every later answer)."""
+    from planner.errors import UnknownPartError
+    from planner.service.catalogs import load_priced_catalog
+
+    catalog = load_priced_catalog()
+    ids = []
+    for query in typed:
+        try:
+            ids.append(catalog.find(str(query)).id)
+        except UnknownPartError as exc:
+            raise InputError(f"owned: {exc}", field="owned") from None
+    return tuple(dict.fromkeys(ids))
+
+
 def set_profile(changes: dict[str, Any], *, run_vram_log: Optional[Path] = None) -> tuple[Profile, Path]:
     """Change the given fields of the stored profile (None: keep the stored value); with `run_vram_log`, an nvidia-smi
     log of one run alone on its card, the VRAM per run is its peak memory.used (measured). The profile and its file."""
     if run_vram_log is not None:
         gib = peak_memory_gib(read_text_capped(run_vram_log, what="nvidia-smi log"), str(run_vram_log))
         changes = {**changes, "run_vram_gb": gib, "run_vram_source": f"measured: peak memory.used in {run_vram_log.name}"}
+    if changes.get("owned"):  # each a catalog part, stored by id, as recommend and check resolve them
+        changes = {**changes, "owned": owned_ids(changes["owned"])}
     return update_profile(lambda current: updated(current, changes)), profile_path()
 
 
