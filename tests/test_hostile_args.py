@@ -299,3 +299,16 @@ def test_an_empty_option_is_named_not_dropped(args, option, tmp_path, monkeypatc
     if args[0] == "prices":
         args = [*args, "--db", str(tmp_path / "p.sqlite")]
     assert_one_line_error(run(*args), f"{option} is empty")
+
+
+def test_a_closed_standard_output_is_one_line_and_exit_2_not_an_internal_error() -> None:
+    """`planner catalog list >&-`: Python starts with no stdout at all; that was 'internal error (a bug in planner):
+    AttributeError'. It is the caller's redirection, said in one line."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(f"'{sys.executable}' -m planner catalog list >&-", shell=True, capture_output=False,
+                         stderr=subprocess.PIPE, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "standard output is closed" in lines[0] and "internal error" not in run.stderr

@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point. Bad input: one line, exit 2. An internal error is a bug: one line and
     exit 1, or its traceback with --debug. No other traceback reaches the user."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # started with standard output closed (`planner ... >&-`): Python gives no stream at all
+        if sys.stderr is not None:
+            sys.stderr.write("planner: standard output is closed, so no answer can be printed; send it to a file "
+                             "or to /dev/null instead\n")
+        raise SystemExit(2)
     debug = DEBUG_FLAG in args
     args = [a for a in args if a != DEBUG_FLAG]
     token = raw_args.set(tuple(args))  # handle_errors tells an empty path from a "." the user typed
