@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from planner.errors import InputError, PlannerError
+from planner.validation import finite_number
 
 
 def option_names(fn: Callable[..., Any]) -> dict[str, str]:
@@ -23,6 +24,22 @@ def option_names(fn: Callable[..., Any]) -> dict[str, str]:
         else:
             names[name] = longs[0] if longs else name.replace("_", "-")
     return names
+
+
+def given_values(kwargs: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """(parameter, value) for every value a command was given; a repeated option's values one by one."""
+    for key, value in kwargs.items():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            yield key, v
+
+
+def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+    """Every number given on the command line is finite and of a size the planner can mean."""
+    names = None
+    for key, v in given_values(kwargs):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            names = names or option_names(fn)
+            finite_number(v, names.get(key, key))
 
 
 # Options through which a command writes what the user names (an export, a catalog directory): a file-system error
@@ -40,29 +57,27 @@ def _path_params(fn: Callable[..., Any], kwargs: dict[str, Any], *, strings: boo
     non-empty text argument (some commands take a file or a link in one text argument)."""
     params = inspect.signature(fn).parameters
     names = option_names(fn)
-    for key, value in kwargs.items():
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, Path) or (strings and isinstance(v, str) and v.strip()):
-                decls = set(getattr(getattr(params.get(key), "default", None), "param_decls", None) or ())
-                yield names.get(key, key), Path(v), bool(decls & WRITE_OPTIONS)
+    for key, v in given_values(kwargs):
+        if isinstance(v, Path) or (strings and isinstance(v, str) and v.strip()):
+            decls = set(getattr(getattr(params.get(key), "default", None), "param_decls", None) or ())
+            yield names.get(key, key), Path(v), bool(decls & WRITE_OPTIONS)
 
 
 def check_text(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
     """Text arguments are Unicode: bytes that are not UTF-8 (Python keeps them as lone surrogates) are refused by
     option, unless the argument names an existing file (a file name may hold any bytes)."""
     names = None
-    for key, value in kwargs.items():
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, str) and any("\ud800" <= ch <= "\udfff" for ch in v):
-                try:
-                    if os.path.lexists(v):
-                        continue
-                except (OSError, ValueError):
-                    pass
-                names = names or option_names(fn)
-                raw = os.fsencode(v)[:40] if len(v) <= 4096 else b"..."
-                raise InputError(f"{names.get(key, key)} is not UTF-8 text ({raw!r}) and names no existing file; "
-                                 "retype it, or set a UTF-8 locale (LANG=C.UTF-8) in the terminal")
+    for key, v in given_values(kwargs):
+        if isinstance(v, str) and any("\ud800" <= ch <= "\udfff" for ch in v):
+            try:
+                if os.path.lexists(v):
+                    continue
+            except (OSError, ValueError):
+                pass
+            names = names or option_names(fn)
+            raw = os.fsencode(v)[:40] if len(v) <= 4096 else b"..."
+            raise InputError(f"{names.get(key, key)} is not UTF-8 text ({raw!r}) and names no existing file; "
+                             "retype it, or set a UTF-8 locale (LANG=C.UTF-8) in the terminal")
 
 
 def check_blank_arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
@@ -70,15 +85,12 @@ def check_blank_arguments(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Non
     folder a log, a part named '' is looked up, or an option is dropped as if not given (`--currency ""`)."""
     params = inspect.signature(fn).parameters
     names = None
-    for key, value in kwargs.items():
+    for key, v in given_values(kwargs):
         kind = type(getattr(params.get(key), "default", None)).__name__
-        if kind not in ("ArgumentInfo", "OptionInfo"):
-            continue
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, str) and not v.strip():
-                names = names or option_names(fn)
-                what = "give a value (see --help)" if kind == "ArgumentInfo" else "give a value or leave the option out"
-                raise InputError(f"{names.get(key, key)} is empty; {what}")
+        if kind in ("ArgumentInfo", "OptionInfo") and isinstance(v, str) and not v.strip():
+            names = names or option_names(fn)
+            what = "give a value (see --help)" if kind == "ArgumentInfo" else "give a value or leave the option out"
+            raise InputError(f"{names.get(key, key)} is empty; {what}")
 
 
 def check_empty_paths(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:

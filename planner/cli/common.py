@@ -14,11 +14,10 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
-from planner.cli.argcheck import (check_blank_arguments, check_empty_paths, check_text, option_names,
+from planner.cli.argcheck import (check_blank_arguments, check_empty_paths, check_numbers, check_text,
                                   os_error_message, said_as_typed)
 from planner.errors import InfeasibleError, PlannerError
 from planner.textsafe import json_text, one_line, rich_escape, terminal_text
-from planner.validation import finite_number
 
 class SafeConsole(Console):
     """A Rich console that prints only text: every string it lays out and every segment it writes goes through
@@ -129,18 +128,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error on stderr and exit with `code` (2 = bad input)."""
     err_console.print(error_line(message), soft_wrap=True)
     raise typer.Exit(code)
-
-
-
-
-def check_numbers(fn: Callable[..., Any], kwargs: dict[str, Any]) -> None:
-    """Every number given on the command line is finite and of a size the planner can mean."""
-    names = None
-    for key, value in kwargs.items():
-        for v in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                names = names or option_names(fn)
-                finite_number(v, names.get(key, key))
 
 
 def handle_errors(fn: F) -> F:
