@@ -253,10 +253,10 @@ class RamForWorkload(Rule):
 
     def check(self, b: Build):
         mem, gpu = b.parts["memory"], b.parts["gpu"]
-        need = self.need_gb(gpu, b.chips, b.gpu_count, b.precision, b.model_params)
+        n = self.processes(gpu, b.chips, b.gpu_count, b.precision, b.model_params)
+        need = system_ram_need_gb(n, b.model_params)
         if mem.capacity_gb >= need:
             return []
-        n = self.processes(gpu, b.chips, b.gpu_count, b.precision, b.model_params)
         return [self.finding(f"{mem.capacity_gb} GB of RAM is less than the about {need} GB the workload needs "
                              f"({n} training process(es) at once: OS, runtimes, data loaders, pinned buffers, "
                              "a checkpoint's copy; an estimate)", b.ids(*self.categories))]

@@ -190,9 +190,9 @@ class RadiatorInIntake(Rule):
         if radiator_front_only(cooler, case, gpu) is not True:
             return []
         whose = "CPU" if cooler is not None and cooler.type == "aio" else "graphics card's"
-        warm = intake_warming_k(b)
+        warm, cfm = intake_warming_k(b), radiator_cfm(cooler, gpu)
         by = f" about {warm:.0f} K" if warm is not None else ""
-        through = f" through its ~{radiator_cfm(cooler, gpu)} CFM" if radiator_cfm(cooler, gpu) else ""
+        through = f" through its ~{cfm} CFM" if cfm else ""
         return [self.finding(f"the {build_radiator_mm(cooler, gpu)} mm {whose} radiator fits only the "
                              f"{intake_radiator_position(case)} intake of the {case.name}: it warms the air the GPUs "
                              f"breathe by{by} (its heat{through}) and restricts that intake; an air tower (or a case "
